@@ -1,0 +1,122 @@
+"""The small protocol between the host and a chat platform.
+
+The host speaks in platform-neutral views; an adapter turns them into
+Telegram messages, Discord messages or terminal output, and turns the
+platform's updates into `Incoming` events for the host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+ButtonKind = Literal["callback", "inline_query", "url"]
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button. `token` is a compact, versioned action token (<= 64 bytes).
+
+    kind "inline_query": Telegram opens inline mode in the current chat with
+    `token` as the query; kind "url": `token` is a link (deep link to the bot).
+    """
+
+    label: str
+    token: str
+    kind: ButtonKind = "callback"
+    style: Literal["default", "primary", "selected", "danger"] = "default"
+
+
+@dataclass(frozen=True)
+class View:
+    """Text plus a grid of buttons (rows of buttons)."""
+
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class User:
+    platform: str
+    user_id: str
+    name: str
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a message lives: a group chat, or the private chat with a user."""
+
+    platform: str
+    chat_id: str
+    private: bool = False
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One platform event, already parsed by the adapter.
+
+    kind "command": `name` and `args` (e.g. "new", ["classic"]);
+    kind "press": `token` from a button;
+    kind "text": free text (terminal input, or garbage);
+    kind "inline_query": `text` is the query; the adapter answers with
+    `Host.inline_choices`.
+    `key` is the platform's idempotency key (update id, callback id,
+    interaction id): an event whose key was seen before changes nothing.
+    `reply` lets the host answer this very event (a callback answer, an
+    ephemeral reply); it may be None.
+    """
+
+    kind: Literal["command", "press", "text", "inline_query", "chosen"]
+    user: User
+    where: Where
+    key: str
+    name: str = ""
+    args: tuple[str, ...] = ()
+    token: str = ""
+    text: str = ""
+    reply: Replier | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class Replier(Protocol):
+    """Answers one incoming event (Telegram answerCallbackQuery, Discord interaction response)."""
+
+    async def notice(self, text: str, alert: bool = False) -> None: ...
+
+
+class Unreachable(Exception):
+    """The platform cannot deliver to this user (never opened the bot, blocked it)."""
+
+    def __init__(self, user_id: str, how_to_fix: str = "") -> None:
+        super().__init__(user_id)
+        self.user_id = user_id
+        self.how_to_fix = how_to_fix
+
+
+class PlatformError(Exception):
+    """A platform call failed after the adapter's own retries; the host logs it and goes on."""
+
+
+class Platform(Protocol):
+    """What an adapter offers the host. Message ids are strings the host stores."""
+
+    name: str
+
+    async def send(self, where: Where, view: View) -> str:
+        """Post a message; returns its id. Raises Unreachable for a private chat the bot cannot reach."""
+        ...
+
+    async def edit(self, where: Where, message_id: str, view: View) -> None:
+        """Edit a message in place; editing to identical content is a no-op, not an error."""
+        ...
+
+    async def delete(self, where: Where, message_id: str) -> None: ...
+
+    def join_link(self, payload: str) -> str | None:
+        """A link that opens the private chat with the bot (Telegram deep link), or None."""
+        ...
+
+
+Handler = Callable[[Incoming], Awaitable[None]]
