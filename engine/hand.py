@@ -106,6 +106,7 @@ class Hand:
         self.last_trick: list[tuple[int, tuple[int, ...]]] = []
         self.last_trick_winner: int | None = None
         self.tricks_played = 0
+        self.tricks: list[tuple[list[tuple[int, tuple[int, ...]]], int, int]] = []
         self.defender_points = 0
         self.penalties = 0
         self.played: set[int] = set()
@@ -429,6 +430,7 @@ class Hand:
             self.defender_points += points
         self.last_trick = self.trick
         self.last_trick_winner = winner
+        self.tricks.append((self.trick, winner, points))
         self.tricks_played += 1
         events: list[dict[str, Any]] = [{"e": "trick", "winner": winner, "points": points}]
         lead = self.lead
@@ -481,6 +483,10 @@ class Hand:
             "last_trick_winner": self.last_trick_winner,
             "defender_points": self.defender_points,
             "tricks_played": self.tricks_played,
+            "tricks": [
+                {"plays": [[s, cards_str(p)] for s, p in t], "winner": w, "points": pts} for t, w, pts in self.tricks
+            ],
+            "lead_shape": self.lead_units_shape(),
             "hand_counts": self.cards_left(),
             "cards_dealt": self.drawn,
             "burier": self.burier if self.phase == BURYING else None,
