@@ -118,7 +118,9 @@ class LeagueStore:
         )
         await self.conn.commit()
 
-    async def new_season(self, platform: str, chat_id: str, started_by: str, *, at: datetime | None = None) -> int:
+    async def new_season(
+        self, platform: str, chat_id: str, started_by: str, *, at: datetime | None = None
+    ) -> int:
         """Start the next season; returns its number."""
         info = await self.league(platform, chat_id)
         season = info.season + 1

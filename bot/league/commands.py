@@ -167,18 +167,26 @@ def _stats_lines(scope: str, rec: PlayerRecord, rating: rating_mod.Rating, lang:
     if best is not None:
         partner_id, pr = best
         lines.append(
-            t("stats_partner", lang, partner=rec.partner_names.get(partner_id, partner_id), wins=pr.wins, matches=pr.matches)
+            t(
+                "stats_partner",
+                lang,
+                partner=rec.partner_names.get(partner_id, partner_id),
+                wins=pr.wins,
+                matches=pr.matches,
+            )
         )
     return lines
 
 
-async def _stats(league: LeagueStore, where: Where, user: User, args: tuple[str, ...], lang: str) -> LeagueReply:
+async def _stats(
+    league: LeagueStore, where: Where, user: User, args: tuple[str, ...], lang: str
+) -> LeagueReply:
     chat_records: list[MatchRecord] = []
     season_records: list[MatchRecord] = []
     if not where.private:
         info = await league.league(where.platform, where.chat_id)
         chat_records = await _records(league, where, None)
-        season_records = [r for r in chat_records if r.match_id in _season_ids(await league.matches(where.platform, where.chat_id, info.season))]
+        season_records = await _records(league, where, info.season)
     if args:
         found = _find_player(chat_records, " ".join(args))
         if found is None:
@@ -203,10 +211,6 @@ async def _stats(league: LeagueStore, where: Where, user: User, args: tuple[str,
     return LeagueReply("\n".join(lines))
 
 
-def _season_ids(dicts: Sequence[dict[str, object]]) -> set[int]:
-    return {int(str(d["match_id"])) for d in dicts}
-
-
 def _team_names(record: MatchRecord, team: int, lang: str) -> str:
     return " & ".join(t("ai", lang) if p.is_ai else p.name for p in record.team_players(team))
 
@@ -224,7 +228,11 @@ async def _history(league: LeagueStore, where: Where, args: tuple[str, ...], lan
         if r.winner_team is None:
             result = t("ending_abandoned", lang)
         else:
-            result = t("result_won", lang, team=_team_names(r, r.winner_team, lang)) + " " + t(f"ending_{r.ending}", lang)
+            result = (
+                t("result_won", lang, team=_team_names(r, r.winner_team, lang))
+                + " "
+                + t(f"ending_{r.ending}", lang)
+            )
         lines.append(
             t(
                 "history_line",

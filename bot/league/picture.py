@@ -68,7 +68,9 @@ def render_table(table: Table) -> bytes:
             widths[i] = max(widths[i], _width(probe, cell, body))
     col_w = [w + 2 * PAD_X for w in widths]
     table_w = sum(col_w)
-    width = max(table_w, _width(probe, table.title, title_font), *(_width(probe, n, small) for n in table.notes), 200)
+    width = max(
+        table_w, _width(probe, table.title, title_font), *(_width(probe, n, small) for n in table.notes), 200
+    )
     width += 2 * MARGIN
     title_h = TITLE_SIZE + 20
     notes_h = len(table.notes) * (FONT_SIZE + 6) + (10 if table.notes else 0)

@@ -167,9 +167,7 @@ def standings(records: Sequence[MatchRecord], method: Method) -> list[Standing]:
         return (p.wins, p.win_rate)
 
     order = rank_keys(list(recs), key, counted, name=lambda uid: recs[uid].name)
-    return [
-        Standing(i + 1, recs[uid], rates.get(uid, rating_mod.Rating())) for i, uid in enumerate(order)
-    ]
+    return [Standing(i + 1, recs[uid], rates.get(uid, rating_mod.Rating())) for i, uid in enumerate(order)]
 
 
 def movement(current: Sequence[Standing], previous: dict[str, int]) -> dict[str, int | None]:

@@ -48,7 +48,13 @@ def standings_table(
     title: str,
 ) -> Table:
     """Columns: place, movement, player, matches, wins, then the method's own figures."""
-    headers = [t("col_pos", lang), t("col_move", lang), t("col_player", lang), t("col_matches", lang), t("col_wins", lang)]
+    headers = [
+        t("col_pos", lang),
+        t("col_move", lang),
+        t("col_player", lang),
+        t("col_matches", lang),
+        t("col_wins", lang),
+    ]
     notes: list[str] = []
     if method == "rating":
         headers.append(t("col_rating", lang))

@@ -45,7 +45,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "col_standard": {"en": "Std", "zh": "标准分"},
     "col_winrate": {"en": "Win %", "zh": "胜率"},
     "move_new": {"en": "new", "zh": "新"},
-    "player_not_found": {"en": "No player called {name!r} in this league.", "zh": "本联赛没有叫 {name!r} 的玩家。"},
+    "player_not_found": {
+        "en": "No player called {name!r} in this league.",
+        "zh": "本联赛没有叫 {name!r} 的玩家。",
+    },
     "player_no_matches": {"en": "{name} has no finished matches yet.", "zh": "{name} 还没有完成的对局。"},
     "stats_title": {"en": "{name}", "zh": "{name}"},
     "stats_scope_season": {"en": "This season", "zh": "本赛季"},
@@ -61,10 +64,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "  等级分 {rating}{prov} · 大分 {big} 小分 {small} · 场分 {points}（标准分 {standard}）",
     },
     "stats_partner": {
-        "en": "  best partner: {partner} ({wins} wins in {matches})",
+        "en": "  best partner: {partner} (won {wins} of {matches} together)",
         "zh": "  最佳搭档：{partner}（{matches}场{wins}胜）",
     },
-    "history_title": {"en": "Recent matches (replay one with /replay ID)", "zh": "最近对局（用 /replay 编号 回放）"},
+    "history_title": {
+        "en": "Recent matches (replay one with /replay ID)",
+        "zh": "最近对局（用 /replay 编号 回放）",
+    },
     "history_line": {
         "en": "#{id} {date} · {team0} vs {team1} · {level0}:{level1} · {result} · {hands} hands, {minutes} min",
         "zh": "#{id} {date} · {team0} 对 {team1} · {level0}:{level1} · {result} · {hands}副 {minutes}分钟",
@@ -88,7 +94,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "未知排名方式 {name!r}：可选 rating、bigsmall、matchpoints、plain。",
     },
     "ranking_info": {"en": "This league ranks by {method}.", "zh": "本联赛按{method}排名。"},
-    "export_done": {"en": "League export: {n} matches.", "zh": "联赛导出：{n}场对局。"},
+    "export_done": {"en": "Matches exported: {n}.", "zh": "联赛导出：{n}场对局。"},
     "ai": {"en": "AI", "zh": "电脑"},
 }
 

@@ -120,7 +120,10 @@ class TestRatings:
         # X&Y beat every other pairing ten times; the rest trade wins.
         others = [("P", "Q"), ("R", "S"), ("P", "R"), ("Q", "S")]
         season = [match(i + 1, ("X", "Y"), others[i % 4], 0, (12, 6)) for i in range(10)]
-        season += [match(11, ("P", "Q"), ("R", "S"), 0, (12, 10)), match(12, ("P", "R"), ("Q", "S"), 1, (9, 12))]
+        season += [
+            match(11, ("P", "Q"), ("R", "S"), 0, (12, 10)),
+            match(12, ("P", "R"), ("Q", "S"), 1, (9, 12)),
+        ]
         table = standings(season, "rating")
         assert {s.name for s in table[:2]} == {"X", "Y"}
         assert not table[0].rating.provisional

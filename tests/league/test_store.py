@@ -47,7 +47,9 @@ class TestLeagueStore:
     async def test_player_identity_across_chats_of_one_platform(self, store: LeagueStore) -> None:
         await store.add_match(match(1, ("A", "B"), ("C", "D"), 0, (12, 5), chat_id="g1").to_dict())
         await store.add_match(match(2, ("A", "E"), ("F", "G"), 1, (4, 12), chat_id="g2").to_dict())
-        await store.add_match(match(3, ("A", "E"), ("F", "G"), 1, (4, 12), chat_id="g2", platform="discord").to_dict())
+        await store.add_match(
+            match(3, ("A", "E"), ("F", "G"), 1, (4, 12), chat_id="g2", platform="discord").to_dict()
+        )
         mine = await store.player_matches("telegram", "uA")
         assert [(d["chat_id"], d["match_id"]) for d in mine] == [("g1", 1), ("g2", 2)]
         assert [d["match_id"] for d in await store.player_matches("discord", "uA")] == [3]
