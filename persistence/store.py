@@ -113,6 +113,8 @@ class Store(Protocol):
 
     async def remember_key(self, key: str) -> bool: ...
 
+    async def mark_broken(self, match_id: int, reason: str) -> None: ...
+
 
 def _dumps(value: object, what: str) -> str:
     """JSON for a column; refuses what would not come back the same (NaN, sets, objects)."""
