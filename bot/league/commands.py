@@ -44,7 +44,7 @@ class LeagueReply:
 
 async def record_match(store: object, record: MatchRecord) -> bool:
     """Add a finished match to its chat's league (current season). False if it was already there."""
-    league = await LeagueStore.of(store)
+    league = LeagueStore.of(store)
     return await league.add_match(record.to_dict())
 
 
@@ -58,7 +58,7 @@ async def league_command(
     is_admin: bool,
 ) -> LeagueReply:
     """Answer standings / stats / history / season / ranking / export."""
-    league = await LeagueStore.of(store)
+    league = LeagueStore.of(store)
     command = name.lower().lstrip("/")
     if command == "stats":
         return await _stats(league, where, user, args, lang)
@@ -327,10 +327,7 @@ def export_csv(records: Sequence[MatchRecord], seasons: dict[int, int]) -> str:
 async def _export(league: LeagueStore, where: Where, args: tuple[str, ...], lang: str) -> LeagueReply:
     info = await league.league(where.platform, where.chat_id)
     all_time = any(a.lower() in ALL_WORDS for a in args)
-    seasons: dict[int, int] = {}
-    for season in range(1, info.season + 1):
-        for d in await league.matches(where.platform, where.chat_id, season):
-            seasons[int(d["match_id"])] = season
+    seasons = await league.match_seasons(where.platform, where.chat_id)
     records = await _records(league, where, None if all_time else info.season)
     return LeagueReply(t("export_done", lang, n=len(records)), csv=export_csv(records, seasons))
 

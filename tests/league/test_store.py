@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
 from bot.league.records import MatchRecord
 from persistence.league_store import LeagueStore
+from persistence.migrate import schema_version
+from persistence.store import SqliteStore
 from tests.league.sim import SEASON, match
 
 
@@ -66,19 +67,16 @@ class TestLeagueStore:
         await store.save_shown_positions("telegram", "g1", "all", "bigsmall", {"uA": 2, "uB": 1})
         assert await store.shown_positions("telegram", "g1", "all", "bigsmall") == {"uA": 2, "uB": 1}
 
-    async def test_schema_twice_is_harmless_and_of_finds_a_connection(self, tmp_path: Path) -> None:
-        class HostStore:
-            def __init__(self, conn: aiosqlite.Connection) -> None:
-                self.conn = conn
-
-        conn = await aiosqlite.connect(str(tmp_path / "x.sqlite3"))
+    async def test_league_tables_come_with_the_host_store(self, tmp_path: Path) -> None:
+        host = await SqliteStore.open(tmp_path / "host.sqlite3")
         try:
-            host = HostStore(conn)
-            league = await LeagueStore.of(host)
-            assert await LeagueStore.of(host) is league
-            await LeagueStore(conn).ensure_schema()
+            assert await schema_version(host._conn) >= 2
+            league = LeagueStore.of(host)
+            assert LeagueStore.of(league) is league
+            await host.upsert_player("telegram", "uA", "A")
             assert await league.add_match(SEASON[0].to_dict())
+            assert [d["match_id"] for d in await league.player_matches("telegram", "uA")] == [1]
         finally:
-            await conn.close()
+            await host.close()
         with pytest.raises(TypeError):
-            await LeagueStore.of(object())
+            LeagueStore.of(object())
