@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from collections.abc import Sequence
@@ -96,7 +97,7 @@ async def _standings(league: LeagueStore, where: Where, args: tuple[str, ...], l
     info = await league.league(where.platform, where.chat_id)
     method = _method(info.method)
     records = await _records(league, where, None if all_time else info.season)
-    table_rows = standings(records, method)
+    table_rows = await asyncio.to_thread(standings, records, method)  # a big league takes a while
     if not table_rows:
         return LeagueReply(t("no_matches", lang))
     scope = "all" if all_time else f"season:{info.season}"
@@ -112,7 +113,7 @@ async def _standings(league: LeagueStore, where: Where, args: tuple[str, ...], l
         else t("standings_title", lang, season=info.season, method=label)
     )
     table = standings_table(table_rows[:top], method, moves, lang, title=title)
-    return LeagueReply(table_text(table), image_png=render_table(table))
+    return LeagueReply(table_text(table), image_png=await asyncio.to_thread(render_table, table))
 
 
 def _find_player(records: Sequence[MatchRecord], query: str) -> tuple[str, str] | None:
@@ -303,7 +304,7 @@ def export_csv(records: Sequence[MatchRecord], seasons: dict[int, int]) -> str:
     writer.writerow(EXPORT_COLUMNS)
     for r in records:
         seats: list[str] = []
-        for p in sorted(r.seats, key=lambda p: p.seat):
+        for p in r.seats:
             seats += ["" if p.is_ai else p.user_id, "AI" if p.is_ai else p.name]
         if r.counts:
             bs, mp = big_small(r), match_points(r)

@@ -92,7 +92,7 @@ def render_table(table: Table) -> bytes:
         draw.text((MARGIN, y), note, font=small, fill=MUTED)
         y += FONT_SIZE + 6
     out = io.BytesIO()
-    img.save(out, format="PNG", optimize=True)
+    img.save(out, format="PNG")
     return out.getvalue()
 
 

@@ -95,6 +95,8 @@ class MatchRecord:
     def __post_init__(self) -> None:
         if sorted(p.seat for p in self.seats) != [0, 1, 2, 3]:
             raise ValueError(f"a match record needs seats 0-3, got {[p.seat for p in self.seats]}")
+        # kept in seat order, so seats[i] is seat i
+        object.__setattr__(self, "seats", tuple(sorted(self.seats, key=lambda p: p.seat)))
         if self.ending not in ENDINGS:
             raise ValueError(f"unknown ending {self.ending!r}")
         if self.match_format not in FORMATS:
@@ -126,18 +128,14 @@ class MatchRecord:
         return self.ending != "abandoned" and self.winner_team is not None
 
     def seat(self, seat: int) -> SeatPlayer:
-        return next(p for p in self.seats if p.seat == seat)
-
-    def team_of(self, seat: int) -> tuple[SeatPlayer, SeatPlayer]:
-        """Both players of the team that seat belongs to (seat order)."""
-        team = seat % 2
-        return self.seat(team), self.seat(team + 2)
+        return self.seats[seat]
 
     def team_players(self, team: int) -> tuple[SeatPlayer, SeatPlayer]:
-        return self.seat(team), self.seat(team + 2)
+        """The two partners of a team (team 0: seats 0 and 2; team 1: seats 1 and 3)."""
+        return self.seats[team], self.seats[team + 2]
 
     def humans(self) -> tuple[SeatPlayer, ...]:
-        return tuple(p for p in sorted(self.seats, key=lambda p: p.seat) if not p.is_ai)
+        return tuple(p for p in self.seats if not p.is_ai)
 
     def declarer_hands_won(self, team: int) -> int:
         return sum(1 for h in self.hands if h.declarer_team == team and h.declarers_won)

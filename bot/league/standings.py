@@ -130,7 +130,7 @@ def player_records(records: Sequence[MatchRecord]) -> dict[str, PlayerRecord]:
 
 @dataclass(frozen=True)
 class Standing:
-    """One line of a league table."""
+    """One line of a league table (`rating` is filled in only for the rating method)."""
 
     position: int
     record: PlayerRecord
@@ -153,7 +153,7 @@ def standings(records: Sequence[MatchRecord], method: Method) -> list[Standing]:
     head-to-head; plain: wins, then win rate, then head-to-head.
     """
     recs = player_records(records)
-    rates = rating_mod.rate_all(records)
+    rates = rating_mod.rate_all(records) if method == "rating" else {}
     counted = [r for r in records if r.counts]
 
     def key(uid: str) -> tuple[float, ...]:
