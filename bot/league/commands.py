@@ -197,6 +197,7 @@ async def _stats(
         user_id, name = user.user_id, user.name
     career = [MatchRecord.from_dict(d) for d in await league.player_matches(where.platform, user_id)]
     lines = [t("stats_title", lang, name=name)]
+    shown: set[tuple[str, int]] = set()
     for scope_key, records in (
         ("stats_scope_season", season_records),
         ("stats_scope_chat", chat_records),
@@ -205,6 +206,10 @@ async def _stats(
         rec = player_records(records).get(user_id)
         if rec is None:
             continue
+        played = {(r.chat_id, r.match_id) for r in records if any(p.user_id == user_id for p in r.humans())}
+        if played == shown:
+            continue  # the same matches as the line above: say it once
+        shown = played
         rating = rating_mod.rate_all(records).get(user_id, rating_mod.Rating())
         lines += _stats_lines(t(scope_key, lang), rec, rating, lang)
     if len(lines) == 1:
@@ -229,11 +234,8 @@ async def _history(league: LeagueStore, where: Where, args: tuple[str, ...], lan
         if r.winner_team is None:
             result = t("ending_abandoned", lang)
         else:
-            result = (
-                t("result_won", lang, team=_team_names(r, r.winner_team, lang))
-                + " "
-                + t(f"ending_{r.ending}", lang)
-            )
+            team = _team_names(r, r.winner_team, lang)
+            result = t("result_won", lang, team=team, how=t(f"ending_{r.ending}", lang))
         lines.append(
             t(
                 "history_line",

@@ -75,10 +75,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "#{id} {date} · {team0} vs {team1} · {level0}:{level1} · {result} · {hands} hands, {minutes} min",
         "zh": "#{id} {date} · {team0} 对 {team1} · {level0}:{level1} · {result} · {hands}副 {minutes}分钟",
     },
-    "result_won": {"en": "{team} won", "zh": "{team} 胜"},
+    "result_won": {"en": "{team} won ({how})", "zh": "{team} 胜（{how}）"},
     "ending_target": {"en": "passed the target", "zh": "打过终点"},
-    "ending_time_limit": {"en": "on time", "zh": "超时判定"},
-    "ending_forfeit": {"en": "by forfeit", "zh": "对方弃权"},
+    "ending_time_limit": {"en": "time limit", "zh": "超时判定"},
+    "ending_forfeit": {"en": "the others forfeited", "zh": "对方弃权"},
     "ending_abandoned": {"en": "abandoned", "zh": "中止"},
     "season_info": {
         "en": "Season {season} since {date} · ranking: {method}",

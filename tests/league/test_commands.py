@@ -139,10 +139,21 @@ class TestStatsHistoryExport:
     async def test_stats_across_chats_and_in_private(self, store: LeagueStore) -> None:
         await play_season(store)
         await record_match(store, match(10, ("A", "X"), ("Y", "Z"), 0, (12, 2), chat_id="g2"))
-        here = (await cmd(store, "stats")).text
-        assert "All chats: 4 matches, 3 wins (75%)" in here
+        here = (await cmd(store, "stats")).text.splitlines()
+        assert [line.split(":")[0] for line in here if not line.startswith(" ")] == [
+            "A",
+            "This season",
+            "All chats",
+        ]
+        assert here[-3].startswith("All chats: 4 matches, 3 wins (75%)")
+        await cmd(store, "season", "new", admin=True)
+        await record_match(store, match(11, ("A", "B"), ("C", "D"), 1, (2, 12)))
+        scopes = [
+            line.split(":")[0] for line in (await cmd(store, "stats")).text.splitlines() if line[0] != " "
+        ]
+        assert scopes == ["A", "This season", "All time here", "All chats"]
         private = (await cmd(store, "stats", where=Where("telegram", "uA", private=True))).text
-        assert private.splitlines()[1].startswith("All chats: 4 matches")
+        assert private.splitlines()[1].startswith("All chats: 5 matches, 3 wins (60%)")
         assert (await cmd(store, "standings", where=Where("telegram", "uA", private=True))).text.startswith(
             "Leagues belong to group chats"
         )
@@ -153,10 +164,10 @@ class TestStatsHistoryExport:
         text = (await cmd(store, "history", "3")).text.splitlines()
         assert text[0] == "Recent matches (replay one with /replay ID)"
         assert text[1].startswith(
-            "#6 2026-01-11 · 张三 & AI vs AI & 李四 · 5:A · AI & 李四 won passed the target"
+            "#6 2026-01-11 · 张三 & AI vs AI & 李四 · 5:A · AI & 李四 won (passed the target)"
         )
         assert text[2].startswith("#5 ") and "abandoned" in text[2]
-        assert text[3].startswith("#4 ") and "by forfeit" in text[3]
+        assert text[3].endswith("A & F won (the others forfeited) · 0 hands, 60 min")
         zh = (await cmd(store, "history", "1", lang="zh")).text.splitlines()
         assert zh[1].startswith("#6 2026-01-11 · 张三 & 电脑 对 电脑 & 李四")
 
