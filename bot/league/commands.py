@@ -58,7 +58,11 @@ async def league_command(
     lang: str,
     is_admin: bool,
 ) -> LeagueReply:
-    """Answer standings / stats / history / season / ranking / export."""
+    """Answer standings / stats / history / season / ranking / export.
+
+    `standings [N] [all] [method]` shows the top N of the season (or all
+    time), by the league's method unless another is named for this once.
+    """
     league = LeagueStore.of(store)
     command = name.lower().lstrip("/")
     if command == "stats":
@@ -89,13 +93,16 @@ async def _records(league: LeagueStore, where: Where, season: int | None) -> lis
 async def _standings(league: LeagueStore, where: Where, args: tuple[str, ...], lang: str) -> LeagueReply:
     top = DEFAULT_TOP
     all_time = False
+    asked: Method | None = None
     for arg in args:
         if arg.isdigit():
             top = max(1, min(MAX_TOP, int(arg)))
         elif arg.lower() in ALL_WORDS:
             all_time = True
+        else:
+            asked = parse_method(arg) or asked
     info = await league.league(where.platform, where.chat_id)
-    method = _method(info.method)
+    method = asked or _method(info.method)
     records = await _records(league, where, None if all_time else info.season)
     table_rows = await asyncio.to_thread(standings, records, method)  # a big league takes a while
     if not table_rows:

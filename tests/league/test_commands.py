@@ -104,6 +104,16 @@ class TestStandings:
         info = await cmd(store, "season")
         assert info.text.startswith("Season 2 since ") and info.text.endswith("ranking: wins")
 
+    async def test_another_method_for_one_showing(self, store: LeagueStore) -> None:
+        await play_season(store)
+        once = await cmd(store, "standings", "场分", "2")
+        assert once.text.splitlines()[0] == "Standings · season 1 · 场分 (doc 004)"
+        assert once.text.splitlines()[2:] == [
+            "1. F (new) — 3 · 2 · 6.5 · 39",
+            "2. A (new) — 3 · 2 · 5.5 · 31",
+        ]
+        assert (await cmd(store, "standings")).text.splitlines()[0].endswith("skill rating (OpenSkill)")
+
     async def test_chinese(self, store: LeagueStore) -> None:
         await play_season(store)
         reply = await cmd(store, "standings", lang="zh")
