@@ -77,6 +77,10 @@ def _hand_winner_team(summary: Mapping[str, Any]) -> int | None:
     return None if h is None else h.winner_team
 
 
+def _team_or_none(value: object) -> int | None:
+    return int(value) if isinstance(value, int) and value in (0, 1) else None
+
+
 def _seat(seat: int, info: Mapping[str, Any]) -> SeatPlayer:
     if info.get("kind") == "human" and info.get("user_id"):
         return SeatPlayer(seat, str(info["user_id"]), str(info.get("name", "?")))
@@ -125,13 +129,19 @@ def record_from_table(
         ending=reason,
         winner_team=None if reason == "abandoned" or winner is None else int(winner),
         match_format=cast(MatchFormat, fmt if fmt in ("single", "best_of_3", "timed") else "single"),
-        forfeit_team=forfeit_team,
+        forfeit_team=forfeit_team if forfeit_team is not None else _team_or_none(result.get("forfeit_team")),
         on_top_team=hands[-1].declarer_team if hands else None,
     )
 
 
 async def record(store: Any, table: Any, result: Mapping[str, Any]) -> bool:
-    """The host's hook: record the finished match of `table` in its chat's league."""
+    """The host's hook: record the finished match of `table` in its chat's league.
+
+    `result` is the engine's `Match.result` ({"winner_team", "levels",
+    "reason": "target" | "time_limit"}); for a match the host stopped, pass
+    {"reason": "abandoned"} or {"reason": "forfeit", "winner_team": w,
+    "forfeit_team": 1 - w}.
+    """
     now = datetime.now(UTC)
     stored = await store.get_match(table.id) if hasattr(store, "get_match") else None
     started = _when(getattr(stored, "created_at", None), now)

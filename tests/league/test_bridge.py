@@ -110,6 +110,15 @@ class TestBridge:
         assert (r.ending, r.winner_team, r.on_top_team) == ("time_limit", 0, 0)
         assert r.duration.total_seconds() == 90 * 60
 
+    def test_abandoned_and_forfeit(self) -> None:
+        table = FakeTable(FakeMatch(HISTORY[:2]))
+        gone = record_from_table(table, {"reason": "abandoned"}, started_at=T0, ended_at=T1)
+        assert (gone.ending, gone.winner_team, gone.counts) == ("abandoned", None, False)
+        result = {"reason": "forfeit", "winner_team": 1, "forfeit_team": 0}
+        lost = record_from_table(table, result, started_at=T0, ended_at=T1)
+        assert (lost.ending, lost.winner_team, lost.forfeit_team) == ("forfeit", 1, 0)
+        assert lost.levels == ("2", "6")
+
     def test_replays_the_log_when_the_match_keeps_no_history(self) -> None:
         assert hand_summaries(FakeMatch(HISTORY, log_only=True)) == HISTORY
 
