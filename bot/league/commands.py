@@ -306,6 +306,11 @@ EXPORT_COLUMNS = (
 )  # fmt: skip
 
 
+def _cell(text: str) -> str:
+    """Defuse a player name a spreadsheet would run as a formula (=, +, -, @ first)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def export_csv(records: Sequence[MatchRecord], seasons: dict[int, int]) -> str:
     """One CSV row per match (AI seats have an empty id and the name "AI")."""
     out = io.StringIO()
@@ -314,7 +319,7 @@ def export_csv(records: Sequence[MatchRecord], seasons: dict[int, int]) -> str:
     for r in records:
         seats: list[str] = []
         for p in r.seats:
-            seats += ["" if p.is_ai else p.user_id, "AI" if p.is_ai else p.name]
+            seats += ["" if p.is_ai else p.user_id, "AI" if p.is_ai else _cell(p.name)]
         if r.counts:
             bs, mp = big_small(r), match_points(r)
             scores: list[object] = [bs[0].big, bs[0].small, bs[1].big, bs[1].small]

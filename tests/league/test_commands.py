@@ -202,6 +202,13 @@ class TestStatsHistoryExport:
         )  # fmt: skip
         assert m5["winner_team"] == "" and m5["team0_big"] == ""
 
+    async def test_export_defuses_formula_names(self, store: LeagueStore) -> None:
+        await record_match(store, match(1, ("=HYPERLINK(1)", "B"), ("@x", "D"), 0, (12, 5)))
+        reply = await cmd(store, "export")
+        assert reply.csv is not None
+        row = next(csv.DictReader(io.StringIO(reply.csv)))
+        assert (row["seat0_name"], row["seat1_name"], row["seat2_name"]) == ("'=HYPERLINK(1)", "'@x", "B")
+
     async def test_recording_twice_counts_once(self, store: LeagueStore) -> None:
         assert await record_match(store, SEASON[0])
         assert not await record_match(store, SEASON[0])
