@@ -330,40 +330,44 @@ class SqliteStore:
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
         now = self._clock()
-        async with self.transaction() as conn:
-            if key is not None:
-                seen = await self._fetchone(
-                    conn,
-                    "SELECT 1 FROM actions WHERE key = ? UNION ALL SELECT 1 FROM event_keys WHERE key = ?",
-                    (key, key),
-                )
-                if seen:
-                    return "duplicate"
-            row = await self._fetchone(
-                conn, "SELECT version, finished_at FROM matches WHERE id = ?", (match_id,)
+        async with self._lock:
+            # Fast path: one statement, so one implicit transaction; the trigger raises the
+            # version in the same statement. It inserts only the next seq of an open match
+            # whose key was never seen.
+            cur = await self._conn.execute(
+                "INSERT INTO actions (match_id, seq, action, key, at)"
+                " SELECT id, ?, ?, ?, ? FROM matches"
+                " WHERE id = ? AND version = ? AND finished_at IS NULL"
+                " AND NOT EXISTS (SELECT 1 FROM event_keys WHERE key = ?)"
+                " ON CONFLICT DO NOTHING",
+                (seq, text, key, now, match_id, seq, key),
             )
-            if row is None:
-                raise UnknownMatch(match_id)
-            version, finished_at = int(row[0]), row[1]
-            if seq < version:
-                stored = await self._fetchone(
-                    conn, "SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq)
-                )
-                if stored is not None and key is None and stored[0] == text:
-                    return "duplicate"
-                raise SequenceConflict(match_id, seq, version)
-            if finished_at is not None:
-                raise MatchClosed(match_id)
-            if seq > version:
-                raise SequenceConflict(match_id, seq, version)
-            await conn.execute(
-                "INSERT INTO actions (match_id, seq, action, key, at) VALUES (?, ?, ?, ?, ?)",
-                (match_id, seq, text, key, now),
+            if cur.rowcount == 1:
+                return "applied"
+            return await self._why_not_appended(match_id, seq, text, key)
+
+    async def _why_not_appended(self, match_id: int, seq: int, text: str, key: str | None) -> AppendResult:
+        """The append changed nothing: say whether it was a duplicate, or raise the reason."""
+        conn = self._conn
+        if key is not None and await self._fetchone(
+            conn,
+            "SELECT 1 FROM actions WHERE key = ? UNION ALL SELECT 1 FROM event_keys WHERE key = ?",
+            (key, key),
+        ):
+            return "duplicate"
+        row = await self._fetchone(conn, "SELECT version, finished_at FROM matches WHERE id = ?", (match_id,))
+        if row is None:
+            raise UnknownMatch(match_id)
+        version, finished_at = int(row[0]), row[1]
+        if seq < version:
+            stored = await self._fetchone(
+                conn, "SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq)
             )
-            await conn.execute(
-                "UPDATE matches SET version = ?, updated_at = ? WHERE id = ?", (seq + 1, now, match_id)
-            )
-        return "applied"
+            if stored is not None and key is None and stored[0] == text:
+                return "duplicate"
+        elif finished_at is not None:
+            raise MatchClosed(match_id)
+        raise SequenceConflict(match_id, seq, version)
 
     async def update_match(
         self,
