@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -30,6 +31,8 @@ Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
 #: The status `replay` gives a match whose log cannot be replayed; such a match is set aside.
 BROKEN = "broken"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -495,11 +498,23 @@ class SqliteStore:
     async def load_unfinished(self, *, include_broken: bool = False) -> list[StoredMatch]:
         """Every unfinished match with its log, messages and deadlines, oldest first.
 
-        Matches set aside as broken are left out unless `include_broken`.
+        A match whose rows cannot be read (bad JSON, a gap or a truncated log:
+        `StoredMatch.error`) is set aside here, marked broken and logged, so a
+        caller that only replays `actions` can never resume a damaged log.
+        With `include_broken`, matches set aside earlier and damaged ones are
+        returned too (with `status`/`error` saying so) and nothing is marked.
         """
         if include_broken:
             return await self._load("m.finished_at IS NULL", ())
-        return await self._load("m.finished_at IS NULL AND m.status != ?", (BROKEN,))
+        loaded = await self._load("m.finished_at IS NULL AND m.status != ?", (BROKEN,))
+        sound: list[StoredMatch] = []
+        for stored in loaded:
+            if stored.error is None:
+                sound.append(stored)
+                continue
+            log.error("match %s set aside: %s", stored.id, stored.error)
+            await self.mark_broken(stored.id, stored.error)
+        return sound
 
     async def list_matches(
         self, platform: str, chat_id: str, *, unfinished_only: bool = False
@@ -640,11 +655,11 @@ def _head(h: Any) -> StoredMatch:
     return stored
 
 
-def _fill_log(stored: StoredMatch, log: list[tuple[int, str]]) -> None:
+def _fill_log(stored: StoredMatch, rows: list[tuple[int, str]]) -> None:
     """Decode the log into `stored.actions`; the first bad row, gap or short log sets `stored.error`."""
     if stored.error:
         return
-    for expected, (seq, text) in enumerate(log):
+    for expected, (seq, text) in enumerate(rows):
         if seq != expected:
             stored.error = (
                 f"match {stored.id}: action log has a gap: seq {expected} is missing (next is {seq})"

@@ -80,7 +80,7 @@ async def test_unreadable_match_columns_are_reported_not_raised(store: SqliteSto
         await conn.execute("PRAGMA ignore_check_constraints = ON")
         await conn.execute("UPDATE matches SET rules = '{oops', seats = '7' WHERE id = ?", (bad,))
         await conn.execute("PRAGMA ignore_check_constraints = OFF")
-    loaded = await store.load_unfinished()
+    loaded = await store.load_unfinished(include_broken=True)
     assert [m.id for m in loaded] == [good, bad]
     assert loaded[1].error is not None
     assert "rules is not valid JSON" in loaded[1].error and "seats should be a JSON list" in loaded[1].error
@@ -101,3 +101,17 @@ def test_replay_does_not_hand_the_stored_log_to_the_engine_to_keep() -> None:
     state = replay_one(stored, standin.rebuild)
     state.apply(state.next_action())
     assert len(stored.actions) == 4
+
+
+async def test_a_plain_load_never_hands_out_a_damaged_log(store: SqliteStore) -> None:
+    """A caller that replays `actions` without looking at `error` must not resume a truncated match."""
+    good = await _match_with_log(store, "-1", 1, 6)
+    gap = await _match_with_log(store, "-2", 2, 6)
+    await _damage(store, "DELETE FROM actions WHERE match_id = ? AND seq = 2", gap)
+    assert [m.id for m in await store.load_unfinished()] == [good]
+    stored = await store.get_match(gap)
+    assert stored is not None and stored.status == BROKEN
+    assert stored.meta["broken"] == f"match {gap}: action log has a gap: seq 2 is missing (next is 3)"
+    # Set aside once: a resume does not report it again, the others resume.
+    report = await resume_all(store, standin.rebuild)
+    assert list(report.states) == [good] and report.broken == []
