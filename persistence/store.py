@@ -553,7 +553,13 @@ class SqliteStore:
             )
 
     async def _load(self, where: str, params: tuple[Any, ...]) -> list[StoredMatch]:
-        """Read matches and their logs in a few set-wise queries (fast enough for 1,000s at start-up)."""
+        """Read matches and their logs in a few set-wise queries (fast enough for 1,000s at start-up).
+
+        Each log comes back as one JSON array built by SQLite, with the list of
+        its seqs beside it; a log whose seqs are not exactly 0..n-1 or whose
+        array does not decode into n objects is read again row by row, to name
+        the damaged row.
+        """
         async with self._lock:
             # One read transaction: the matches, logs, messages and deadlines agree.
             await self._conn.execute("BEGIN")
@@ -567,12 +573,28 @@ class SqliteStore:
                 )
                 if not heads:
                     return []
+                matches = {h[0]: _head(h) for h in heads}
                 selected = f"SELECT m.id FROM matches m WHERE {where}"
-                actions = await self._rows(
-                    f"SELECT match_id, seq, action FROM actions WHERE match_id IN ({selected})"
-                    " ORDER BY match_id, seq",
+                logs = await self._rows(
+                    "SELECT match_id, count(*), group_concat(seq), '[' || group_concat(action, ',') || ']'"
+                    f" FROM (SELECT match_id, seq, action FROM actions WHERE match_id IN ({selected})"
+                    " ORDER BY match_id, seq) GROUP BY match_id",
                     params,
                 )
+                for match_id, count, seqs, blob in logs:
+                    stored = matches[match_id]
+                    actions = _decode_log(count, seqs, blob)
+                    if actions is None:
+                        rows = await self._rows(
+                            "SELECT seq, action FROM actions WHERE match_id = ? ORDER BY seq", (match_id,)
+                        )
+                        _fill_log(stored, [(r[0], r[1]) for r in rows])
+                    elif stored.error is None:
+                        stored.actions = actions
+                        _check_version(stored)
+                for stored in matches.values():
+                    if stored.version and not stored.actions and stored.error is None:
+                        _check_version(stored)  # a log that lost every row
                 messages = await self._rows(
                     f"SELECT match_id, slot, message_id FROM messages WHERE match_id IN ({selected})", params
                 )
@@ -581,14 +603,6 @@ class SqliteStore:
                 )
             finally:
                 await self._conn.execute("COMMIT")
-        matches: dict[int, StoredMatch] = {}
-        for h in heads:
-            matches[h[0]] = _head(h)
-        logs: dict[int, list[tuple[int, str]]] = {}
-        for match_id, seq, text in actions:
-            logs.setdefault(match_id, []).append((seq, text))
-        for match_id, stored in matches.items():
-            _fill_log(stored, logs.get(match_id, []))
         for match_id, slot, message_id in messages:
             matches[match_id].messages[slot] = message_id
         for match_id, kind, at in deadlines:
@@ -676,8 +690,33 @@ def _fill_log(stored: StoredMatch, rows: list[tuple[int, str]]) -> None:
             )
             return
         stored.actions.append(action)
+    _check_version(stored)
+
+
+def _check_version(stored: StoredMatch) -> None:
     if len(stored.actions) != stored.version:
         stored.error = (
             f"match {stored.id}: action log is truncated: {len(stored.actions)} actions stored,"
             f" the match records version {stored.version}"
         )
+
+
+_SEQS: dict[int, str] = {}
+
+
+def _decode_log(count: int, seqs: str, blob: str) -> list[dict[str, Any]] | None:
+    """The log from one aggregated row, or None when anything is off (then it is read row by row)."""
+    expected = _SEQS.get(count)
+    if expected is None:
+        expected = _SEQS[count] = ",".join(map(str, range(count)))
+    if seqs != expected:
+        return None
+    try:
+        actions = json.loads(blob)
+    except ValueError:
+        return None
+    if not isinstance(actions, list) or len(actions) != count:
+        return None
+    if not all(isinstance(a, dict) for a in actions):
+        return None
+    return actions
