@@ -115,3 +115,37 @@ async def test_a_plain_load_never_hands_out_a_damaged_log(store: SqliteStore) ->
     # Set aside once: a resume does not report it again, the others resume.
     report = await resume_all(store, standin.rebuild)
     assert list(report.states) == [good] and report.broken == []
+
+
+async def test_tricky_action_text_loads_exactly(store: SqliteStore) -> None:
+    match_id = await store.create_match("telegram", "-1", RULES, [], 0, {})
+    actions = [{"t": "note", "text": s} for s in ["a,b", "[x]", "},{", '"q"', "大王, 小王", "\n"]] * 3
+    for seq, action in enumerate(actions):
+        await store.append_action(match_id, seq, action, None)
+    (stored,) = await store.load_unfinished()
+    assert stored.actions == actions and stored.error is None
+
+
+async def test_a_row_holding_two_objects_cannot_pass_for_two_actions(store: SqliteStore) -> None:
+    """The log is read as one JSON array; a row smuggling in a second object must still be caught."""
+    match_id = await _match_with_log(store, "-1", 1, 4)
+    await _damage(
+        store,
+        'UPDATE actions SET action = \'{"t":"draw","seat":2},{"t":"draw","seat":3}\''
+        " WHERE match_id = ? AND seq = 2",
+        match_id,
+    )
+    (stored,) = await store.load_unfinished(include_broken=True)
+    assert stored.error is not None and stored.error.startswith(
+        f"match {match_id}: action seq 2 is not valid JSON"
+    )
+
+
+async def test_a_log_that_lost_every_row_is_truncated(store: SqliteStore) -> None:
+    match_id = await _match_with_log(store, "-1", 1, 3)
+    await _damage(store, "DELETE FROM actions WHERE match_id = ?", match_id)
+    (stored,) = await store.load_unfinished(include_broken=True)
+    assert (
+        stored.error
+        == f"match {match_id}: action log is truncated: 0 actions stored, the match records version 3"
+    )
