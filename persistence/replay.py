@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from persistence.store import Store, StoredMatch
+from persistence.store import BROKEN, Store, StoredMatch
 
 T = TypeVar("T")
 
@@ -77,10 +77,12 @@ def replay_all(stored: Iterable[StoredMatch], rebuild: Rebuild[T]) -> ReplayRepo
 async def resume_all(store: Store, rebuild: Rebuild[T]) -> ReplayReport[T]:
     """Load every unfinished match, rebuild it, and mark the broken ones (status "broken", reason in meta).
 
-    A match set aside stays in the database untouched apart from its status;
-    `db check` reports it and `db export` shows its log.
+    Matches set aside at an earlier start stay aside; a match set aside stays
+    in the database untouched apart from its status, `db check` reports it
+    and `db export` shows its log.
     """
-    report = replay_all(await store.load_unfinished(), rebuild)
+    loaded = await store.load_unfinished(include_broken=True)
+    report = replay_all((m for m in loaded if m.status != BROKEN), rebuild)
     for broken in report.broken:
         log.error("match %s set aside: %s", broken.match_id, broken.reason)
         await store.mark_broken(broken.match_id, broken.reason)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -30,6 +31,8 @@ Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
 #: The status `replay` gives a match whose log cannot be replayed; such a match is set aside.
 BROKEN = "broken"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -330,40 +333,44 @@ class SqliteStore:
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
         now = self._clock()
-        async with self.transaction() as conn:
-            if key is not None:
-                seen = await self._fetchone(
-                    conn,
-                    "SELECT 1 FROM actions WHERE key = ? UNION ALL SELECT 1 FROM event_keys WHERE key = ?",
-                    (key, key),
-                )
-                if seen:
-                    return "duplicate"
-            row = await self._fetchone(
-                conn, "SELECT version, finished_at FROM matches WHERE id = ?", (match_id,)
+        async with self._lock:
+            # Fast path: one statement, so one implicit transaction; the trigger raises the
+            # version in the same statement. It inserts only the next seq of an open match
+            # whose key was never seen.
+            cur = await self._conn.execute(
+                "INSERT INTO actions (match_id, seq, action, key, at)"
+                " SELECT id, ?, ?, ?, ? FROM matches"
+                " WHERE id = ? AND version = ? AND finished_at IS NULL"
+                " AND NOT EXISTS (SELECT 1 FROM event_keys WHERE key = ?)"
+                " ON CONFLICT DO NOTHING",
+                (seq, text, key, now, match_id, seq, key),
             )
-            if row is None:
-                raise UnknownMatch(match_id)
-            version, finished_at = int(row[0]), row[1]
-            if seq < version:
-                stored = await self._fetchone(
-                    conn, "SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq)
-                )
-                if stored is not None and key is None and stored[0] == text:
-                    return "duplicate"
-                raise SequenceConflict(match_id, seq, version)
-            if finished_at is not None:
-                raise MatchClosed(match_id)
-            if seq > version:
-                raise SequenceConflict(match_id, seq, version)
-            await conn.execute(
-                "INSERT INTO actions (match_id, seq, action, key, at) VALUES (?, ?, ?, ?, ?)",
-                (match_id, seq, text, key, now),
+            if cur.rowcount == 1:
+                return "applied"
+            return await self._why_not_appended(match_id, seq, text, key)
+
+    async def _why_not_appended(self, match_id: int, seq: int, text: str, key: str | None) -> AppendResult:
+        """The append changed nothing: say whether it was a duplicate, or raise the reason."""
+        conn = self._conn
+        if key is not None and await self._fetchone(
+            conn,
+            "SELECT 1 FROM actions WHERE key = ? UNION ALL SELECT 1 FROM event_keys WHERE key = ?",
+            (key, key),
+        ):
+            return "duplicate"
+        row = await self._fetchone(conn, "SELECT version, finished_at FROM matches WHERE id = ?", (match_id,))
+        if row is None:
+            raise UnknownMatch(match_id)
+        version, finished_at = int(row[0]), row[1]
+        if seq < version:
+            stored = await self._fetchone(
+                conn, "SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq)
             )
-            await conn.execute(
-                "UPDATE matches SET version = ?, updated_at = ? WHERE id = ?", (seq + 1, now, match_id)
-            )
-        return "applied"
+            if stored is not None and key is None and stored[0] == text:
+                return "duplicate"
+        elif finished_at is not None:
+            raise MatchClosed(match_id)
+        raise SequenceConflict(match_id, seq, version)
 
     async def update_match(
         self,
@@ -491,11 +498,23 @@ class SqliteStore:
     async def load_unfinished(self, *, include_broken: bool = False) -> list[StoredMatch]:
         """Every unfinished match with its log, messages and deadlines, oldest first.
 
-        Matches set aside as broken are left out unless `include_broken`.
+        A match whose rows cannot be read (bad JSON, a gap or a truncated log:
+        `StoredMatch.error`) is set aside here, marked broken and logged, so a
+        caller that only replays `actions` can never resume a damaged log.
+        With `include_broken`, matches set aside earlier and damaged ones are
+        returned too (with `status`/`error` saying so) and nothing is marked.
         """
         if include_broken:
             return await self._load("m.finished_at IS NULL", ())
-        return await self._load("m.finished_at IS NULL AND m.status != ?", (BROKEN,))
+        loaded = await self._load("m.finished_at IS NULL AND m.status != ?", (BROKEN,))
+        sound: list[StoredMatch] = []
+        for stored in loaded:
+            if stored.error is None:
+                sound.append(stored)
+                continue
+            log.error("match %s set aside: %s", stored.id, stored.error)
+            await self.mark_broken(stored.id, stored.error)
+        return sound
 
     async def list_matches(
         self, platform: str, chat_id: str, *, unfinished_only: bool = False
@@ -534,7 +553,13 @@ class SqliteStore:
             )
 
     async def _load(self, where: str, params: tuple[Any, ...]) -> list[StoredMatch]:
-        """Read matches and their logs in a few set-wise queries (fast enough for 1,000s at start-up)."""
+        """Read matches and their logs in a few set-wise queries (fast enough for 1,000s at start-up).
+
+        Each log comes back as one JSON array built by SQLite, with the list of
+        its seqs beside it; a log whose seqs are not exactly 0..n-1 or whose
+        array does not decode into n objects is read again row by row, to name
+        the damaged row.
+        """
         async with self._lock:
             # One read transaction: the matches, logs, messages and deadlines agree.
             await self._conn.execute("BEGIN")
@@ -548,12 +573,28 @@ class SqliteStore:
                 )
                 if not heads:
                     return []
+                matches = {h[0]: _head(h) for h in heads}
                 selected = f"SELECT m.id FROM matches m WHERE {where}"
-                actions = await self._rows(
-                    f"SELECT match_id, seq, action FROM actions WHERE match_id IN ({selected})"
-                    " ORDER BY match_id, seq",
+                logs = await self._rows(
+                    "SELECT match_id, count(*), group_concat(seq), '[' || group_concat(action, ',') || ']'"
+                    f" FROM (SELECT match_id, seq, action FROM actions WHERE match_id IN ({selected})"
+                    " ORDER BY match_id, seq) GROUP BY match_id",
                     params,
                 )
+                for match_id, count, seqs, blob in logs:
+                    stored = matches[match_id]
+                    actions = _decode_log(count, seqs, blob)
+                    if actions is None:
+                        rows = await self._rows(
+                            "SELECT seq, action FROM actions WHERE match_id = ? ORDER BY seq", (match_id,)
+                        )
+                        _fill_log(stored, [(r[0], r[1]) for r in rows])
+                    elif stored.error is None:
+                        stored.actions = actions
+                        _check_version(stored)
+                for stored in matches.values():
+                    if stored.version and not stored.actions and stored.error is None:
+                        _check_version(stored)  # a log that lost every row
                 messages = await self._rows(
                     f"SELECT match_id, slot, message_id FROM messages WHERE match_id IN ({selected})", params
                 )
@@ -562,14 +603,6 @@ class SqliteStore:
                 )
             finally:
                 await self._conn.execute("COMMIT")
-        matches: dict[int, StoredMatch] = {}
-        for h in heads:
-            matches[h[0]] = _head(h)
-        logs: dict[int, list[tuple[int, str]]] = {}
-        for match_id, seq, text in actions:
-            logs.setdefault(match_id, []).append((seq, text))
-        for match_id, stored in matches.items():
-            _fill_log(stored, logs.get(match_id, []))
         for match_id, slot, message_id in messages:
             matches[match_id].messages[slot] = message_id
         for match_id, kind, at in deadlines:
@@ -636,11 +669,11 @@ def _head(h: Any) -> StoredMatch:
     return stored
 
 
-def _fill_log(stored: StoredMatch, log: list[tuple[int, str]]) -> None:
+def _fill_log(stored: StoredMatch, rows: list[tuple[int, str]]) -> None:
     """Decode the log into `stored.actions`; the first bad row, gap or short log sets `stored.error`."""
     if stored.error:
         return
-    for expected, (seq, text) in enumerate(log):
+    for expected, (seq, text) in enumerate(rows):
         if seq != expected:
             stored.error = (
                 f"match {stored.id}: action log has a gap: seq {expected} is missing (next is {seq})"
@@ -657,8 +690,33 @@ def _fill_log(stored: StoredMatch, log: list[tuple[int, str]]) -> None:
             )
             return
         stored.actions.append(action)
+    _check_version(stored)
+
+
+def _check_version(stored: StoredMatch) -> None:
     if len(stored.actions) != stored.version:
         stored.error = (
             f"match {stored.id}: action log is truncated: {len(stored.actions)} actions stored,"
             f" the match records version {stored.version}"
         )
+
+
+_SEQS: dict[int, str] = {}
+
+
+def _decode_log(count: int, seqs: str, blob: str) -> list[dict[str, Any]] | None:
+    """The log from one aggregated row, or None when anything is off (then it is read row by row)."""
+    expected = _SEQS.get(count)
+    if expected is None:
+        expected = _SEQS[count] = ",".join(map(str, range(count)))
+    if seqs != expected:
+        return None
+    try:
+        actions = json.loads(blob)
+    except ValueError:
+        return None
+    if not isinstance(actions, list) or len(actions) != count:
+        return None
+    if not all(isinstance(a, dict) for a in actions):
+        return None
+    return actions

@@ -51,6 +51,12 @@ CREATE TABLE actions (
     PRIMARY KEY (match_id, seq)
 ) WITHOUT ROWID;
 
+-- The match's version follows its log inside the very statement that appends.
+CREATE TRIGGER actions_raise_version AFTER INSERT ON actions
+BEGIN
+    UPDATE matches SET version = NEW.seq + 1, updated_at = NEW.at WHERE id = NEW.match_id;
+END;
+
 -- Keys of platform events that were handled without producing an action
 -- (a join, a command); action keys live in actions.key.
 CREATE TABLE event_keys (

@@ -80,7 +80,7 @@ async def test_unreadable_match_columns_are_reported_not_raised(store: SqliteSto
         await conn.execute("PRAGMA ignore_check_constraints = ON")
         await conn.execute("UPDATE matches SET rules = '{oops', seats = '7' WHERE id = ?", (bad,))
         await conn.execute("PRAGMA ignore_check_constraints = OFF")
-    loaded = await store.load_unfinished()
+    loaded = await store.load_unfinished(include_broken=True)
     assert [m.id for m in loaded] == [good, bad]
     assert loaded[1].error is not None
     assert "rules is not valid JSON" in loaded[1].error and "seats should be a JSON list" in loaded[1].error
@@ -101,3 +101,51 @@ def test_replay_does_not_hand_the_stored_log_to_the_engine_to_keep() -> None:
     state = replay_one(stored, standin.rebuild)
     state.apply(state.next_action())
     assert len(stored.actions) == 4
+
+
+async def test_a_plain_load_never_hands_out_a_damaged_log(store: SqliteStore) -> None:
+    """A caller that replays `actions` without looking at `error` must not resume a truncated match."""
+    good = await _match_with_log(store, "-1", 1, 6)
+    gap = await _match_with_log(store, "-2", 2, 6)
+    await _damage(store, "DELETE FROM actions WHERE match_id = ? AND seq = 2", gap)
+    assert [m.id for m in await store.load_unfinished()] == [good]
+    stored = await store.get_match(gap)
+    assert stored is not None and stored.status == BROKEN
+    assert stored.meta["broken"] == f"match {gap}: action log has a gap: seq 2 is missing (next is 3)"
+    # Set aside once: a resume does not report it again, the others resume.
+    report = await resume_all(store, standin.rebuild)
+    assert list(report.states) == [good] and report.broken == []
+
+
+async def test_tricky_action_text_loads_exactly(store: SqliteStore) -> None:
+    match_id = await store.create_match("telegram", "-1", RULES, [], 0, {})
+    actions = [{"t": "note", "text": s} for s in ["a,b", "[x]", "},{", '"q"', "大王, 小王", "\n"]] * 3
+    for seq, action in enumerate(actions):
+        await store.append_action(match_id, seq, action, None)
+    (stored,) = await store.load_unfinished()
+    assert stored.actions == actions and stored.error is None
+
+
+async def test_a_row_holding_two_objects_cannot_pass_for_two_actions(store: SqliteStore) -> None:
+    """The log is read as one JSON array; a row smuggling in a second object must still be caught."""
+    match_id = await _match_with_log(store, "-1", 1, 4)
+    await _damage(
+        store,
+        'UPDATE actions SET action = \'{"t":"draw","seat":2},{"t":"draw","seat":3}\''
+        " WHERE match_id = ? AND seq = 2",
+        match_id,
+    )
+    (stored,) = await store.load_unfinished(include_broken=True)
+    assert stored.error is not None and stored.error.startswith(
+        f"match {match_id}: action seq 2 is not valid JSON"
+    )
+
+
+async def test_a_log_that_lost_every_row_is_truncated(store: SqliteStore) -> None:
+    match_id = await _match_with_log(store, "-1", 1, 3)
+    await _damage(store, "DELETE FROM actions WHERE match_id = ?", match_id)
+    (stored,) = await store.load_unfinished(include_broken=True)
+    assert (
+        stored.error
+        == f"match {match_id}: action log is truncated: 0 actions stored, the match records version 3"
+    )
