@@ -267,8 +267,15 @@ async def _season(
     if args and args[0].lower() in ("new", "新", "新赛季"):
         if not is_admin:
             return LeagueReply(t("admins_only", lang))
+        method = parse_method(args[1]) if len(args) > 1 else None
+        if len(args) > 1 and method is None:
+            return LeagueReply(t("ranking_unknown", lang, name=args[1]))
         season = await league.new_season(where.platform, where.chat_id, user.user_id)
-        return LeagueReply(t("season_started", lang, season=season))
+        text = t("season_started", lang, season=season)
+        if method is not None:
+            await league.set_method(where.platform, where.chat_id, method)
+            text += "\n" + t("ranking_set", lang, method=method_label(method, lang))
+        return LeagueReply(text)
     info = await league.league(where.platform, where.chat_id)
     return LeagueReply(
         t(

@@ -6,10 +6,10 @@ from typing import Any
 
 TEXTS: dict[str, dict[str, str]] = {
     "help": {
-        "en": "League commands: standings [N] [all] [method] · stats [player] · history [N] · season [new] · "
+        "en": "League commands: standings [N] [all] [method] · stats [player] · history [N] · season [new [method]] · "
         "ranking [rating|bigsmall|matchpoints|plain] · export [all]",
         "zh": "联赛命令：standings [N] [all] [排名方式] 排名 · stats [玩家] 战绩 · history [N] 最近对局 · "
-        "season [new] 赛季 · ranking [rating|bigsmall|matchpoints|plain] 排名方式 · export [all] 导出",
+        "season [new [排名方式]] 赛季 · ranking [rating|bigsmall|matchpoints|plain] 排名方式 · export [all] 导出",
     },
     "group_only": {
         "en": "Leagues belong to group chats: use this command in the group.",

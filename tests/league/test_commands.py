@@ -114,6 +114,14 @@ class TestStandings:
         ]
         assert (await cmd(store, "standings")).text.splitlines()[0].endswith("skill rating (OpenSkill)")
 
+    async def test_new_season_with_a_method(self, store: LeagueStore) -> None:
+        assert (await cmd(store, "season", "new", "elo", admin=True)).text.startswith("Unknown ranking 'elo'")
+        reply = await cmd(store, "season", "new", "bigsmall", admin=True)
+        assert reply.text.splitlines() == [
+            "Season 2 has begun. All-time standings keep every season.",
+            "This league now ranks by 大分/小分 (doc 001).",
+        ]
+
     async def test_chinese(self, store: LeagueStore) -> None:
         await play_season(store)
         reply = await cmd(store, "standings", lang="zh")
