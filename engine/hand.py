@@ -491,6 +491,7 @@ class Hand:
             "cards_dealt": self.drawn,
             "burier": self.burier if self.phase == BURYING else None,
             "chao_turn": self.chao_turn,
+            "forced": self.forced,
             "to_act": self.to_act(),
         }
 

@@ -392,6 +392,8 @@ class Match:
         v["hand"] = cards_str(faces)
         if h.phase == BURYING and seat == h.burier:
             v["kitty"] = cards_str(h.picked_kitty)
+        elif h.phase in (CHAO, PLAYING) and seat == h.burier:
+            v["buried"] = cards_str(h.kitty)  # the seat put these there itself
         v["can_revolt"] = h.can_revolt(seat)
         return v
 
