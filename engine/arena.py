@@ -37,7 +37,12 @@ def decision_seed(deal_seed: int, version: int, seat: int) -> int:
 
 
 def play_game(
-    preset_name: str, deal_seed: int, seats: Sequence[str], sides: Sequence[str], budget: float
+    preset_name: str,
+    deal_seed: int,
+    seats: Sequence[str],
+    sides: Sequence[str],
+    budget: float,
+    deals: int | None = None,
 ) -> Game:
     """Play the first hand of a match seeded ``deal_seed``; ``seats[s]`` names the level in seat s."""
     m = Match.new(preset(preset_name), deal_seed)
@@ -53,7 +58,7 @@ def play_game(
         s = to_act[0]
         view = m.view(s)
         t0 = time.perf_counter()
-        a = choose(view, seats[s], decision_seed(deal_seed, m.version, s), budget)
+        a = choose(view, seats[s], decision_seed(deal_seed, m.version, s), budget, deals=deals)
         times[seats[s]].append(time.perf_counter() - t0)
         if m.check(a) is not None:  # never expected: fall back so one bug does not stop the arena
             fallback = m.auto_action(s)
@@ -68,10 +73,10 @@ def play_game(
     return Game(sides[team], r.outcome.levels, r.defender_points, times)
 
 
-def play_deal(args: tuple[str, int, str, str, float]) -> tuple[Game, Game]:
-    preset_name, deal_seed, a, b, budget = args
-    g1 = play_game(preset_name, deal_seed, [a, b, a, b], ["A", "B"], budget)
-    g2 = play_game(preset_name, deal_seed, [b, a, b, a], ["B", "A"], budget)
+def play_deal(args: tuple[str, int, str, str, float, int | None]) -> tuple[Game, Game]:
+    preset_name, deal_seed, a, b, budget, deals = args
+    g1 = play_game(preset_name, deal_seed, [a, b, a, b], ["A", "B"], budget, deals)
+    g2 = play_game(preset_name, deal_seed, [b, a, b, a], ["B", "A"], budget, deals)
     return g1, g2
 
 
@@ -133,8 +138,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--jobs", type=int, default=1, help="worker processes (each plays whole deals on one core)"
     )
+    p.add_argument(
+        "--samples", type=int, default=None, help="strong: sampled deals per decision instead of --budget"
+    )
     ns = p.parse_args(argv)
-    work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget) for i in range(ns.deals)]
+    work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples) for i in range(ns.deals)]
     games: list[Game] = []
     if ns.jobs > 1:
         with ProcessPoolExecutor(ns.jobs) as pool:

@@ -187,7 +187,14 @@ class Match:
 
     def _after_declaring(self, h: Hand) -> list[dict[str, Any]]:
         if h.phase == BURYING:
-            return [{"e": "trump", "trump": h.public()["trump"], "dealer": h.dealer, "from_kitty": h.trump_from_kitty}]
+            return [
+                {
+                    "e": "trump",
+                    "trump": h.public()["trump"],
+                    "dealer": h.dealer,
+                    "from_kitty": h.trump_from_kitty,
+                }
+            ]
         if h.phase == OVER:
             return self._end_hand()
         return []
@@ -422,4 +429,3 @@ def hidden_cards(view: dict[str, Any]) -> Sequence[str]:
     """Cards a view shows as its own hand."""
     hand = view.get("hand", [])
     return list(hand) if isinstance(hand, list) else []
-

@@ -20,7 +20,12 @@ DEFAULT_BUDGET_S = 0.5
 
 
 def choose(
-    view: dict[str, Any], level: str = "basic", seed: int = 0, budget_s: float = DEFAULT_BUDGET_S
+    view: dict[str, Any],
+    level: str = "basic",
+    seed: int = 0,
+    budget_s: float = DEFAULT_BUDGET_S,
+    *,
+    deals: int | None = None,
 ) -> dict[str, Any]:
     """One action for the seat whose view this is.
 
@@ -29,7 +34,8 @@ def choose(
     seat that does not want to declare yet gets ``{"t": "pass"}``, which the
     host should read as "nothing now" (the engine only takes passes once the
     deal is done). The view is not changed. Plain and blocking: the host runs
-    it in a worker thread; ``strong`` spends about ``budget_s`` seconds.
+    it in a worker thread; ``strong`` spends about ``budget_s`` seconds, or
+    samples exactly ``deals`` deals per decision when that is given.
 
     :raises ValueError: for an unknown level.
     """
@@ -41,7 +47,7 @@ def choose(
         return rand.decide(seen, rng)
     if level == "basic":
         return basic.decide(seen)
-    return search.decide(seen, rng, budget_s)
+    return search.decide(seen, rng, budget_s, deals=deals)
 
 
 __all__ = ["DEFAULT_BUDGET_S", "LEVELS", "choose"]

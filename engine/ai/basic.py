@@ -140,7 +140,7 @@ def spot_of(seen: Seen) -> Spot:
         lead=seen.lead,
         order=seen.order,
         declarer_team=seen.dealer % 2,
-        unseen=seen.unseen(),
+        left=[u + h for u, h in zip(seen.unseen(), seen.hand, strict=True)],
         voids=seen.voids,
     )
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ..cards import NUM_FACES, POINTS, TRUMP
 from ..combos import pair_count, runs_of, tractor_lengths
 from ..errors import IllegalAction
 from ..order import Order
-from ..play import Lead, auto_follow, check_follow, follow_options, lead_options, trick_winner
+from ..play import Lead, auto_follow, check_follow, trick_winner
 
 Play = tuple[int, tuple[int, ...]]
 LAST_TRICK_STAKE = 25.0  # what winning the last trick is worth: the kitty, doubled
@@ -34,17 +33,24 @@ class Spot:
     lead: Lead | None
     order: Order
     declarer_team: int
-    unseen: list[int]  # cards held by others or lying in the kitty, as far as this seat knows
+    left: list[int]  # cards not yet played nor known elsewhere, this seat's own included
     voids: Sequence[set[int]]  # suits each seat is known to lack
 
 
-@lru_cache(maxsize=64)
+_SUIT_FACES: dict[int, tuple[Order, dict[int, tuple[int, ...]]]] = {}
+
+
 def suit_faces(order: Order) -> dict[int, tuple[int, ...]]:
-    """Faces of each effective suit, strongest first."""
+    """Faces of each effective suit, strongest first (cached per order object: orders are shared)."""
+    got = _SUIT_FACES.get(id(order))
+    if got is not None and got[0] is order:
+        return got[1]
     out: dict[int, list[int]] = {}
     for f in range(NUM_FACES):
         out.setdefault(order.suit[f], []).append(f)
-    return {s: tuple(sorted(fs, key=lambda f: -order.rank[f])) for s, fs in out.items()}
+    table = {s: tuple(sorted(fs, key=lambda f: -order.rank[f])) for s, fs in out.items()}
+    _SUIT_FACES[id(order)] = (order, table)
+    return table
 
 
 def card_cost(f: int, order: Order) -> float:
@@ -53,22 +59,24 @@ def card_cost(f: int, order: Order) -> float:
     return 6.0 + r if order.suit[f] == TRUMP else r * 0.4
 
 
-def _higher_unseen(f: int, unseen: Sequence[int], order: Order, need: int) -> bool:
+def _higher_unseen(f: int, spot: Spot, need: int) -> bool:
     """Could someone else hold ``need`` copies of a face stronger than ``f`` in its suit?"""
+    order, left, hand = spot.order, spot.left, spot.hand
     r = order.rank[f]
     for g in suit_faces(order)[order.suit[f]]:
         if order.rank[g] <= r:
             return False
-        if unseen[g] >= need:
+        if left[g] - hand[g] >= need:
             return True
     return False
 
 
-def is_master(faces: Sequence[int], unseen: Sequence[int], order: Order) -> bool:
+def is_master(faces: Sequence[int], spot: Spot) -> bool:
     """True when no unseen card (or pair, for a pair or tractor) could beat this one-unit play."""
+    order = spot.order
     top = max(faces, key=lambda f: order.rank[f])
     need = 2 if len(faces) >= 2 and faces.count(top) >= 2 else 1
-    return not _higher_unseen(top, unseen, order, need)
+    return not _higher_unseen(top, spot, need)
 
 
 def choose_play(spot: Spot) -> tuple[int, ...]:
@@ -97,11 +105,35 @@ def lead_scores(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
     n_cards = sum(lengths.values())
     last = n_cards == 1
     out: list[tuple[float, tuple[int, ...]]] = []
-    for opt in lead_options(hand, order):
+    for opt in _lead_candidates(hand, order):
         out.append((_lead_score(opt, spot, declarer, partner, opps, lengths, last), opt))
     for throw in _master_throws(spot, lengths):
         pts = sum(POINTS[f] for f in throw)
         out.append((12.0 + 3 * len(throw) + pts * 0.5, throw))
+    return out
+
+
+def _lead_candidates(hand: Sequence[int], order: Order) -> list[tuple[int, ...]]:
+    """Per suit: its top card, its lowest card and lowest non-point card, every pair, every tractor."""
+    out: list[tuple[int, ...]] = []
+    for faces in suit_faces(order).values():
+        held = [f for f in faces if hand[f]]
+        if not held:
+            continue
+        singles = {held[0], held[-1]}
+        plain = [f for f in held if not POINTS[f]]
+        if plain:
+            singles.add(plain[-1])
+        out += [(f,) for f in held if f in singles]
+        pairs = [f for f in held if hand[f] >= 2]
+        out += [(f, f) for f in pairs]
+        if len(pairs) >= 2:
+            for run in runs_of(pairs, order):
+                if len(run) >= 2:
+                    out.append(tuple(f for f in run for _ in (0, 1)))
+                    if len(run) > 2:
+                        out.append(tuple(f for f in run[-2:] for _ in (0, 1)))
+                        out.append(tuple(f for f in run[:2] for _ in (0, 1)))
     return out
 
 
@@ -114,12 +146,12 @@ def _lead_score(
     lengths: Counter[int],
     last: bool,
 ) -> float:
-    order, unseen, voids = spot.order, spot.unseen, spot.voids
+    order, voids = spot.order, spot.voids
     suit = order.suit[opt[0]]
     pairs = len(opt) // 2 if len(opt) >= 2 else 0
     pts = sum(POINTS[f] for f in opt)
     cost = sum(card_cost(f, order) for f in opt)
-    master = is_master(opt, unseen, order)
+    master = is_master(opt, spot)
     bonus = LAST_TRICK_STAKE if last and master else 0.0
     if suit != TRUMP:
         ruff_risk = any(suit in voids[o] for o in opps)
@@ -142,7 +174,7 @@ def _lead_score(
 
 def _master_throws(spot: Spot, lengths: Counter[int]) -> list[tuple[int, ...]]:
     """Per plain suit, every held unit nobody can beat, thrown together (2+ units)."""
-    hand, order, unseen = spot.hand, spot.order, spot.unseen
+    hand, order, left = spot.hand, spot.order, spot.left
     out: list[tuple[int, ...]] = []
     for suit, faces in suit_faces(order).items():
         if suit == TRUMP or lengths[suit] < 2:
@@ -152,10 +184,10 @@ def _master_throws(spot: Spot, lengths: Counter[int]) -> list[tuple[int, ...]]:
         for f in faces:  # strongest first: stop at the first unit someone could beat
             n = hand[f]
             if n == 0:
-                if unseen[f]:
+                if left[f] > n:
                     break
                 continue
-            if _higher_unseen(f, unseen, order, 2 if n >= 2 else 1):
+            if _higher_unseen(f, spot, 2 if n >= 2 else 1):
                 break
             picked.extend([f] * n)
             units += 1
@@ -174,9 +206,10 @@ def follow_candidates(spot: Spot) -> list[tuple[int, ...]]:
     if len(have) >= n:
         if n == 1:
             return [(f,) for f in sorted(set(have))]
-        if n == 2 and len(have) <= 14:
-            return follow_options(hand, lead, order, 120)
-        cands = [_shape_fill(Counter(have), lead, order, key) for key in _KEYS]
+        pool = Counter(have)
+        cands = [_shape_fill(Counter(pool), lead, order, key) for key in _KEYS]
+        if n == 2:
+            cands += [(f, f) for f, c in pool.items() if c >= 2]
     else:
         rest = [f for f in range(NUM_FACES) for _ in range(hand[f]) if order.suit[f] != lead.suit]
         k = n - len(have)
@@ -253,6 +286,8 @@ def _shape_fill(pool: Counter[int], lead: Lead, order: Order, key: object) -> tu
 def follow_scores(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
     lead, order, trick = spot.lead, spot.order, spot.trick
     assert lead is not None
+    if len(lead.faces) == 1:
+        return _single_follow_scores(spot)
     me = spot.seat
     plays = [p for _, p in trick]
     current = trick[trick_winner(plays, lead, order)]
@@ -291,4 +326,55 @@ def _holds(play: Sequence[int], lead: Lead, spot: Spot, opps_after: Sequence[int
         return False
     top = max(play, key=lambda f: order.rank[f])
     need = 2 if pair_count(lead.units) and len(play) >= 2 else 1
-    return not _higher_unseen(top, spot.unseen, order, need)
+    return not _higher_unseen(top, spot, need)
+
+
+def _beats(f: int, best: int, order: Order) -> bool:
+    """A single card against the best single so far (the lead's suit or a trump)."""
+    sf, sb = order.suit[f], order.suit[best]
+    return (sf == sb and order.rank[f] > order.rank[best]) or (sf == TRUMP and sb != TRUMP)
+
+
+def _single_follow_scores(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
+    """``follow_scores`` for a one-card lead, without building plays: the hot path of a playout."""
+    lead, order, trick, hand = spot.lead, spot.order, spot.trick, spot.hand
+    assert lead is not None
+    me = spot.seat
+    suit = lead.suit
+    best_seat, best = trick[0][0], trick[0][1][0]
+    table_pts = POINTS[best]
+    for s, p in trick[1:]:
+        f = p[0]
+        table_pts += POINTS[f]
+        if _beats(f, best, order):
+            best_seat, best = s, f
+    partner_winning = best_seat % 2 == me % 2
+    opps_after = [(me + i) % 4 for i in range(1, 4 - len(trick)) if i % 2 == 1]
+    osuit = order.suit
+    have = [f for f in range(NUM_FACES) if hand[f] and osuit[f] == suit]
+    if have:
+        cands = have
+    else:
+        rest = [f for f in range(NUM_FACES) if hand[f]]
+        cheap = min(rest, key=lambda f: (POINTS[f] > 0, card_cost(f, order)))
+        feed = min(rest, key=lambda f: (-POINTS[f], card_cost(f, order)))
+        cands = [cheap] if feed == cheap else [cheap, feed]
+        if suit != TRUMP:
+            cands += [f for f in rest if osuit[f] == TRUMP and f != cheap and f != feed]
+    partner_safe = partner_winning and _holds((best,), lead, spot, opps_after)
+    last = sum(hand) == 1
+    out: list[tuple[float, tuple[int, ...]]] = []
+    for f in cands:
+        pts = POINTS[f]
+        if _beats(f, best, order):
+            safe = _holds((f,), lead, spot, opps_after)
+            gain = table_pts + pts + (LAST_TRICK_STAKE if last else 0.0)
+            score = gain + 3.0 if safe else gain * 0.4 - pts * 0.6
+            if partner_safe:
+                score -= 10.0
+        elif partner_winning:
+            score = pts if partner_safe else -pts * 0.6
+        else:
+            score = -pts * 1.5
+        out.append((score - card_cost(f, order) * 0.5, (f,)))
+    return out

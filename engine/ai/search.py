@@ -21,21 +21,21 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..cards import NUM_FACES, cards_str, parse_rank
-from ..hand import PLAYING, Hand
+from ..cards import cards_str, parse_rank
+from ..hand import Hand
+from ..rules import Rules
 from ..scoring import level_change
-from . import basic
+from . import basic, rollout
 from .options import action
-from .policy import Spot, choose_play, ranked_plays
+from .policy import ranked_plays
 from .sampling import Deal, sample
 from .seen import Seen
 
-MAX_CANDIDATES = 6
+MAX_CANDIDATES = 4
 WIN_BONUS = 50.0  # a won hand is worth this many points on top of the points themselves
 LEVEL_BONUS = 10.0
-COST_PER_CARD_S = 0.00020  # measured playout cost per card left in play (one candidate, one deal)
+COST_PER_CARD_S = 0.00025  # measured playout cost per card left in play (one candidate, one deal)
 MIN_DEALS, MAX_DEALS = 2, 400
-_NO_VOIDS: tuple[set[int], ...] = (set(), set(), set(), set())
 
 
 def deals_for(budget_s: float, candidates: int, cards_left: int) -> int:
@@ -100,39 +100,26 @@ def start_hand(seen: Seen, deal: Deal) -> Hand:
 
 def playout(seen: Seen, deal: Deal, first: Sequence[int]) -> float:
     """Play ``first`` then finish the hand with the policy; the result for the seat's team."""
-    h = start_hand(seen, deal)
-    h.play(seen.seat, first)
-    run_out(h)
-    return value_for(h, seen.seat % 2)
+    assert seen.order is not None and seen.dealer is not None
+    pts = rollout.run_out(
+        seen.rules,
+        seen.order,
+        seen.dealer,
+        [list(x) for x in deal.hands],
+        deal.kitty,
+        seen.trick,
+        seen.lead,
+        seen.seat,
+        seen.defender_points,
+        first,
+    )
+    return value_for(seen.rules, pts, seen.seat % 2 != seen.dealer % 2)
 
 
-def run_out(h: Hand) -> None:
-    """Play the hand to its end with the policy for every seat, each seeing only its own cards."""
-    assert h.order is not None and h.dealer is not None
-    order = h.order
-    dteam = h.dealer % 2
-    remaining = [0] * NUM_FACES
-    for hand in h.hands:
-        for f in range(NUM_FACES):
-            remaining[f] += hand[f]
-    while h.phase == PLAYING:
-        s = h.turn
-        assert s is not None
-        mine = h.hands[s]
-        unseen = [remaining[f] - mine[f] for f in range(NUM_FACES)]
-        spot = Spot(mine, s, h.trick, h.lead, order, dteam, unseen, _NO_VOIDS)
-        faces = choose_play(spot)
-        h.play(s, faces)
-        for f in (h.trick[-1] if h.trick else h.last_trick[-1])[1]:  # a failed throw plays fewer
-            remaining[f] -= 1
-
-
-def value_for(h: Hand, team: int) -> float:
-    r = h.result
-    assert r is not None and h.dealer is not None
-    pts = r.defender_points
-    defenders = team != h.dealer % 2
-    winner, levels = level_change(h.rules, pts)
+def value_for(rules: Rules, points: int, defenders: bool) -> float:
+    """A hand's result for one side: its points (the defenders' points, negated for the declarers)
+    plus a bonus for winning the hand, larger the more levels it gains."""
+    winner, levels = level_change(rules, points)
     won = (winner == "defenders") == defenders
     sign = 1.0 if defenders else -1.0
-    return sign * pts + (WIN_BONUS + LEVEL_BONUS * levels) * (1.0 if won else -1.0)
+    return sign * points + (WIN_BONUS + LEVEL_BONUS * levels) * (1.0 if won else -1.0)
