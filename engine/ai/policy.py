@@ -351,7 +351,7 @@ def _single_follow_scores(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
     partner_winning = best_seat % 2 == me % 2
     opps_after = [(me + i) % 4 for i in range(1, 4 - len(trick)) if i % 2 == 1]
     osuit = order.suit
-    have = [f for f in range(NUM_FACES) if hand[f] and osuit[f] == suit]
+    have = [f for f in suit_faces(order)[suit] if hand[f]]
     if have:
         cands = have
     else:
