@@ -33,6 +33,7 @@ from .sampling import Deal, sample
 from .seen import Seen
 
 MAX_CANDIDATES = 4
+RACE_AFTER = 3  # deals before clearly worse candidates stop being played out
 CONFIDENCE = 1.0  # standard errors a candidate must clear to replace the policy's choice
 WIN_BONUS = 30.0  # a won hand is worth this many points on top of the points themselves
 LEVEL_BONUS = 10.0
@@ -54,9 +55,9 @@ def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None
     cands: list[tuple[int, ...]] = []
     keys: set[tuple[int, ...]] = set()
     for _, c in ranked:
-        k = tuple(sorted(c))
-        if k not in keys:
-            keys.add(k)
+        key = tuple(sorted(c))
+        if key not in keys:
+            keys.add(key)
             cands.append(c)
         if len(cands) >= MAX_CANDIDATES:
             break
@@ -65,34 +66,48 @@ def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None
     cards_left = sum(seen.hand_counts)
     n = deals if deals is not None else deals_for(budget_s, len(cands), cards_left)
     deadline = time.perf_counter() + max(budget_s, 0.01) * 3 if deals is None else None
-    diffs = [[0.0] * len(cands) for _ in range(2)]  # sums of (v_j - v_0) and of its square
-    done = 0
+    k = len(cands)
+    sums, squares, counts = [0.0] * k, [0.0] * k, [0] * k
+    active = list(range(1, k))
     for i in range(n):
         deal = sample(seen, rng)
         base = playout(seen, deal, cands[0])
-        for j in range(1, len(cands)):
+        for j in active:
             d = playout(seen, deal, cands[j]) - base
-            diffs[0][j] += d
-            diffs[1][j] += d * d
-        done = i + 1
+            sums[j] += d
+            squares[j] += d * d
+            counts[j] += 1
+        if i + 1 >= RACE_AFTER:  # drop candidates clearly worse than the policy's choice
+            active = [j for j in active if _bound(sums[j], squares[j], counts[j], -CONFIDENCE * 2) >= 0.0]
+            if not active:
+                break
         if deadline is not None and i >= 1 and time.perf_counter() > deadline:
             break  # only on a machine far slower than the cost model assumes
-    return action("play", seen.seat, cards_str(cands[pick(diffs[0], diffs[1], done)]))
+    return action("play", seen.seat, cards_str(cands[pick(sums, squares, counts)]))
 
 
-def pick(sums: list[float], squares: list[float], n: int) -> int:
+def _bound(total: float, square: float, n: int, z: float) -> float:
+    """The mean gain over the policy's choice, moved ``z`` standard errors (down for z > 0)."""
+    if n == 0:
+        return 0.0
+    mean = total / n
+    if n == 1:
+        return mean - z * 100.0
+    var = max(0.0, square / n - mean * mean)
+    return mean - z * math.sqrt(var / (n - 1))
+
+
+def pick(sums: list[float], squares: list[float], counts: list[int]) -> int:
     """Leave the policy's own choice (index 0) only for a candidate that beats it with some confidence.
 
     Each candidate is compared with the policy's choice on the same deals;
     its mean gain must stay positive after ``CONFIDENCE`` standard errors.
     With few deals the evidence is weak and the policy's choice stands,
-    so a small budget never plays worse than ``basic`` by chasing noise.
+    so a small budget does not play worse than ``basic`` by chasing noise.
     """
     best, best_bound = 0, 0.0
     for j in range(1, len(sums)):
-        mean = sums[j] / n
-        var = max(0.0, squares[j] / n - mean * mean)
-        bound = mean - CONFIDENCE * math.sqrt(var / max(1, n - 1)) if n > 1 else mean - CONFIDENCE * 100.0
+        bound = _bound(sums[j], squares[j], counts[j], CONFIDENCE)
         if bound > best_bound:
             best, best_bound = j, bound
     return best
