@@ -80,8 +80,13 @@ def is_master(faces: Sequence[int], spot: Spot) -> bool:
 
 
 def choose_play(spot: Spot) -> tuple[int, ...]:
-    """The policy's play: the best-scored candidate."""
-    return ranked_plays(spot)[0][1]
+    """The policy's play: the best-scored candidate (the first of equals)."""
+    scored = lead_scores(spot) if not spot.trick else follow_scores(spot)
+    best = scored[0]
+    for sc in scored:
+        if sc[0] > best[0]:
+            best = sc
+    return best[1]
 
 
 def ranked_plays(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
