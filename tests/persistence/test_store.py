@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from persistence import BROKEN, MatchClosed, SequenceConflict, SqliteStore, UnknownMatch
+from persistence import BROKEN, MatchClosed, SequenceConflict, SqliteStore, Store, UnknownMatch
 from tests.persistence.conftest import RULES, SEATS, FakeClock
 
 
@@ -349,3 +349,30 @@ class TestLoadUnfinished:
                 raise RuntimeError("boom")
         assert await _rows(store, "SELECT count(*) FROM actions") == [(0,)]
         assert await store.append_action(match_id, 0, {"t": "deal", "n": 1}, None) == "applied"
+
+
+def _satisfies_the_port(store: SqliteStore) -> Store:
+    """mypy checks here that SqliteStore offers everything the Store protocol promises."""
+    return store
+
+
+async def test_two_processes_worth_of_writers_share_one_file(tmp_path: Path) -> None:
+    """Separate connections appending at once wait for each other (busy timeout) instead of failing."""
+    path = tmp_path / "shared.sqlite3"
+    stores = [await SqliteStore.open(path, synchronous="NORMAL") for _ in range(3)]
+    try:
+        ids = [await s.create_match("telegram", f"-{i}", RULES, SEATS, i, {}) for i, s in enumerate(stores)]
+
+        async def write(store: SqliteStore, match_id: int) -> None:
+            for seq in range(40):
+                assert (
+                    await store.append_action(match_id, seq, {"t": "deal", "n": seq}, f"{match_id}:{seq}")
+                    == "applied"
+                )
+
+        await asyncio.gather(*(write(s, m) for s, m in zip(stores, ids, strict=True)))
+        loaded = await stores[0].load_unfinished()
+        assert [len(m.actions) for m in loaded] == [40, 40, 40]
+    finally:
+        for s in stores:
+            await s.close()
