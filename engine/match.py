@@ -229,7 +229,14 @@ class Match:
 
     def _after_declaring(self, h: Hand) -> list[dict[str, Any]]:
         if h.phase == BURYING:
-            return [{"e": "trump", "trump": h.public()["trump"], "dealer": h.dealer, "from_kitty": h.trump_from_kitty}]
+            return [
+                {
+                    "e": "trump",
+                    "trump": h.public()["trump"],
+                    "dealer": h.dealer,
+                    "from_kitty": h.trump_from_kitty,
+                }
+            ]
         if h.phase == OVER:
             return self._end_hand()
         return []
@@ -434,6 +441,8 @@ class Match:
         v["hand"] = cards_str(faces)
         if h.phase == BURYING and seat == h.burier:
             v["kitty"] = cards_str(h.picked_kitty)
+        elif h.phase in (CHAO, PLAYING) and seat == h.burier:
+            v["buried"] = cards_str(h.kitty)  # the seat put these there itself
         v["can_revolt"] = h.can_revolt(seat)
         return v
 
@@ -459,4 +468,3 @@ def hidden_cards(view: dict[str, Any]) -> Sequence[str]:
     """Cards a view shows as its own hand."""
     hand = view.get("hand", [])
     return list(hand) if isinstance(hand, list) else []
-

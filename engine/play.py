@@ -74,7 +74,9 @@ def _beats_unit(unit: Unit, cards: Sequence[int], order: Order) -> bool:
     return any(len(r) >= unit.pairs and order.rank[r[-1]] > unit.top for r in runs_of(pairs, order))
 
 
-def check_lead(faces: Sequence[int], hand: Sequence[int], others: Sequence[Sequence[int]], order: Order) -> Lead:
+def check_lead(
+    faces: Sequence[int], hand: Sequence[int], others: Sequence[Sequence[int]], order: Order
+) -> Lead:
     if not faces:
         raise IllegalAction("wrong_count")
     if not holds(hand, faces):
