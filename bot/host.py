@@ -11,11 +11,12 @@ import contextlib
 import importlib
 import logging
 import random
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bot import tokens
+from bot.cardtext import parse_typed_card
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
@@ -37,7 +38,8 @@ class Host:
     """Routes platform events to tables; owns no platform and no SQL."""
 
     def __init__(self, store: Any, *, ai_threads: int = 2, clock: Any = None,
-                 defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True) -> None:
+                 defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True,
+                 rng: random.Random | None = None) -> None:
         self.store = store
         self.ai_threads = ai_threads
         if clock is None:
@@ -47,6 +49,7 @@ class Host:
         else:
             self.clock = CallableClock(clock)
         self.defaults = defaults or TableSettings()
+        self.rng = rng or random.SystemRandom()  # match seeds; tests pass a seeded Random
         self.engine = engine if engine is not None else importlib.import_module("engine")
         self.use_ai_threads = use_ai_threads and ai_threads > 0
         self.executor = ThreadPoolExecutor(max(1, ai_threads), thread_name_prefix="ai")
@@ -320,7 +323,7 @@ class Host:
                     chat["lang"] = ulang
                     await self.store.set_chat(*key, chat)
                     lang = ulang
-            seed = random.SystemRandom().randrange(1, 2**31)
+            seed = self.rng.randrange(1, 2**31)
             meta = {"preset": preset, "creator": event.user.user_id, "creator_name": event.user.name[:32],
                     "options": " ".join(args[1:] if args and "=" not in args[0] else args)[:200],
                     "settings": settings.to_dict()}
@@ -390,8 +393,11 @@ class Host:
         if s is None or m.phase != "playing" or m.to_act() != [s]:
             return []
         lang = table.seat_lang(s)
-        choices = play_choices(m.view(s), m.legal_actions(s), lang, match_id=table.id, version=m.version)
-        q = query.strip().upper()
-        if q:
-            choices = [c for c in choices if q in c.title.upper()] or choices
-        return choices[:50]
+        legal = m.legal_actions(s)
+        wanted = Counter(c for c in (parse_typed_card(w) for w in query.split()[:40]) if c is not None)
+        if wanted:
+            exact = {"t": "play", "seat": s, "cards": sorted(wanted.elements())}
+            legal = [a for a in legal if not wanted - Counter(a.get("cards", []))]
+            if m.check(exact) is None and not any(Counter(a.get("cards", [])) == wanted for a in legal):
+                legal.insert(0, exact)  # the typed cards are a legal play the (bounded) list left out
+        return play_choices(m.view(s), legal, lang, match_id=table.id, version=m.version, limit=50)

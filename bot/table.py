@@ -615,11 +615,11 @@ class Table:
                     await self._set_deadline(kind, self.host.clock.now() + delay)
                 return
             if humans:
-                kind = HUMAN_TIMER_PHASES.get(m.phase)
-                if kind is not None:
-                    delay = float(getattr(self.settings, kind))
-                    if delay > 0 and kind not in self.deadlines:
-                        await self._set_deadline(kind, self.host.clock.now() + delay)
+                hkind = HUMAN_TIMER_PHASES.get(m.phase)
+                if hkind is not None:
+                    delay = float(getattr(self.settings, hkind))
+                    if delay > 0 and hkind not in self.deadlines:
+                        await self._set_deadline(hkind, self.host.clock.now() + delay)
             return
 
     def _ai_move(self, s: int) -> dict[str, Any] | None:

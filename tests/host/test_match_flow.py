@@ -1,0 +1,59 @@
+"""Complete matches through the host: AI seats plus scripted people, with the leak scanner on."""
+
+from __future__ import annotations
+
+import engine
+from tests.host.conftest import PACED, Rig, make_rig
+from tests.host.helpers import open_table, play_out
+from tests.host.leaks import scan, snapshot
+
+
+async def test_ai_only_match_finishes_and_is_stored(rig: Rig) -> None:
+    await open_table(rig, ["u1"], 3, "classic", "target=3")
+    table = rig.store.matches[1]
+    # the creator sat down; make the seat an AI by kicking is not needed: play it out
+    t = rig.host.tables.get(1)
+    if t is not None:
+        await play_out(rig, t, {"u1": "buttons"})
+    stored = rig.store.matches[1]
+    assert stored.status == "finished" and stored.result is not None
+    assert stored.result["winner_team"] in (0, 1)
+    m = engine.Match.replay(engine.Rules.from_dict(table.rules), table.seed, stored.actions)
+    assert m.phase == "match_over" and m.result == stored.result
+    assert any("🏆" in text for text in rig.platform.group_texts())
+    assert 1 not in rig.host.tables
+
+
+async def test_people_and_ais_play_a_whole_match_without_leaks() -> None:
+    rig = await make_rig(PACED)
+    try:
+        table = await open_table(rig, ["u1", "u2", "u3"], 1, "classic", "target=3")
+        rig.platform.observer = lambda: snapshot(table.match)
+        seat_of = {u: table.seat_of(u) for u in ("u1", "u2", "u3")}
+        await play_out(rig, table, {"u1": "buttons", "u2": "text", "u3": "inline"})
+        stored = rig.store.matches[table.id]
+        assert stored.status == "finished"
+        problems = scan(rig.platform.log, {u: s for u, s in seat_of.items() if s is not None})
+        assert problems == []
+        group = rig.platform.group_texts()
+        assert sum("is over" in g for g in group) >= 2  # hand results were announced
+        # every private message went to a seated person, each only their own hand
+        for sent in rig.platform.log:
+            if sent.where.private:
+                assert sent.where.chat_id in seat_of
+    finally:
+        await rig.host.stop()
+
+
+async def test_leak_scanner_catches_a_hand_in_the_group(rig: Rig) -> None:
+    table = await open_table(rig, ["u1"], 3, "classic", "target=3")
+    t = rig.host.tables[table.id] if table.id in rig.host.tables else table
+    if t.match is None or t.match.phase == "match_over":
+        return
+    rig.platform.observer = lambda: snapshot(t.match)
+    other = t.match.view((t.seat_of("u1") or 0 + 1) % 4)["hand"]
+    from bot.cardtext import cards_text
+    from bot.platform import View, Where
+
+    await rig.platform.send(Where("fake", "g1"), View("oops " + cards_text(other)))
+    assert scan(rig.platform.log, {"u1": t.seat_of("u1") or 0})
