@@ -149,9 +149,11 @@ class Host:
         return self.user_langs.get((user.platform, user.user_id)) or normalize_lang(user.language)
 
     def _lang_for(self, event: Incoming) -> str:
-        if event.where.private:
+        """Private chats: the person's language; groups: the chat's, else the person's."""
+        chat = self.chats.get((event.where.platform, event.where.chat_id), {}).get("lang")
+        if event.where.private or chat not in LANGS:
             return self.user_lang(event.user) or self.chat_lang(event.where.platform, event.where.chat_id)
-        return self.chat_lang(event.where.platform, event.where.chat_id)
+        return str(chat)
 
     def page_size(self, platform: str) -> int:
         p = self.platforms.get(platform)

@@ -57,12 +57,8 @@ class RecordingPlatform:
         return mid
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
-        if message_id not in self.messages:
-            mid = message_id
-        else:
-            mid = message_id
-        self.messages[mid] = (where, view)
-        self.log.append(Sent("edit", where, mid, view, self.snapshot()))
+        self.messages[message_id] = (where, view)
+        self.log.append(Sent("edit", where, message_id, view, self.snapshot()))
 
     async def delete(self, where: Where, message_id: str) -> None:
         self.messages.pop(message_id, None)

@@ -8,13 +8,10 @@ from tests.host.helpers import open_table, play_out
 from tests.host.leaks import scan, snapshot
 
 
-async def test_ai_only_match_finishes_and_is_stored(rig: Rig) -> None:
+async def test_one_person_and_three_ais_finish_a_stored_match(rig: Rig) -> None:
     await open_table(rig, ["u1"], 3, "classic", "target=3")
     table = rig.store.matches[1]
-    # the creator sat down; make the seat an AI by kicking is not needed: play it out
-    t = rig.host.tables.get(1)
-    if t is not None:
-        await play_out(rig, t, {"u1": "buttons"})
+    await play_out(rig, rig.host.tables[1], {"u1": "buttons"})
     stored = rig.store.matches[1]
     assert stored.status == "finished" and stored.result is not None
     assert stored.result["winner_team"] in (0, 1)
@@ -47,11 +44,10 @@ async def test_people_and_ais_play_a_whole_match_without_leaks() -> None:
 
 async def test_leak_scanner_catches_a_hand_in_the_group(rig: Rig) -> None:
     table = await open_table(rig, ["u1"], 3, "classic", "target=3")
-    t = rig.host.tables[table.id] if table.id in rig.host.tables else table
-    if t.match is None or t.match.phase == "match_over":
-        return
+    t = table
+    assert t.match is not None and t.match.phase != "match_over"
     rig.platform.observer = lambda: snapshot(t.match)
-    other = t.match.view((t.seat_of("u1") or 0 + 1) % 4)["hand"]
+    other = t.match.view(((t.seat_of("u1") or 0) + 1) % 4)["hand"]
     from bot.cardtext import cards_text
     from bot.platform import View, Where
 
