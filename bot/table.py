@@ -42,7 +42,7 @@ SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 PLAY_WORDS = {"play", "p", "出", "出牌"}
 ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
-                             "chao", "炒", "revolt", "革命"}
+                             "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
 
 
 @dataclass
@@ -513,6 +513,15 @@ class Table:
         if word in ("revolt", "革命"):
             await self._human_act(ev, s, {"t": "revolt", "seat": s})
             return
+        if word in ("auto", "hint", "提示", "托管"):
+            suggestion = self.match.auto_action(s, rng_seed=move_seed(self.seed, self.match.version, s))
+            if suggestion is None:
+                await self.host.answer(ev, tr(lang, "refuse.not_your_turn"))
+            elif word in ("hint", "提示"):
+                await self.host.answer(ev, tr(lang, "hint.text", action=action_text(lang, suggestion)))
+            else:
+                await self._human_act(ev, s, suggestion)
+            return
         cards: list[str] = []
         for w in rest[:40]:
             c = parse_typed_card(w)
@@ -598,16 +607,13 @@ class Table:
                 if action is None:
                     return  # a thread is thinking; its move comes back through the queue
                 await self._apply(action, None)
+                await asyncio.sleep(0)  # let other tables and adapters run between moves
                 continue
             sys_action = m.system_action()
             humans = [s for s in to_act if not self.ai_driven(s)]
             if sys_action is not None:
                 kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
                 delay = float(getattr(self.settings, kind))
-                if kind == "deal" and self.settings.deal_step > 0:
-                    stepped = {"t": "deal", "n": min(int(sys_action.get("n", 1)), self.settings.deal_step)}
-                    if m.check(stepped) is None:
-                        sys_action = stepped
                 if delay <= 0 and not humans:
                     await self._apply(sys_action, None)
                     continue
@@ -666,10 +672,6 @@ class Table:
             sys_action = m.system_action()
             if sys_action is None or SYSTEM_TIMER.get(str(sys_action.get("t"))) != kind:
                 return
-            if kind == "deal" and self.settings.deal_step > 0:
-                stepped = {"t": "deal", "n": min(int(sys_action.get("n", 1)), self.settings.deal_step)}
-                if m.check(stepped) is None:
-                    sys_action = stepped
             await self._apply(sys_action, None)
             return
         # a person ran out of time: the basic AI moves for them
@@ -833,6 +835,13 @@ class Table:
             self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", self.id, slot)
+
+
+def action_text(lang: str, action: dict[str, Any]) -> str:
+    """An action as a person would type it ("play ♠A ♠A")."""
+    t = str(action.get("t", ""))
+    cards = action.get("cards")
+    return f"{tr(lang, 'word.' + t)} {cards_text(cards)}".strip() if isinstance(cards, list) else tr(lang, "word." + t)
 
 
 def _b36_or(s: str, default: int) -> int:

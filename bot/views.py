@@ -125,7 +125,7 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
         waiting = _waiting_for(pub)
         if waiting:
             who = ", ".join(seat_label(s, seats, lang) for s in waiting)
-            if time_left is not None:
+            if time_left is not None and time_left < 86_400:
                 lines.append(tr(lang, "table.turn_timed", who=who, seconds=max(0, round(time_left))))
             else:
                 lines.append(tr(lang, "table.turn", who=who))
