@@ -32,6 +32,7 @@ LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export"
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
+JOIN_PAYLOAD = "join-"  # deep-link payload: join-<match id>
 
 
 class Host:
@@ -254,6 +255,8 @@ class Host:
             await self._rules(event, args, lang)
         elif name in LEAGUE_COMMANDS:
             await self._league(event, name, args, lang)
+        elif name == "start" and event.where.private and event.where.platform != "console":
+            await self._private_start(event, args, lang)
         elif name in TABLE_COMMANDS:
             if event.where.private and name == "back":
                 tables = [t for t in self.tables.values() if t.platform_name == event.where.platform
@@ -270,6 +273,24 @@ class Host:
             table.submit(Item("event", event=event))
         else:
             await self.answer(event, tr(lang, "err.unknown_command", name=name[:30]))
+
+    async def _private_start(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
+        """`start <payload>` in a private chat: a deep link (join-<match id>), else a greeting with help."""
+        payload = args[0] if args else ""
+        if not payload.startswith(JOIN_PAYLOAD):
+            await self._post(event, tr(lang, "help.text"))
+            return
+        try:
+            mid = int(payload[len(JOIN_PAYLOAD):])
+        except ValueError:
+            mid = -1
+        table = self.tables.get(mid)
+        if table is None or table.platform_name != event.where.platform:
+            await self.answer(event, tr(lang, "err.wrong_match"))
+            return
+        join = Incoming("command", event.user, event.where, key=event.key, name="join", reply=event.reply,
+                        extra=event.extra)
+        table.submit(Item("event", event=join))
 
     async def _lang(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
         want = normalize_lang(args[0]) if args else None
@@ -384,9 +405,9 @@ class Host:
     async def inline_choices(self, user: User, where: Where, query: str) -> list[InlineChoice]:
         """The legal plays of `user` at the table of `where`, for inline mode (only ever their own cards)."""
         table = self.by_chat.get((where.platform, where.chat_id))
-        if table is None:
+        if table is None or table.seat_of(user.user_id) is None:
             mine = [t for t in self.tables.values() if t.platform_name == where.platform
-                    and t.seat_of(user.user_id) is not None]
+                    and t.match is not None and t.seat_of(user.user_id) in t.match.to_act()]
             table = mine[0] if mine else None
         if table is None or table.match is None or table.status != "active":
             return []

@@ -757,7 +757,8 @@ class Table:
         """Edits the table message and every private hand whose content changed."""
         if self.status == "lobby":
             v = lobby_view(self.seat_infos(), self.lang, match_id=self.id, preset=self.preset_name,
-                           creator=str(self.meta.get("creator_name", "?")), options=str(self.meta.get("options", "")))
+                           creator=str(self.meta.get("creator_name", "?")), options=str(self.meta.get("options", "")),
+                           join_url=self.platform.join_link(f"join-{self.id}"))
             await self._show("lobby", self.where, v)
             return
         if self.match is None or self.status not in ("active", "paused", "finished"):

@@ -302,7 +302,7 @@ def _indices(hand: list[str], cards: list[str]) -> list[int] | None:
 
 
 def lobby_view(seats: Sequence[SeatInfo | None], lang: str, *, match_id: int, preset: str,
-               creator: str, options: str = "") -> View:
+               creator: str, options: str = "", join_url: str | None = None) -> View:
     """The lobby message: who sits where, and Join / Leave / Add AI / Start."""
     lines = [tr(lang, "lobby.title", preset=preset, creator=creator)]
     if options:
@@ -315,7 +315,9 @@ def lobby_view(seats: Sequence[SeatInfo | None], lang: str, *, match_id: int, pr
     def tok(code: str) -> str:
         return tokens.Token(match_id, 0, code).pack()
 
-    row1 = (Button(tr(lang, "btn.join"), tok(tokens.JOIN), style="primary"),
+    join = (Button(tr(lang, "btn.join"), join_url, kind="url", style="primary") if join_url
+            else Button(tr(lang, "btn.join"), tok(tokens.JOIN), style="primary"))
+    row1 = (join,
             Button(tr(lang, "btn.leave"), tok(tokens.LEAVE)))
     row2 = (Button(tr(lang, "btn.addbot"), tok(tokens.ADDBOT)),
             Button(tr(lang, "btn.start"), tok(tokens.START), style="primary" if filled == 4 else "default"))

@@ -43,6 +43,7 @@ class RecordingPlatform:
     messages: dict[str, tuple[Where, View]] = field(default_factory=dict)
     unreachable: set[str] = field(default_factory=set)
     observer: Any = None  # () -> snapshot of public state, set by leak tests
+    deep_links: bool = False  # like Telegram: joining goes through a link to the private chat
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def snapshot(self) -> Any:
@@ -64,7 +65,7 @@ class RecordingPlatform:
         self.messages.pop(message_id, None)
 
     def join_link(self, payload: str) -> str | None:
-        return None
+        return f"https://t.me/testbot?start={payload}" if self.deep_links else None
 
     def group_texts(self, chat_id: str = "g1") -> list[str]:
         return [s.view.text for s in self.log if not s.where.private and s.where.chat_id == chat_id]

@@ -146,3 +146,21 @@ async def test_restart_mid_hand_goes_on_with_the_same_messages() -> None:
     await play_out(rig2, t2, {"u1": "buttons", "u2": "text"})
     assert rig.store.matches[table.id].status == "finished"
     await host2.stop()
+
+
+async def test_join_through_a_deep_link_in_the_private_chat(rig: Rig) -> None:
+    rig.platform.deep_links = True
+    await send(rig, rig.d.command("u1", "new"))
+    table = rig.host.by_chat[("fake", "g1")]
+    lobby = rig.platform.messages[table.messages["lobby"]][1]
+    join = lobby.buttons[0][0]
+    assert join.kind == "url" and join.token.endswith(f"start=join-{table.id}")
+    payload = join.token.split("start=")[1]
+    notes = await send(rig, rig.d.command("u2", "start", payload, private=True))
+    assert table.seat_of("u2") is not None and notes and "Pu2" in notes[0]
+    assert await send(rig, rig.d.command("u3", "start", "join-999", private=True)) == [tr("en", "err.wrong_match")]
+    assert table.seat_of("u3") is None
+    await send(rig, rig.d.command("u3", "start", private=True))
+    assert any("Commands:" in s.view.text for s in rig.platform.log if s.where.chat_id == "u3")
+    # the lobby in the group shows the new seat
+    assert "Pu2" in rig.platform.messages[table.messages["lobby"]][1].text
