@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import importlib
+import inspect
 import logging
 import os
 import sys
@@ -80,7 +81,13 @@ def _db(argv: list[str]) -> int:
         print("persistence.cli is not installed", file=sys.stderr)
         return 2
     rc = mod.db_main(argv)
+    if inspect.isawaitable(rc):
+        rc = asyncio.run(_await(rc))
     return int(rc or 0)
+
+
+async def _await(aw: Any) -> Any:
+    return await aw
 
 
 async def _run(db: str | None) -> int:

@@ -422,6 +422,7 @@ class Table:
         else:
             await self._close("abandoned", {"reason": "abandoned", "version": self.match.version})
             await self.say(tr(lang, "abandon.done"))
+            await self.host.record_league(self, {"reason": "abandoned"})
 
     # ----- presses and typed actions -----
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import random
 import time
 import uuid
 from typing import Any, TextIO
@@ -73,7 +74,7 @@ class ConsoleSession:
 
 async def run_console(*, db: str | None, resume: bool, inp: TextIO, out: TextIO, lang: str | None = None,
                       preset: str = "classic", options: list[str] | None = None, store: Any = None,
-                      settings: TableSettings = CONSOLE_SETTINGS) -> int:
+                      settings: TableSettings = CONSOLE_SETTINGS, seed: int | None = None) -> int:
     """Plays at the terminal until the match ends, input ends (EOF) or you type quit; returns an exit code."""
     own_store = store is None
     store = store if store is not None else await open_store(db)
@@ -81,7 +82,7 @@ async def run_console(*, db: str | None, resume: bool, inp: TextIO, out: TextIO,
     lang = normalize_lang(lang) or "zh"
     name = _your_name()
     user = User(NAME, YOU, name, lang)
-    host = Host(store, defaults=settings)
+    host = Host(store, defaults=settings, rng=random.Random(seed) if seed is not None else None)
     host.register(platform)
     session = ConsoleSession(host, platform, user)
     code = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ async def test_scripted_session_plays_a_whole_match() -> None:
     script = "help\nnonsense here\nplay ZZ\nhint\ntable\n" + "auto\n" * 3000
     out = io.StringIO()
     code = await run_console(db=None, resume=False, inp=io.StringIO(script), out=out, lang="en",
-                             options=["target=3"], store=store)
+                             options=["target=3"], store=store, seed=5)
     text = out.getvalue()
     assert code == 0
     assert "Commands:" in text  # help
@@ -35,7 +36,7 @@ async def test_end_of_input_saves_and_resume_goes_on() -> None:
     store = MemoryStore()
     out = io.StringIO()
     await run_console(db=None, resume=False, inp=io.StringIO("auto\n" * 40), out=out, lang="en",
-                      options=["target=3"], store=store)
+                      options=["target=5"], store=store, seed=3)
     [match] = store.matches.values()
     assert match.status == "active" and len(match.actions) > 40
     assert "Saved. Resume with: tractor-host console --resume" in out.getvalue()
@@ -63,17 +64,24 @@ async def test_bad_preset_option_is_refused() -> None:
     assert code == 2 and "Bad option" in out.getvalue()
 
 
+def _matches(db: Path) -> list[tuple[int, str, int]]:
+    with sqlite3.connect(db) as conn:
+        return [tuple(r) for r in conn.execute("SELECT id, status, version FROM matches ORDER BY id")]
+
+
 def test_cli_console_from_a_pipe(tmp_path: Path) -> None:
     """The real entry point, stdin a pipe: plays, stops at end of input, resumes from the same file."""
     db = tmp_path / "t.sqlite3"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-m", "bot.cli", "console", "--db", str(db), "--lang", "en", "target=3"]
-    first = subprocess.run(cmd, input="auto\n" * 30, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    base = [sys.executable, "-m", "bot.cli", "console", "--db", str(db), "--lang", "en"]
+    first = subprocess.run(base, input="auto\n" * 10, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert "80 Points" in first.stdout and "Your hand" in first.stdout
-    resumed = subprocess.run([*cmd[:4], "--resume", "--db", str(db), "--lang", "en"], input="auto\n" * 3000,
-                             capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert "80 Points" in first.stdout and "Your hand" in first.stdout and "Saved." in first.stdout
+    [(mid, status, version)] = _matches(db)
+    assert status == "active" and version > 10
+    resumed = subprocess.run([*base, "--resume"], input="table\n" + "auto\n" * 10, capture_output=True, text=True,
+                             cwd=ROOT, env=env, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
-    if db.exists():  # with SQLite the match went on where it stopped
-        assert "No unfinished" not in resumed.stdout
-    assert "🏆" in resumed.stdout
+    assert "No unfinished" not in resumed.stdout and "80 Points" in resumed.stdout
+    [(mid2, status2, version2)] = _matches(db)
+    assert (mid2, status2) == (mid, "active") and version2 > version

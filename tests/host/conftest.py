@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import random
+import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.clock import FakeClock
 from bot.host import Host
-from bot.memstore import MemoryStore
 from bot.settings import TableSettings
+from persistence.store import SqliteStore
 from tests.host.fakes import Driver, RecordingPlatform
 
 FAST = TableSettings(deal=0, declare=0, next=0, turn=0, bury=0, lobby=0)
@@ -21,14 +24,19 @@ PACED = TableSettings(deal=0, declare=10, next=0, turn=30, bury=30, lobby=0, awa
 @dataclass
 class Rig:
     host: Host
-    store: MemoryStore
+    store: Any
     platform: RecordingPlatform
     clock: FakeClock
     d: Driver
 
 
-async def make_rig(settings: TableSettings = FAST, store: MemoryStore | None = None, seed: int = 7) -> Rig:
-    store = store or MemoryStore()
+async def open_sqlite() -> SqliteStore:
+    """A fresh SQLite file through the real persistence layer (synchronous=OFF: tests need no fsync)."""
+    return await SqliteStore.open(Path(tempfile.mkdtemp(prefix="host-test-")) / "t.sqlite3", synchronous="OFF")
+
+
+async def make_rig(settings: TableSettings = FAST, store: Any = None, seed: int = 7) -> Rig:
+    store = store if store is not None else await open_sqlite()
     platform = RecordingPlatform()
     clock = FakeClock()
     host = Host(store, clock=clock, defaults=settings, use_ai_threads=False, rng=random.Random(seed))
@@ -42,6 +50,7 @@ async def rig() -> AsyncIterator[Rig]:
     r = await make_rig()
     yield r
     await r.host.stop()
+    await r.store.close()
 
 
 @pytest.fixture
@@ -49,3 +58,4 @@ async def paced() -> AsyncIterator[Rig]:
     r = await make_rig(PACED)
     yield r
     await r.host.stop()
+    await r.store.close()

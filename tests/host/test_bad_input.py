@@ -20,8 +20,9 @@ async def to_playing(rig: Rig, table: Table, people: list[str]) -> None:
     raise AssertionError("never reached a person's turn")
 
 
-def state(rig: Rig, table: Table) -> tuple[int, int, str]:
-    return table.match.version, len(rig.store.matches[table.id].actions), table.match.phase
+async def state(rig: Rig, table: Table) -> tuple[int, int, str]:
+    stored = await rig.store.get_match(table.id)
+    return table.match.version, len(stored.actions), table.match.phase
 
 
 async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> None:
@@ -32,7 +33,7 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     waiter = "u2" if mover == "u1" else "u1"
     ws = table.seat_of(waiter)
     assert ws is not None
-    before = state(rig, table)
+    before = (await state(rig, table))
     en = "en"
 
     # out of turn: the waiting person selects a card and presses Play
@@ -40,7 +41,7 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     await send(rig, rig.d.press(waiter, find(v, tokens.TOGGLE, "0")))
     notes = await send(rig, rig.d.press(waiter, find(hand_message(rig, table, ws), tokens.PLAY)))
     assert notes == [tr(en, "refuse.not_your_turn")]
-    assert state(rig, table) == before
+    assert (await state(rig, table)) == before
 
     # typed out of turn, a card not held, a word that is no card
     card = m.view(ws)["hand"][0]
@@ -48,7 +49,7 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     missing = next(c for c in ("AS", "AH", "AD", "AC", "KS") if c not in m.view(ws)["hand"])
     assert "hold" in (await send(rig, rig.d.text(waiter, f"play {missing}")))[0]
     assert "ZZ" in (await send(rig, rig.d.text(waiter, "play ZZ")))[0]
-    assert state(rig, table) == before
+    assert (await state(rig, table)) == before
 
     # not seated: a stranger presses a seated person's button, or types a play
     assert await send(rig, rig.d.press("u9", find(v, tokens.CLEAR))) == [tr(en, "err.not_seated")]
@@ -67,7 +68,7 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     assert len(await send(rig, rig.d.text(waiter, "lorem ipsum"))) == 1
     assert len(await send(rig, rig.d.text(waiter, "x" * 5000))) == 1
     assert len(await send(rig, rig.d.command(waiter, "frobnicate"))) == 1
-    assert state(rig, table) == before
+    assert (await state(rig, table)) == before
 
     # the mover plays by button; repeating the very same event (same key) changes nothing more
     ms = table.seat_of(mover)
@@ -82,15 +83,15 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
                        "".join(tokens.to_b36(i) for i in idx)).pack()
     ev = rig.d.event("chosen", mover, token=tok)
     assert await send(rig, ev) == ["✓"]
-    after = state(rig, table)
+    after = (await state(rig, table))
     assert after[0] > before[0] and after[1] == after[0]
     ev2 = type(ev)(**{**ev.__dict__, "reply": rig.d.event("text", mover).reply})
     assert await send(rig, ev2) == [tr(en, "err.duplicate")]
-    assert state(rig, table) == after
+    assert (await state(rig, table)) == after
 
     # stale: a toggle from the view drawn before the hand changed is refused politely
     assert table.view_version[ms] > tokens.parse(find(old_view, tokens.TOGGLE)).version
     assert await send(rig, rig.d.press(mover, find(old_view, tokens.TOGGLE))) == [tr(en, "err.stale")]
     assert table.selection[ms] == set()
-    assert state(rig, table) == after
+    assert (await state(rig, table)) == after
     assert all(t.code for t, _ in buttons(hand_message(rig, table, ms)))

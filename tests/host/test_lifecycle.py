@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.host import Host
 from bot.i18n import tr
+from persistence.store import SqliteStore
 from tests.host.conftest import PACED, Rig, make_rig
 from tests.host.helpers import act_as_human, open_table, play_out, send
 
@@ -39,7 +40,7 @@ async def test_lobby_rules(rig: Rig) -> None:
     other = type(other)(**{**other.__dict__, "where": type(other.where)("fake", "g2")})
     await send(rig, other)
     assert rig.host.by_chat[("fake", "g2")].seat_of("u1") is not None
-    assert rig.store.matches[table.id].seats[table.seat_of("u1")]["user_id"] == "u1"
+    assert (await rig.store.get_match(table.id)).seats[table.seat_of("u1")]["user_id"] == "u1"
 
 
 async def test_unreachable_player_blocks_start_until_fixed(rig: Rig) -> None:
@@ -57,73 +58,68 @@ async def test_unreachable_player_blocks_start_until_fixed(rig: Rig) -> None:
     assert table.status == "active"
 
 
-async def test_timeouts_then_ai_keeps_the_seat_until_back() -> None:
-    rig = await make_rig(PACED)
-    try:
-        table = await open_table(rig, ["u1", "u2"], 2, "classic")
-        # u2 acts; u1 never does: each of u1's turns times out
-        s1 = table.seat_of("u1")
-        timeouts = 0
-        for _ in range(400):
-            if table.seats[s1].get("away"):
-                break
-            if not await act_as_human(rig, table, "u2", "text"):
-                before = table.match.version
-                waiting = s1 in table.match.to_act() and table.match.phase in ("burying", "playing")
-                rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
-                await rig.host.settle()
-                assert table.match.version > before
-                timeouts += waiting
-        assert table.seats[s1]["away"] and timeouts == 2
-        group = rig.platform.group_texts()
-        assert any(tr("en", "timeout.moved", name="Pu1") == t for t in group)
-        assert any(tr("en", "timeout.away", name="Pu1", n=2) == t for t in group)
-        # while away, the AI moves for u1 at once: u1 is never waited for
-        for _ in range(30):
-            if not await act_as_human(rig, table, "u2", "text"):
-                assert s1 not in table.match.to_act() or table.match.phase not in ("playing", "burying")
-                break
-        assert await send(rig, rig.d.command("u1", "back")) == []
-        assert not table.seats[s1]["away"] and table.seats[s1]["timeouts"] == 0
-        assert tr("en", "back.ok", name="Pu1") in rig.platform.group_texts()
-        assert rig.store.matches[table.id].seats[s1]["away"] is False
-    finally:
-        await rig.host.stop()
+async def test_timeouts_then_ai_keeps_the_seat_until_back(paced: Rig) -> None:
+    rig = paced
+    table = await open_table(rig, ["u1", "u2"], 2, "classic")
+    # u2 acts; u1 never does: each of u1's turns times out
+    s1 = table.seat_of("u1")
+    timeouts = 0
+    for _ in range(400):
+        if table.seats[s1].get("away"):
+            break
+        if not await act_as_human(rig, table, "u2", "text"):
+            before = table.match.version
+            waiting = s1 in table.match.to_act() and table.match.phase in ("burying", "playing")
+            rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
+            await rig.host.settle()
+            assert table.match.version > before
+            timeouts += waiting
+    assert table.seats[s1]["away"] and timeouts == 2
+    group = rig.platform.group_texts()
+    assert any(tr("en", "timeout.moved", name="Pu1") == t for t in group)
+    assert any(tr("en", "timeout.away", name="Pu1", n=2) == t for t in group)
+    # while away, the AI moves for u1 at once: u1 is never waited for
+    for _ in range(30):
+        if not await act_as_human(rig, table, "u2", "text"):
+            assert s1 not in table.match.to_act() or table.match.phase not in ("playing", "burying")
+            break
+    assert await send(rig, rig.d.command("u1", "back")) == []
+    assert not table.seats[s1]["away"] and table.seats[s1]["timeouts"] == 0
+    assert tr("en", "back.ok", name="Pu1") in rig.platform.group_texts()
+    assert (await rig.store.get_match(table.id)).seats[s1]["away"] is False
 
 
-async def test_pause_resume_abandon_by_vote() -> None:
-    rig = await make_rig(PACED)
-    try:
-        table = await open_table(rig, ["u1", "u2", "u3"], 1, "classic")
-        await send(rig, rig.d.command("u1", "pause"))
-        assert table.status == "active"
-        assert tr("en", "pause.vote", name="Pu1", n=1, need=2) in rig.platform.group_texts()
-        await send(rig, rig.d.command("u1", "pause"))  # voting twice counts once
-        assert table.status == "active"
-        assert await send(rig, rig.d.command("u9", "pause")) == [tr("en", "err.not_seated")]
-        await send(rig, rig.d.command("u2", "pause"))
-        assert table.status == "paused" and table.deadlines == {}
-        assert rig.store.matches[table.id].status == "paused"
-        version = table.match.version
-        rig.clock.advance(3600)
-        await rig.host.settle()
-        assert table.match.version == version
-        assert await send(rig, rig.d.text("u1", "pass")) == [tr("en", "err.paused")]
-        await send(rig, rig.d.command("u3", "resume"))
-        await send(rig, rig.d.command("u2", "resume"))
-        assert table.status == "active" and table.deadlines
-        for u in ("u1", "u2"):
-            await send(rig, rig.d.command(u, "abandon"))
-        assert rig.store.matches[table.id].status == "abandoned"
-        assert ("fake", "g1") not in rig.host.by_chat
-        await send(rig, rig.d.command("u1", "new"))  # the chat is free again
-        assert ("fake", "g1") in rig.host.by_chat
-    finally:
-        await rig.host.stop()
+async def test_pause_resume_abandon_by_vote(paced: Rig) -> None:
+    rig = paced
+    table = await open_table(rig, ["u1", "u2", "u3"], 1, "classic")
+    await send(rig, rig.d.command("u1", "pause"))
+    assert table.status == "active"
+    assert tr("en", "pause.vote", name="Pu1", n=1, need=2) in rig.platform.group_texts()
+    await send(rig, rig.d.command("u1", "pause"))  # voting twice counts once
+    assert table.status == "active"
+    assert await send(rig, rig.d.command("u9", "pause")) == [tr("en", "err.not_seated")]
+    await send(rig, rig.d.command("u2", "pause"))
+    assert table.status == "paused" and table.deadlines == {}
+    assert (await rig.store.get_match(table.id)).status == "paused"
+    version = table.match.version
+    rig.clock.advance(3600)
+    await rig.host.settle()
+    assert table.match.version == version
+    assert await send(rig, rig.d.text("u1", "pass")) == [tr("en", "err.paused")]
+    await send(rig, rig.d.command("u3", "resume"))
+    await send(rig, rig.d.command("u2", "resume"))
+    assert table.status == "active" and table.deadlines
+    for u in ("u1", "u2"):
+        await send(rig, rig.d.command(u, "abandon"))
+    assert (await rig.store.get_match(table.id)).status == "abandoned"
+    assert ("fake", "g1") not in rig.host.by_chat
+    await send(rig, rig.d.command("u1", "new"))  # the chat is free again
+    assert ("fake", "g1") in rig.host.by_chat
 
 
 async def test_restart_mid_hand_goes_on_with_the_same_messages() -> None:
     rig = await make_rig(PACED)
+    path = rig.store.path
     table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
     for _ in range(40):
         for u in ("u1", "u2"):
@@ -131,9 +127,11 @@ async def test_restart_mid_hand_goes_on_with_the_same_messages() -> None:
     assert table.match.phase == "playing"
     version, messages, deadlines = table.match.version, dict(table.messages), dict(table.deadlines)
     await rig.host.stop()
+    await rig.store.close()
 
-    # a new host on the same store and platform: replays, refreshes the same messages, re-arms timers
-    host2 = Host(rig.store, clock=rig.clock, defaults=PACED, use_ai_threads=False)
+    # a new host on the same database file: replays, refreshes the same messages, re-arms timers
+    store2 = await SqliteStore.open(path, synchronous="OFF")
+    host2 = Host(store2, clock=rig.clock, defaults=PACED, use_ai_threads=False)
     host2.register(rig.platform)
     edits_before = len(rig.platform.log)
     await host2.start()
@@ -142,10 +140,11 @@ async def test_restart_mid_hand_goes_on_with_the_same_messages() -> None:
     assert t2.match.version == version and t2.messages == messages and t2.deadlines == deadlines
     edited = {s.message_id for s in rig.platform.log[edits_before:] if s.op == "edit"}
     assert messages["table"] in edited
-    rig2 = Rig(host2, rig.store, rig.platform, rig.clock, rig.d)
+    rig2 = Rig(host2, store2, rig.platform, rig.clock, rig.d)
     await play_out(rig2, t2, {"u1": "buttons", "u2": "text"})
-    assert rig.store.matches[table.id].status == "finished"
+    assert (await store2.get_match(table.id)).status == "finished"
     await host2.stop()
+    await store2.close()
 
 
 async def test_join_through_a_deep_link_in_the_private_chat(rig: Rig) -> None:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import engine
-from tests.host.conftest import PACED, Rig, make_rig
+from tests.host.conftest import Rig
 from tests.host.helpers import open_table, play_out
 from tests.host.leaks import scan, snapshot
 
 
 async def test_one_person_and_three_ais_finish_a_stored_match(rig: Rig) -> None:
     await open_table(rig, ["u1"], 3, "classic", "target=3")
-    table = rig.store.matches[1]
+    table = (await rig.store.get_match(1))
     await play_out(rig, rig.host.tables[1], {"u1": "buttons"})
-    stored = rig.store.matches[1]
+    stored = (await rig.store.get_match(1))
     assert stored.status == "finished" and stored.result is not None
     assert stored.result["winner_team"] in (0, 1)
     m = engine.Match.replay(engine.Rules.from_dict(table.rules), table.seed, stored.actions)
@@ -21,25 +21,22 @@ async def test_one_person_and_three_ais_finish_a_stored_match(rig: Rig) -> None:
     assert 1 not in rig.host.tables
 
 
-async def test_people_and_ais_play_a_whole_match_without_leaks() -> None:
-    rig = await make_rig(PACED)
-    try:
-        table = await open_table(rig, ["u1", "u2", "u3"], 1, "classic", "target=3")
-        rig.platform.observer = lambda: snapshot(table.match)
-        seat_of = {u: table.seat_of(u) for u in ("u1", "u2", "u3")}
-        await play_out(rig, table, {"u1": "buttons", "u2": "text", "u3": "inline"})
-        stored = rig.store.matches[table.id]
-        assert stored.status == "finished"
-        problems = scan(rig.platform.log, {u: s for u, s in seat_of.items() if s is not None})
-        assert problems == []
-        group = rig.platform.group_texts()
-        assert sum("is over" in g for g in group) >= 2  # hand results were announced
-        # every private message went to a seated person, each only their own hand
-        for sent in rig.platform.log:
-            if sent.where.private:
-                assert sent.where.chat_id in seat_of
-    finally:
-        await rig.host.stop()
+async def test_people_and_ais_play_a_whole_match_without_leaks(paced: Rig) -> None:
+    rig = paced
+    table = await open_table(rig, ["u1", "u2", "u3"], 1, "classic", "target=3")
+    rig.platform.observer = lambda: snapshot(table.match)
+    seat_of = {u: table.seat_of(u) for u in ("u1", "u2", "u3")}
+    await play_out(rig, table, {"u1": "buttons", "u2": "text", "u3": "inline"})
+    stored = (await rig.store.get_match(table.id))
+    assert stored.status == "finished"
+    problems = scan(rig.platform.log, {u: s for u, s in seat_of.items() if s is not None})
+    assert problems == []
+    group = rig.platform.group_texts()
+    assert sum("is over" in g for g in group) >= 2  # hand results were announced
+    # every private message went to a seated person, each only their own hand
+    for sent in rig.platform.log:
+        if sent.where.private:
+            assert sent.where.chat_id in seat_of
 
 
 async def test_leak_scanner_catches_a_hand_in_the_group(rig: Rig) -> None:
