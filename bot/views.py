@@ -117,8 +117,13 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
     if trick:
         lines.append(tr(lang, "table.trick", trick=_trick_text(trick, seats, lang)))
     elif pub.get("last_trick"):
-        lines.append(tr(lang, "table.last_trick", trick=_trick_text(_last_trick_plays(pub["last_trick"]),
-                                                                    seats, lang)))
+        plays = _last_trick_plays(pub["last_trick"])
+        line = tr(lang, "table.last_trick", trick=_trick_text(plays, seats, lang))
+        winner = pub.get("last_trick_winner")
+        if winner is not None:
+            line += " " + tr(lang, "table.trick_won", who=seat_label(int(winner), seats, lang),
+                             points=sum(card_points(c) for _, cards in plays for c in cards))
+        lines.append(line)
     if paused:
         lines.append(tr(lang, "table.paused"))
     else:
@@ -130,6 +135,11 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
             else:
                 lines.append(tr(lang, "table.turn", who=who))
     return "\n".join(lines)
+
+
+def card_points(card: str) -> int:
+    """5s count 5, 10s and Ks count 10."""
+    return {"5": 5, "T": 10, "K": 10}.get(card[:1], 0) if card not in ("BJ", "SJ") else 0
 
 
 def _last_trick_plays(last: Any) -> list[Sequence[Any]]:

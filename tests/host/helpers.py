@@ -12,11 +12,17 @@ from tests.host.conftest import Rig
 
 
 async def send(rig: Rig, ev: Any) -> list[str]:
-    """Feeds one event, waits until the host is idle, returns the notices it got."""
+    """Feeds one event, waits until the host is idle, returns the notices it got.
+
+    A button press (or chosen inline result) is always answered exactly once, as platforms expect.
+    """
     rec = ev.reply
     await rig.host.handle(ev)
     await rig.host.settle()
-    return list(rec.texts) if rec is not None else []
+    texts = list(rec.texts) if rec is not None else []
+    if ev.kind in ("press", "chosen"):
+        assert len(texts) == 1, (ev.token, texts)
+    return texts
 
 
 def hand_message(rig: Rig, table: Table, s: int) -> View:
@@ -85,10 +91,13 @@ async def act_as_human(rig: Rig, table: Table, uid: str, style: str) -> bool:
     return True
 
 
-async def play_out(rig: Rig, table: Table, styles: dict[str, str], max_steps: int = 5000) -> None:
-    """Runs the match to its end: people act when asked, the clock moves when everyone waits."""
+async def play_out(rig: Rig, table: Table, styles: dict[str, str], max_steps: int = 5000,
+                   hands: int | None = None) -> None:
+    """Runs the match to its end (or `hands` hands): people act when asked, the clock moves when all wait."""
     for _ in range(max_steps):
         if table.status in ("finished", "abandoned"):
+            return
+        if hands is not None and int(table.match.public_view().get("hand_no", 0)) > hands:
             return
         acted = False
         for uid, style in styles.items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import engine
 from tests.host.conftest import Rig
 from tests.host.helpers import open_table, play_out
@@ -50,3 +52,14 @@ async def test_leak_scanner_catches_a_hand_in_the_group(rig: Rig) -> None:
 
     await rig.platform.send(Where("fake", "g1"), View("oops " + cards_text(other)))
     assert scan(rig.platform.log, {"u1": t.seat_of("u1") or 0})
+
+
+@pytest.mark.parametrize("preset", ["competition", "chaodipi", "super"])
+async def test_other_presets_play_hands_without_leaks(paced: Rig, preset: str) -> None:
+    rig = paced
+    table = await open_table(rig, ["u1", "u2"], 2, preset)
+    rig.platform.observer = lambda: snapshot(table.match)
+    await play_out(rig, table, {"u1": "buttons", "u2": "text"}, hands=2)
+    assert table.match.public_view()["hand_no"] >= 3 or table.status == "finished"
+    assert scan(rig.platform.log, {"u1": table.seat_of("u1") or 0, "u2": table.seat_of("u2") or 0}) == []
+    assert sum("is over" in g for g in rig.platform.group_texts()) >= 2
