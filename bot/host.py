@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
                             "hand", "table"})
-LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export"})
+LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
@@ -388,6 +388,18 @@ class Host:
         reply = await command(self.store, event.where, event.user, name, args, lang,
                               event.extra.get("admin") == "1")
         await self._post(event, str(getattr(reply, "text", reply)))
+        # Pictures and CSV go out where the adapter can send files (optional `send_file` on the platform).
+        send_file = getattr(self.platforms.get(event.where.platform), "send_file", None)
+        if send_file is None:
+            return
+        files = [(f"{name}.png", getattr(reply, "image_png", None)),
+                 (f"{name}.csv", (getattr(reply, "csv", None) or "").encode("utf-8") or None)]
+        for filename, data in files:
+            if data:
+                try:
+                    await send_file(event.where, filename, data)
+                except (PlatformError, Unreachable):
+                    log.info("file %s not delivered", filename)
 
     async def record_league(self, table: Table, result: dict[str, Any]) -> None:
         """Hands a finished match to the league module, when it is installed."""

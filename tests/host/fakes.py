@@ -43,6 +43,7 @@ class RecordingPlatform:
     messages: dict[str, tuple[Where, View]] = field(default_factory=dict)
     unreachable: set[str] = field(default_factory=set)
     observer: Any = None  # () -> snapshot of public state, set by leak tests
+    files: list[tuple[Where, str, bytes]] = field(default_factory=list)
     deep_links: bool = False  # like Telegram: joining goes through a link to the private chat
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
@@ -63,6 +64,10 @@ class RecordingPlatform:
 
     async def delete(self, where: Where, message_id: str) -> None:
         self.messages.pop(message_id, None)
+
+    async def send_file(self, where: Where, filename: str, data: bytes) -> str:
+        self.files.append((where, filename, data))
+        return await self.send(where, View(f"[file {filename}]"))
 
     def join_link(self, payload: str) -> str | None:
         return f"https://t.me/testbot?start={payload}" if self.deep_links else None

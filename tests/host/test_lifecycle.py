@@ -163,3 +163,22 @@ async def test_join_through_a_deep_link_in_the_private_chat(rig: Rig) -> None:
     assert any("Commands:" in s.view.text for s in rig.platform.log if s.where.chat_id == "u3")
     # the lobby in the group shows the new seat
     assert "Pu2" in rig.platform.messages[table.messages["lobby"]][1].text
+
+
+async def test_help_rules_and_languages(rig: Rig) -> None:
+    await send(rig, rig.d.command("u1", "help"))
+    assert rig.platform.group_texts()[-1].startswith("Commands:")
+    await send(rig, rig.d.command("u1", "lang", "zh"))
+    assert rig.platform.group_texts()[-1] == tr("zh", "lang.set")
+    await send(rig, rig.d.command("u1", "help"))
+    assert rig.platform.group_texts()[-1].startswith("命令")
+    await send(rig, rig.d.command("u1", "rules", "chaodipi"))
+    assert "chao = True" in rig.platform.group_texts()[-1]
+    assert await send(rig, rig.d.command("u1", "lang", "klingon")) == [tr("zh", "lang.usage")]
+    # the group reads Chinese; u1's private messages follow u1's own choice
+    await send(rig, rig.d.command("u1", "lang", "en", private=True))
+    table = await open_table(rig, ["u1"], 3, "classic")
+    s = table.seat_of("u1")
+    hand = rig.platform.messages[table.messages[f"hand{s}"]][1].text
+    assert hand.startswith("Your hand")
+    assert "80分" in rig.platform.messages[table.messages["table"]][1].text

@@ -6,7 +6,7 @@ import pytest
 
 import engine
 from tests.host.conftest import Rig
-from tests.host.helpers import open_table, play_out
+from tests.host.helpers import open_table, play_out, send
 from tests.host.leaks import scan, snapshot
 
 
@@ -21,6 +21,11 @@ async def test_one_person_and_three_ais_finish_a_stored_match(rig: Rig) -> None:
     assert m.phase == "match_over" and m.result == stored.result
     assert any("🏆" in text for text in rig.platform.group_texts())
     assert 1 not in rig.host.tables
+    # the finished match reached the league: standings answer in the group, with a picture
+    await send(rig, rig.d.command("u1", "standings"))
+    assert "Pu1" in rig.platform.group_texts()[-2]
+    assert rig.platform.files and rig.platform.files[-1][1] == "standings.png"
+    assert rig.platform.files[-1][2].startswith(b"\x89PNG")
 
 
 async def test_people_and_ais_play_a_whole_match_without_leaks(paced: Rig) -> None:
