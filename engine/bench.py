@@ -66,7 +66,9 @@ def main() -> None:
     args = ap.parse_args()
     for name in args.presets.split(","):
         rate = bench_hands(name, args.hands, args.seed)
-        print(f"{name:12s} {rate:8.1f} hands/s (deal, declarations, bury, 25 tricks, score; random legal play)")
+        print(
+            f"{name:12s} {rate:8.1f} hands/s (deal, declarations, bury, 25 tricks, score; random legal play)"
+        )
     print(f"validate one play: median {bench_validation(20000, args.seed):.1f} µs")
 
 
