@@ -109,6 +109,12 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
             levels[g.winner] += g.levels
         for lvl, ts in g.times.items():
             times.setdefault(lvl, []).extend(ts)
+    pairs = {"A": 0, "B": 0, "split": 0}
+    for g1, g2 in zip(games[::2], games[1::2], strict=True):
+        if g1.winner is not None and g1.winner == g2.winner:
+            pairs[g1.winner] += 1
+        else:
+            pairs["split"] += 1
     n = won["A"] + won["B"]
     lo, hi = wilson(won["A"], n)
     rate = won["A"] / n if n else 0.0
@@ -116,6 +122,7 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
         f"arena: A={a} vs B={b}, preset {preset_name}, {deals} duplicate deals ({len(games)} hands), budget {budget} s",
         f"hands won: A {won['A']}, B {won['B']}, no result {void} (revolution or redeal)",
         f"levels gained: A {levels['A']}, B {levels['B']}",
+        f"deals won both times: A {pairs['A']}, B {pairs['B']}; split or no result {pairs['split']}",
         f"A win rate: {rate:.1%} (95% CI {lo:.1%} - {hi:.1%})",
     ]
     for lvl in sorted(times):
