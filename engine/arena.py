@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -134,6 +135,11 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
     return "\n".join(lines)
 
 
+def _progress(done: int, total: int, on: bool) -> None:
+    if on and (done % 20 == 0 or done == total):
+        print(f"{done}/{total} deals", file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m engine.arena", description=__doc__)
     p.add_argument("--a", default="strong", choices=LEVELS, help="level of side A")
@@ -148,6 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--samples", type=int, default=None, help="strong: sampled deals per decision instead of --budget"
     )
+    p.add_argument("--progress", action="store_true", help="report every 20 deals on stderr")
     ns = p.parse_args(argv)
     work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples) for i in range(ns.deals)]
     games: list[Game] = []
@@ -155,9 +162,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with ProcessPoolExecutor(ns.jobs) as pool:
             for g1, g2 in pool.map(play_deal, work, chunksize=1):
                 games += [g1, g2]
+                _progress(len(games) // 2, ns.deals, ns.progress)
     else:
         for w in work:
             games += list(play_deal(w))
+            _progress(len(games) // 2, ns.deals, ns.progress)
     print(report(games, ns.a, ns.b, ns.deals, ns.preset, ns.budget))
     return 0
 
