@@ -135,9 +135,14 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
     return "\n".join(lines)
 
 
-def _progress(done: int, total: int, on: bool) -> None:
-    if on and (done % 20 == 0 or done == total):
-        print(f"{done}/{total} deals", file=sys.stderr, flush=True)
+def _progress(games: list[Game], ns: argparse.Namespace) -> None:
+    """With --progress: a line every 10 deals, the whole report every 40 (a long run can be read early)."""
+    done = len(games) // 2
+    if not ns.progress or done % 10:
+        return
+    print(f"{done}/{ns.deals} deals", file=sys.stderr, flush=True)
+    if done % 40 == 0 and done < ns.deals:
+        print(report(games, ns.a, ns.b, done, ns.preset, ns.budget), file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -154,7 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--samples", type=int, default=None, help="strong: sampled deals per decision instead of --budget"
     )
-    p.add_argument("--progress", action="store_true", help="report every 20 deals on stderr")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="report progress on stderr, and the figures so far every 40 deals",
+    )
     ns = p.parse_args(argv)
     work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples) for i in range(ns.deals)]
     games: list[Game] = []
@@ -162,11 +171,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with ProcessPoolExecutor(ns.jobs) as pool:
             for g1, g2 in pool.map(play_deal, work, chunksize=1):
                 games += [g1, g2]
-                _progress(len(games) // 2, ns.deals, ns.progress)
+                _progress(games, ns)
     else:
         for w in work:
             games += list(play_deal(w))
-            _progress(len(games) // 2, ns.deals, ns.progress)
+            _progress(games, ns)
     print(report(games, ns.a, ns.b, ns.deals, ns.preset, ns.budget))
     return 0
 
