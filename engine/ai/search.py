@@ -12,8 +12,9 @@ confidence, so a small budget plays like ``basic`` rather than like noise.
 Other decisions (declaring, burying, 炒底, revolution) use ``basic``.
 
 The budget becomes a number of playouts through a fixed cost model, not
-the clock, so the same view and seed always give the same move; the clock
-only stops the search on a machine far slower than the model.
+the clock, so the same view and seed always give the same move; the
+thread's CPU clock only stops the search on a machine far slower than the
+model (CPU time, so a machine busy with other work does not change moves).
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None
     cards_left = sum(seen.hand_counts)
     n = deals if deals is not None else MAX_DEALS
     playouts = playouts_for(budget_s, cards_left) if deals is None else n * len(cands)
-    deadline = time.perf_counter() + max(budget_s, 0.01) * 3 if deals is None else None
+    # the guard reads this thread's CPU time: a busy machine slows the wall clock, not the search
+    deadline = time.thread_time() + max(budget_s, 0.01) * 3 if deals is None else None
     k = len(cands)
     sums, squares, counts = [0.0] * k, [0.0] * k, [0] * k
     active = list(range(1, k))
@@ -76,7 +78,7 @@ def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None
             active = [j for j in active if _bound(sums[j], squares[j], counts[j], -CONFIDENCE * 2) >= 0.0]
             if not active:
                 break
-        if deadline is not None and i >= 1 and time.perf_counter() > deadline:
+        if deadline is not None and i >= 1 and time.thread_time() > deadline:
             break  # only on a machine far slower than the cost model assumes
     return action("play", seen.seat, cards_str(cands[pick(sums, squares, counts)]))
 
