@@ -13,6 +13,7 @@ and can inject timeouts, 5xx answers and dropped connections.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
@@ -160,6 +161,7 @@ class FakeTelegram:
         self._updates: list[dict[str, Any]] = []
         self._all_updates: list[dict[str, Any]] = []
         self._forced: list[dict[str, Any]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         self._confirmed = 0
         self._update_ids = itertools.count(1000)
         self._message_ids: dict[int, itertools.count[int]] = {}
@@ -271,15 +273,19 @@ class FakeTelegram:
         update = {"update_id": update_id, **body}
         self._updates.append(update)
         self._all_updates.append(update)
-        loop = asyncio.get_running_loop()
-        loop.create_task(self._wake())
+        self._wake_soon()
         return update_id
 
     def redeliver(self, update_id: int) -> None:
         """Deliver an update once more, as Telegram does when the bot did not confirm it."""
         update = next(u for u in self._all_updates if u["update_id"] == update_id)
         self._forced.append(update)
-        asyncio.get_running_loop().create_task(self._wake())
+        self._wake_soon()
+
+    def _wake_soon(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._wake())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _wake(self) -> None:
         async with self._new_update:
@@ -541,10 +547,8 @@ class FakeTelegram:
         try:
             async with self._new_update:
                 if not self._updates and not self._forced and timeout > 0 and not self._stopping:
-                    try:
+                    with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._new_update.wait(), timeout)
-                    except TimeoutError:
-                        pass
         finally:
             self.pending_polls -= 1
         ready = [u for u in self._updates if u["update_id"] >= offset]

@@ -7,7 +7,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InlineQueryResultArticle, InputTextMessageContent
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
+)
 from telegram import Update as TgUpdate
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
 from telegram.ext import (
@@ -135,7 +140,7 @@ async def test_buttons_edits_and_callback_answers(harness: Harness) -> None:
     assert harness.fake.buttons_on(GROUP, msg.message_id) == []
     assert await bot.delete_message(GROUP, msg.message_id)
     assert harness.fake.chat_messages(GROUP) == []
-    with pytest.raises(BadRequest, match="(?i)button_data_invalid"):
+    with pytest.raises(BadRequest, match=r"(?i)button_data_invalid"):
         too_long = InlineKeyboardMarkup([[InlineKeyboardButton("x", callback_data="x" * 65)]])
         await bot.send_message(GROUP, "t", reply_markup=too_long)
 
