@@ -28,6 +28,8 @@ from telegram.request import HTTPXRequest
 
 from tests.fakes.telegram_api import BOT_USERNAME, CANT_INITIATE, FakeTelegram, Limits
 
+pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
 GROUP = -100500
 
 
