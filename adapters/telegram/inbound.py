@@ -8,6 +8,7 @@ handled in arrival order, different chats side by side.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Sequence
@@ -39,7 +40,10 @@ from bot.platform import Incoming, PlatformError, Unreachable, User, View, Where
 log = logging.getLogger(__name__)
 
 MAX_INLINE_RESULTS = 50
-CALLBACK_ANSWER_DEADLINE = 5.0  # Telegram shows a spinner until the press is answered
+# The host answers a press from its table actor, after `handle` returned; a press it
+# leaves unanswered is answered empty after this many seconds (the client shows a
+# spinner until then, and Telegram drops answers after about 15 s).
+CALLBACK_ANSWER_DEADLINE = 2.5
 EXPIRED = "这个按钮已失效 / This button has expired."
 
 
@@ -58,16 +62,17 @@ class HostPort(Protocol):
 
 
 class CallbackReplier:
-    """Answers one button press exactly once: with the host's notice, or silently when it is done."""
+    """Answers one button press exactly once: with the host's first notice, or empty after a deadline."""
 
     def __init__(self, query: CallbackQuery) -> None:
         self.query = query
         self.answered = False
         self.text = ""
+        self._done = asyncio.Event()
 
     async def notice(self, text: str, alert: bool = False) -> None:
         if self.answered:
-            log.info("second notice for one press dropped: %s", text)
+            log.debug("second notice for one press dropped: %s", text)
             return
         self.answered = True
         self.text = text[:200]
@@ -75,20 +80,33 @@ class CallbackReplier:
             await self.query.answer(self.text, show_alert=alert)
         except TelegramError as exc:
             log.info("callback answer failed: %s", exc)
+        finally:
+            self._done.set()
 
-    async def finish(self) -> None:
+    async def finish(self, deadline: float = CALLBACK_ANSWER_DEADLINE) -> None:
+        """Give the host until `deadline` to answer, then answer empty."""
+        if not self.answered:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._done.wait(), deadline)
         if not self.answered:
             await self.notice("")
 
 
 class ChatReplier:
-    """Answers a command or a chosen inline result with a short message in a chat."""
+    """Answers a command or a chosen inline result with a short message in a chat.
 
-    def __init__(self, platform: TelegramPlatform, where: Where) -> None:
+    With `quiet_acks`, bare acknowledgements ("✓") are not worth a message: a
+    chosen inline result shows itself in the group already; refusals still go out.
+    """
+
+    def __init__(self, platform: TelegramPlatform, where: Where, *, quiet_acks: bool = False) -> None:
         self.platform = platform
         self.where = where
+        self.quiet_acks = quiet_acks
 
     async def notice(self, text: str, alert: bool = False) -> None:
+        if self.quiet_acks and len(text.strip()) <= 2:
+            return
         try:
             await self.platform.send(self.where, View(text))
         except (PlatformError, Unreachable) as exc:
@@ -138,6 +156,13 @@ class Inbound:
         self.platform = platform
         self.errors: list[BaseException] = []
         self._last_group: OrderedDict[int, int] = OrderedDict()
+        self._pending: set[asyncio.Task[None]] = set()
+        self.answer_deadline = CALLBACK_ANSWER_DEADLINE
+
+    async def settle(self) -> None:
+        """Wait for every pending callback answer (tests, shutdown)."""
+        while self._pending:
+            await asyncio.gather(*list(self._pending), return_exceptions=True)
 
     def handlers(self) -> list[BaseHandler[Update, ContextTypes.DEFAULT_TYPE, None]]:
         return [
@@ -194,13 +219,13 @@ class Inbound:
         self._remember(query.from_user.id, where)
         event = Incoming("press", _user(query.from_user), where, _key(update), token=token, reply=replier,
                          extra={"message_id": str(message.message_id)})
-        deadline = asyncio.get_running_loop().call_later(
-            CALLBACK_ANSWER_DEADLINE, lambda: asyncio.ensure_future(replier.finish()))
         try:
             await self.host.handle(event)
         finally:
-            deadline.cancel()
-            await replier.finish()
+            # Not awaited here: later updates of this chat must not wait for the answer.
+            task = asyncio.get_running_loop().create_task(replier.finish(self.answer_deadline))
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
 
     async def on_inline_query(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """The player's own legal plays, personal and never cached."""
@@ -237,7 +262,8 @@ class Inbound:
             return
         where = self._inline_where(tg_user.id, None)
         await self.host.handle(Incoming("chosen", _user(tg_user), where, _key(update), token=token,
-                                        text=chosen.query, reply=ChatReplier(self.platform, private)))
+                                        text=chosen.query,
+                                        reply=ChatReplier(self.platform, private, quiet_acks=True)))
 
     def _where(self, chat_id: int, chat_type: str) -> Where:
         return Where(PLATFORM, str(chat_id), private=chat_type == "private")

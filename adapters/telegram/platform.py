@@ -23,6 +23,8 @@ class TelegramPlatform:
     """
 
     name = PLATFORM
+    # Telegram takes up to 100 buttons: a whole hand and its kitty fit on one page.
+    hand_page_size = 40
 
     def __init__(self, bot: Bot, gate: FloodGate) -> None:
         self.bot = bot

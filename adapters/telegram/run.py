@@ -101,6 +101,7 @@ class TelegramRunner:
                 await updater.stop()
             await self.app.stop()
             self._listening = False
+        await self.inbound.settle()
         try:
             await asyncio.wait_for(self.platform.drain(), DRAIN_ON_STOP)
         except TimeoutError:

@@ -82,6 +82,7 @@ def make_config(fake: FakeTelegram) -> TelegramConfig:
 async def adapter(fake: FakeTelegram) -> AsyncIterator[tuple[TelegramRunner, ScriptedHost]]:
     host = ScriptedHost()
     runner = TelegramRunner(make_config(fake), host)
+    runner.inbound.answer_deadline = 0.2
     await runner.start()
     yield runner, host
     await runner.stop()
