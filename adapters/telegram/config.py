@@ -24,6 +24,9 @@ class FloodLimits:
     chat_per_second: float = 1.0
     chat_burst: int = 2
     group_per_minute: int = 19
+    # Of those, edits (the table message) may use only this many, so that an
+    # announcement never waits behind a busy table.
+    group_edits_per_minute: int = 14
     global_per_second: int = 25
     max_retries: int = 5
 

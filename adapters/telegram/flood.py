@@ -36,8 +36,11 @@ class FloodGate:
         self._overall: deque[float] = deque()
         self._held: dict[int, float] = {}
 
-    def delay(self, chat_id: int) -> float:
-        """How long to wait before a message to `chat_id` fits every limit (0: now)."""
+    def delay(self, chat_id: int, *, edit: bool = False) -> float:
+        """How long to wait before a message to `chat_id` fits every limit (0: now).
+
+        An edit of a group message must also leave room for announcements.
+        """
         lim, now = self.limits, self.clock()
         second = lim.scale
         bucket = self._bucket(chat_id, now)
@@ -47,8 +50,9 @@ class FloodGate:
         if chat_id < 0:
             window = self._groups.setdefault(chat_id, deque())
             _prune(window, now - 60.0 * second)
-            if len(window) >= lim.group_per_minute:
-                waits.append(window[0] + 60.0 * second - now)
+            cap = lim.group_edits_per_minute if edit else lim.group_per_minute
+            if len(window) >= cap:
+                waits.append(window[len(window) - cap] + 60.0 * second - now)
         _prune(self._overall, now - second)
         if len(self._overall) >= lim.global_per_second:
             waits.append(self._overall[0] + second - now)
@@ -68,9 +72,9 @@ class FloodGate:
         until = self.clock() + telegram_seconds * self.limits.scale
         self._held[chat_id] = max(self._held.get(chat_id, 0.0), until)
 
-    async def acquire(self, chat_id: int) -> None:
+    async def acquire(self, chat_id: int, *, edit: bool = False) -> None:
         """Wait until a message to `chat_id` fits, then count it."""
-        while (wait := self.delay(chat_id)) > 0:
+        while (wait := self.delay(chat_id, edit=edit)) > 0:
             await asyncio.sleep(wait)
         self.take(chat_id)
 

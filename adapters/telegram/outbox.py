@@ -21,7 +21,8 @@ from telegram import Bot, Chat, InlineKeyboardMarkup, Message
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from adapters.telegram.flood import FloodGate
-from adapters.telegram.render import MAX_TEXT, markup_key
+from adapters.telegram.render import MAX_TEXT
+from bot.platform import Button
 
 log = logging.getLogger(__name__)
 
@@ -39,19 +40,33 @@ class SendFailed(Exception):
         self.forbidden = forbidden
 
 
+Buttons = tuple[tuple[Button, ...], ...]
+
+
 @dataclass
 class Outgoing:
-    """One message: text and keyboard, or a file with a caption."""
+    """One message: text and buttons, or a file with a caption.
+
+    The Telegram keyboard is built only when the message really goes out, so
+    an edit that a newer one replaces costs nothing.
+    """
 
     text: str
-    markup: InlineKeyboardMarkup | None = None
+    buttons: Buttons = ()
     file_name: str = ""
     file_data: bytes = b""
     mergeable: bool = False
+    keyboard: Callable[[Buttons], InlineKeyboardMarkup | None] | None = None
 
     @property
-    def content_key(self) -> tuple[str, str]:
-        return (self.text, markup_key(self.markup))
+    def content_key(self) -> tuple[str, Buttons]:
+        return (self.text, self.buttons)
+
+    @property
+    def markup(self) -> InlineKeyboardMarkup | None:
+        if not self.buttons or self.keyboard is None:
+            return None
+        return self.keyboard(self.buttons)
 
 
 @dataclass
@@ -79,7 +94,7 @@ class _ChatOutbox:
         self.chat_id = chat_id
         self.sends: deque[_Send] = deque()
         self.edits: dict[int, Outgoing] = {}
-        self.shown: dict[int, tuple[str, str]] = {}
+        self.shown: dict[int, tuple[str, Buttons]] = {}
         self.worker: asyncio.Task[None] | None = None
 
     @property
@@ -135,6 +150,12 @@ class Outboxes:
                 return
             await asyncio.gather(*workers, return_exceptions=True)
 
+    async def drain_chat(self, chat_id: int) -> None:
+        """Wait until this chat's queue is empty."""
+        box = self._chats.get(chat_id)
+        while box is not None and box.worker is not None and not box.worker.done():
+            await asyncio.gather(box.worker, return_exceptions=True)
+
     async def close(self) -> None:
         for box in self._chats.values():
             if box.worker is not None:
@@ -151,7 +172,7 @@ class Outboxes:
 
     async def _work(self, box: _ChatOutbox) -> None:
         while box.busy:
-            await self.gate.acquire(box.chat_id)
+            await self.gate.acquire(box.chat_id, edit=not box.sends)
             if box.sends:
                 await self._send_next(box)
             elif box.edits:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from telegram import Bot
+from telegram import Bot, InlineKeyboardMarkup
 
 from adapters.telegram.flood import FloodGate
 from adapters.telegram.outbox import Outboxes, Outgoing, SendFailed
 from adapters.telegram.render import CallbackAliases, fit_text, to_markup
-from bot.platform import PlatformError, Unreachable, View, Where
+from bot.platform import Button, PlatformError, Unreachable, View, Where
 
 PLATFORM = "telegram"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -75,7 +75,10 @@ class TelegramPlatform:
         await self.outboxes.close()
 
     def _outgoing(self, view: View, *, mergeable: bool = False) -> Outgoing:
-        return Outgoing(fit_text(view.text), to_markup(view, self.aliases), mergeable=mergeable)
+        return Outgoing(fit_text(view.text), view.buttons, mergeable=mergeable, keyboard=self._keyboard)
+
+    def _keyboard(self, buttons: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
+        return to_markup(View("", buttons), self.aliases)
 
     async def _send(self, where: Where, out: Outgoing) -> int:
         chat_id = _chat_id(where)

@@ -74,10 +74,3 @@ def to_markup(view: View, aliases: CallbackAliases) -> InlineKeyboardMarkup | No
                 rows.append(chunk)
                 count += len(chunk)
     return InlineKeyboardMarkup(rows) if rows else None
-
-
-def markup_key(markup: InlineKeyboardMarkup | None) -> str:
-    """A comparable form of a keyboard, to skip edits that would change nothing."""
-    if markup is None:
-        return ""
-    return repr(markup.to_dict())

@@ -41,7 +41,8 @@ class TelegramRunner:
     def __init__(self, config: TelegramConfig, host: HostPort, *,
                  clock: Callable[[], float] = time.monotonic, request_timeout: float = 10.0) -> None:
         self.config = config
-        self.app: Application = self._build(config, request_timeout)  # type: ignore[type-arg]
+        self.order = PerChatOrder()
+        self.app: Application = self._build(config, request_timeout, self.order)  # type: ignore[type-arg]
         self.platform = TelegramPlatform(self.app.bot, FloodGate(config.limits, clock))
         self.inbound = Inbound(host, self.platform)
         for handler in self.inbound.handlers():
@@ -50,7 +51,8 @@ class TelegramRunner:
         self._listening = False
 
     @staticmethod
-    def _build(config: TelegramConfig, request_timeout: float) -> Application:  # type: ignore[type-arg]
+    def _build(config: TelegramConfig, request_timeout: float,
+               order: PerChatOrder) -> Application:  # type: ignore[type-arg]
         builder = (
             ApplicationBuilder()
             .token(config.token)
@@ -59,7 +61,7 @@ class TelegramRunner:
             .request(HTTPXRequest(connection_pool_size=64, read_timeout=request_timeout,
                                   write_timeout=request_timeout, connect_timeout=request_timeout))
             .get_updates_request(HTTPXRequest(read_timeout=config.poll_timeout + 10.0))
-            .concurrent_updates(PerChatOrder())
+            .concurrent_updates(order)
         )
         return builder.build()
 

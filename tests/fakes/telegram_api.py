@@ -106,6 +106,7 @@ class ApiCall:
     status: int = 200
     result: Any = None
     description: str = ""
+    snapshot: Any = None
 
     @property
     def ok(self) -> bool:
@@ -156,6 +157,8 @@ class FakeTelegram:
     inline_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     groups: dict[int, str] = field(default_factory=dict)
     rejected_429: int = 0
+    # Called at every recorded call; what it returns is kept on the call (leak tests).
+    observer: Callable[[], Any] | None = None
 
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
@@ -452,6 +455,8 @@ class FakeTelegram:
             return self._error(None, 401, "Unauthorized")
         params = await self._params(request)
         call = ApiCall(method, params, self.clock())
+        if self.observer is not None and method != "getUpdates":
+            call.snapshot = self.observer()
         if method != "getUpdates":
             self.calls.append(call)
         fault = self._take_fault(method) if method != "getUpdates" else None

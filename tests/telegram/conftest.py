@@ -61,7 +61,7 @@ async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
     """Wait (polling the loop) until the fake shows what a test expects."""
     async with asyncio.timeout(timeout):
         while not predicate():
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(0.001)
 
 
 @pytest.fixture
