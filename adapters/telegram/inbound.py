@@ -283,10 +283,12 @@ class Inbound:
             self._last_group.popitem(last=False)
 
     def _inline_where(self, user_id: int, chat_type: str | None) -> Where:
-        if chat_type in ("sender", "private"):
-            return Where(PLATFORM, str(user_id), private=True)
+        """Inline queries and chosen results name no chat: the group this user last acted in,
+        else their private chat (the host then finds the table they sit at)."""
         group = self._last_group.get(user_id)
-        return Where(PLATFORM, str(group) if group is not None else "", private=False)
+        if chat_type in ("sender", "private") or group is None:
+            return Where(PLATFORM, str(user_id), private=True)
+        return Where(PLATFORM, str(group), private=False)
 
 
 def _user(tg_user: TgUser) -> User:

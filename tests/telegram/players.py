@@ -19,7 +19,7 @@ from adapters.telegram.run import TelegramRunner
 from bot import tokens
 from bot.cardtext import card_text, cards_text
 from bot.host import Host
-from tests.fakes.telegram_api import BOT_ID, ApiCall, FakeTelegram
+from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME, ApiCall, FakeTelegram
 from tests.telegram.conftest import until
 
 _CARD = re.compile(r"[♠♥♦♣](?:10|[2-9JQKA])|大王|小王")
@@ -110,36 +110,45 @@ class Sim:
     # -- lobby ------------------------------------------------------------------
 
     async def open_table(self, options: str = "classic target=3") -> None:
+        """Ann opens a table; Bo and Cy join through the Join deep link, Di with /join in the group."""
         for uid, name in zip(self.users, SEAT_NAMES, strict=True):
             self.fake.add_user(uid, name)
         a, b, c, d = self.users
-        for uid in (a, b, c):
-            self.fake.users[uid].opened = True  # they have used the bot before
+        self.fake.users[a].opened = True  # she has used the bot before
         await self.command(a, self.group, f"/new {options}")
         table = self.host.by_chat[("telegram", str(self.group))]
         self.match_id = table.id
         self.table_seats = table.seats
         await self.runner.platform.outboxes.drain_chat(self.group)
-        (mid, join), *_ = self.buttons(self.group, code=tokens.JOIN)
-        for uid in (b, c):
-            assert "✓" in await self.press(uid, self.group, mid, join["callback_data"]) or True
-        await self.command(d, self.group, "/join@tractor_test_bot")
+        links = [btn["url"] for _, btn in self.buttons(self.group) if "url" in btn]
+        assert links and links[-1].startswith(f"https://t.me/{BOT_USERNAME}?start=")
+        payload = links[-1].split("?start=", 1)[1]
+        for uid in (b, c):  # the link opens the private chat; the client sends /start <payload>
+            await self.handled(self.fake.start_private(uid, payload))
+        await self.command(d, self.group, f"/join@{BOT_USERNAME}")
         assert all(s.get("kind") == "human" for s in table.seats)
 
     async def start_until_reachable(self) -> list[str]:
-        """Start: refused while Di never opened the bot; she opens it; the match starts.
+        """Start: refused while Di never opened the bot; she opens it; the Start button starts it.
 
         Returns the group messages that explained the refusal.
         """
-        d = self.users[3]
+        a, d = self.users[0], self.users[3]
         table = self.table
         before = len(self.fake.chat_messages(self.group))
-        await self.command(self.users[0], self.group, "/start")
+        await self.command(a, self.group, "/start")
         assert table.status == "lobby"
         await self.runner.platform.outboxes.drain_chat(self.group)
         told = [m.text for m in self.fake.chat_messages(self.group)[before:] if "t.me/" in m.text]
-        # She follows the link and presses Start in the private chat.
-        await self.handled(self.fake.start_private(d, ""))
+        link = re.search(r"https://t\.me/\S+", told[0]) if told else None
+        assert link is not None
+        payload = link.group(0).partition("?start=")[2]
+        await self.handled(self.fake.start_private(d, payload))  # she follows the link
+        assert self.fake.users[d].opened
+        mid, start = self.buttons(self.group, code=tokens.START)[-1]
+        await self.press(a, self.group, mid, start["callback_data"])
+        await until(lambda: table.status != "lobby")
+        await self.settle()
         return told
 
     @property

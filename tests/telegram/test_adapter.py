@@ -189,6 +189,14 @@ async def test_inline_mode(fake: FakeTelegram, adapter: Adapter) -> None:
     events = await host.wait_events(2)
     chosen = events[-1]
     assert (chosen.kind, chosen.token, chosen.where) == ("chosen", "1.a.3.i.3.zz", G)
+    # Someone who never acted in a group (joined through the deep link): their private chat.
+    fake.add_user(17, "Gu")
+    qid = fake.inline_query(17, "")
+    await until(lambda: qid in fake.inline_answers)
+    assert host.inline_asks[-1][1] == private(17)
+    fake.choose_inline(17, qid, "1.a.4.i.4.zz", GROUP)
+    events = await host.wait_events(3)
+    assert events[-1].where == private(17)
 
 
 async def test_files_and_buttons(fake: FakeTelegram, adapter: Adapter) -> None:
