@@ -262,9 +262,15 @@ class Sim:
         assert results, "the current player gets their legal plays"
         await self.handled(self.fake.choose_inline(uid, qid, results[self.plays % len(results)]["id"], self.group))
 
-    async def play_to_the_end(self, *, max_steps: int = 20_000, stop_after_plays: int | None = None) -> None:
+    def hand_no(self) -> int:
+        return int(self.table.match.public_view().get("hand_no", 1))
+
+    async def play_to_the_end(self, *, max_steps: int = 20_000, stop_after_plays: int | None = None,
+                              stop_at_hand: int | None = None) -> None:
         while self.steps < max_steps:
             if stop_after_plays is not None and self.plays >= stop_after_plays:
+                return
+            if stop_at_hand is not None and self.match_id in self.host.tables and self.hand_no() >= stop_at_hand:
                 return
             if not await self.step():
                 return

@@ -9,11 +9,13 @@ import pytest
 
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from bot import tokens
 from bot.clock import FakeClock
 from bot.host import Host
 from bot.memstore import MemoryStore
 from bot.settings import TableSettings
 from tests.fakes.telegram_api import BOT_USERNAME, FakeTelegram, Limits
+from tests.telegram.conftest import until
 from tests.telegram.players import Sim, leaks, snapshot_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
@@ -92,3 +94,83 @@ async def test_a_short_match_played_only_through_telegram_updates(world: World) 
     presses = [u["callback_query"]["id"] for u in fake._all_updates if "callback_query" in u]
     assert set(presses) <= set(fake.callback_answers)
     assert len(fake.calls_of("answerCallbackQuery")) == len(presses)
+
+
+async def test_restart_mid_hand_resumes_on_the_same_messages(world: World) -> None:
+    fake, sim = world.fake, world.sim
+    await sim.open_table("classic target=3")
+    await sim.start_until_reachable()
+    await sim.play_to_the_end(stop_after_plays=30)
+    await sim.runner.platform.drain()
+    assert sim.table.match.phase == "playing"
+    hand_no, version = sim.hand_no(), sim.table.match.version
+    table_mid = sim.table.messages["table"]
+    hand_mids = {uid: sim.hand_message(uid) for uid in sim.users}
+    calls_before = len(fake.calls)
+
+    await shut(sim.host, sim.runner)  # the process goes away mid-hand ...
+    sim.host, sim.runner = await boot(fake, world.store, world.clock)  # ... and comes back
+    await sim.settle()
+    table = sim.table
+    assert table.match.version == version and table.messages["table"] == table_mid
+    await sim.play_to_the_end(stop_at_hand=hand_no + 1)
+    await sim.runner.platform.drain()
+
+    after = fake.calls[calls_before:]
+    resent = [c for c in after if c.method == "sendMessage" and c.params.get("reply_markup")
+              and c.params["chat_id"] in sim.users]
+    assert resent == []  # hands were edited in place, not sent again
+    group_edits = [c for c in after if c.method == "editMessageText" and c.params["chat_id"] == GROUP]
+    assert any(str(c.params["message_id"]) == table_mid for c in group_edits)
+    for uid, mid in hand_mids.items():
+        assert sim.hand_message(uid) == mid
+    assert leaks(fake, sim.users, GROUP) == []
+    # The new process does not know what the old one sent in the last minute: Telegram may
+    # answer 429 right after a restart; each one was waited out and nothing was lost.
+    stats = sim.runner.platform.outboxes.stats
+    assert stats.retry_after == fake.rejected_429 and stats.failures == 0
+    assert sim.runner.inbound.errors == []
+
+
+async def test_stale_forged_strangers_and_repeats_change_nothing(world: World) -> None:
+    fake, sim = world.fake, world.sim
+    await sim.open_table("classic target=3")
+    await sim.start_until_reachable()
+    await sim.play_to_the_end(stop_after_plays=2)
+    table = sim.table
+    seat = table.match.to_act()[0]
+    uid = sim.uid(table, seat)
+    await sim.fresh(uid)
+    hand_mid = sim.hand_message(uid)
+    old_play = next(b["callback_data"] for b in fake.buttons_on(uid, hand_mid) if b["text"] == "Play")
+    await sim.play_to_the_end(stop_after_plays=6)
+    version = table.match.version
+
+    # A stale button: the Play button of a view four plays old (the client still showed it).
+    update_id, qid = fake.press(uid, uid, hand_mid, old_play, check=False)
+    await sim.handled(update_id)
+    await until(lambda: qid in fake.callback_answers)
+    stale = fake.callback_answers[qid]
+    assert "older view" in stale["text"], stale
+    # A forged one: a made-up token.
+    update_id, qid = fake.press(uid, uid, hand_mid, "1.1.0.p..zz", check=False)
+    await sim.handled(update_id)
+    await until(lambda: qid in fake.callback_answers)
+    assert "not valid" in fake.callback_answers[qid]["text"]
+    # A stranger presses the group's "My hand".
+    fake.add_user(999, "Zed")
+    mid, my_hand = sim.buttons(GROUP, code=tokens.HAND)[-1]
+    update_id, qid = fake.press(999, GROUP, mid, my_hand["callback_data"])
+    await sim.handled(update_id)
+    await until(lambda: qid in fake.callback_answers)
+    assert fake.callback_answers[qid]["text"]  # refused with a reason
+    assert table.match.version == version
+
+    # A repeated update (Telegram delivers it again) changes nothing.
+    play_updates = [u["update_id"] for u in fake._all_updates if "chosen_inline_result" in u]
+    fake.redeliver(play_updates[-1])
+    await sim.handled(play_updates[-1])
+    assert table.match.version == version
+    await sim.runner.platform.drain()
+    assert leaks(fake, sim.users, GROUP) == []
+    assert sim.runner.inbound.errors == []
