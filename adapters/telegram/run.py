@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from collections.abc import Callable
 
@@ -33,6 +34,8 @@ log = logging.getLogger(__name__)
 COMMANDS = ("new", "join", "leave", "start", "addbot", "kick", "rules", "lang", "help", "back", "pause",
             "resume", "abandon", "standings", "stats", "history", "season", "export")
 DRAIN_ON_STOP = 10.0
+# Small requests go out at once instead of waiting on Nagle's algorithm for the last ACK.
+NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 class TelegramRunner:
@@ -59,8 +62,9 @@ class TelegramRunner:
             .base_url(config.base_url)
             .base_file_url(config.base_file_url)
             .request(HTTPXRequest(connection_pool_size=64, read_timeout=request_timeout,
-                                  write_timeout=request_timeout, connect_timeout=request_timeout))
-            .get_updates_request(HTTPXRequest(read_timeout=config.poll_timeout + 10.0))
+                                  write_timeout=request_timeout, connect_timeout=request_timeout,
+                                  socket_options=NO_DELAY))
+            .get_updates_request(HTTPXRequest(read_timeout=config.poll_timeout + 10.0, socket_options=NO_DELAY))
             .concurrent_updates(order)
         )
         return builder.build()

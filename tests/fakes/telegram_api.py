@@ -179,6 +179,7 @@ class FakeTelegram:
         self.port = 0
         self.webhook: str | None = None
         self.pending_polls = 0
+        self.pushed_at: dict[int, float] = {}
 
     # -- server lifecycle -------------------------------------------------
 
@@ -276,6 +277,7 @@ class FakeTelegram:
         update = {"update_id": update_id, **body}
         self._updates.append(update)
         self._all_updates.append(update)
+        self.pushed_at[update_id] = self.clock()
         self._wake_soon()
         return update_id
 
