@@ -217,7 +217,7 @@ class Hand:
         if not faces or not holds(self.hands[seat], faces[:1]):
             raise IllegalAction("not_in_hand")
         held = self.hands[seat][faces[0]]
-        new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat))
+        new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat), self.open)
         self.declaration = new
         self.declarations.append(new)
         if self.first_declarer is None:
