@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--db", default=None, help="SQLite file (default: a temporary one)")
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--level", default="basic")
+    sim.add_argument("--sync", default="NORMAL", choices=["FULL", "NORMAL", "OFF"],
+                     help="SQLite synchronous mode (FULL fsyncs every action)")
     sim.add_argument("options", nargs="*", help="rule options, key=value (e.g. target=5)")
     db = sub.add_parser("db", help="database tools (persistence.cli)")
     db.add_argument("args", nargs=argparse.REMAINDER)
@@ -51,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.simulate import simulate
 
             summary = asyncio.run(simulate(matches=args.matches, preset=args.preset, db=args.db, seed=args.seed,
-                                           level=args.level, options=args.options))
+                                           level=args.level, options=args.options, synchronous=args.sync))
             print(summary.text())
             return 0 if summary.finished == args.matches else 1
         if cmd == "console":

@@ -69,10 +69,10 @@ class SimSummary:
 
 async def simulate(*, matches: int, preset: str = "classic", db: str | None = None, seed: int = 1,
                    level: str = "basic", options: list[str] | None = None,
-                   settings: TableSettings = SIM_SETTINGS) -> SimSummary:
+                   settings: TableSettings = SIM_SETTINGS, synchronous: str | None = "NORMAL") -> SimSummary:
     """Opens `matches` tables at once, four AIs each, and plays them to the end."""
     path = db or str(Path(tempfile.mkdtemp(prefix="tractor-sim-")) / "sim.sqlite3")
-    store = await open_store(path)
+    store = await open_store(path, synchronous=synchronous)
     platform = CountingPlatform()
     host = Host(store, defaults=settings, rng=random.Random(seed))
     host.register(platform)

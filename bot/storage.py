@@ -19,8 +19,11 @@ def db_path(path: str | None = None) -> str:
     return path or os.environ.get("TRACTOR_DB") or DEFAULT_DB
 
 
-async def open_store(path: str | None = None) -> Any:
-    """`persistence.store.SqliteStore.open(path)`; a MemoryStore (nothing kept) if persistence is missing."""
+async def open_store(path: str | None = None, *, synchronous: str | None = None) -> Any:
+    """`persistence.store.SqliteStore.open(path)`; a MemoryStore (nothing kept) if persistence is missing.
+
+    `synchronous` ("FULL", "NORMAL", "OFF") trades durability for speed; None keeps the store's default.
+    """
     target = db_path(path)
     try:
         mod = importlib.import_module("persistence.store")
@@ -30,4 +33,6 @@ async def open_store(path: str | None = None) -> Any:
         return MemoryStore()
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
+    if synchronous is not None:
+        return await sqlite_store.open(target, synchronous=synchronous)
     return await sqlite_store.open(target)

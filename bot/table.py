@@ -782,6 +782,7 @@ class Table:
         if self.timer is not None:
             self.timer.cancel()
         self.host.forget(self)
+        self.queue.put_nowait(Item("stop"))  # the actor ends once this item is done
 
     # ----- speaking -----
 
