@@ -3,7 +3,7 @@
 Four simulated people play whole matches through the real python-telegram-bot
 client, the real host and engine, and the fake Bot API server on 127.0.0.1.
 
-    python -m benchmarks.telegram_bench [--matches 2] [--scale 0.05]
+    python -m benchmarks.telegram_bench [--matches 2] [--scale 0.01] [--seed 6]
 
 Two runs: one with Telegram's flood limits on a fast clock (`--scale` real
 seconds per Telegram second), which gives the calls per play a group really
@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -24,6 +26,7 @@ import time
 import warnings
 from dataclasses import dataclass
 
+import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
 from bot.clock import FakeClock
@@ -104,8 +107,13 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def main(matches: int, scale: float) -> None:
+async def main(matches: int, scale: float, seed: int | None) -> None:
+    if seed is not None:  # the host draws match seeds from the system; fix them for a repeatable run
+        rng = random.Random(seed)
+        bot.host.random.SystemRandom = lambda: rng  # type: ignore[assignment,misc]
     for limits_on in (True, False):
+        if seed is not None:
+            rng.seed(seed)
         runs = [await play_one(scale, limits_on=limits_on) for _ in range(matches)]
         plays = sum(r.plays for r in runs)
         calls = sum(r.calls for r in runs)
@@ -129,7 +137,9 @@ if __name__ == "__main__":
     warnings.filterwarnings("ignore")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=1)
-    parser.add_argument("--scale", type=float, default=0.05)
+    parser.add_argument("--scale", type=float, default=0.01)
+    parser.add_argument("--seed", type=int, default=None, help="fix the match seeds (repeatable runs)")
     args = parser.parse_args()
-    asyncio.run(main(args.matches, args.scale))
+    logging.disable(logging.CRITICAL)
+    asyncio.run(main(args.matches, args.scale, args.seed))
     sys.exit(0)

@@ -19,6 +19,7 @@ import logging
 import socket
 import time
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from telegram import BotCommand
 from telegram.ext import Application, ApplicationBuilder
@@ -81,7 +82,7 @@ class TelegramRunner:
         cfg = self.config
         if cfg.mode == "webhook":
             await updater.start_webhook(
-                listen=cfg.webhook_listen, port=cfg.webhook_port, url_path=cfg.token.split(":")[0],
+                listen=cfg.webhook_listen, port=cfg.webhook_port, url_path=_url_path(cfg.webhook_url),
                 webhook_url=cfg.webhook_url, secret_token=cfg.webhook_secret or None,
                 drop_pending_updates=cfg.drop_pending_updates,
             )
@@ -120,3 +121,8 @@ def from_env(host: HostPort) -> TelegramRunner | None:
     """The runner `tractor-host run` starts when TELEGRAM_BOT_TOKEN is set, else None."""
     config = TelegramConfig.from_env()
     return TelegramRunner(config, host) if config is not None else None
+
+
+def _url_path(webhook_url: str) -> str:
+    """The path Telegram posts to is the path of the public webhook URL (a proxy may sit in front)."""
+    return urlsplit(webhook_url).path.lstrip("/")

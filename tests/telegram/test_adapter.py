@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
+
+import aiohttp
 import pytest
 
 from adapters.telegram.config import TelegramConfig
@@ -131,8 +135,6 @@ async def test_many_messages_stay_inside_every_limit(fake: FakeTelegram, adapter
     """25 announcements and 30 table edits at once: no 429, nothing lost, announcements merged."""
     runner, _ = adapter
     mid = await runner.platform.send(G, View("table", ((Button("x", "x"),),)))
-    import asyncio
-
     sends = [asyncio.create_task(runner.platform.send(G, View(f"news {i}"))) for i in range(25)]
     for i in range(30):
         await runner.platform.edit(G, mid, View(f"table {i}", ((Button("x", "x"),),)))
@@ -233,3 +235,36 @@ def test_config_from_env() -> None:
     assert cfg.base_url == "http://127.0.0.1:9/bot"
     hook = TelegramConfig.from_env({"TELEGRAM_BOT_TOKEN": "1:x", "TELEGRAM_WEBHOOK_URL": "https://h/tg"})
     assert hook is not None and hook.mode == "webhook" and hook.api_base_url == "https://api.telegram.org"
+
+
+async def test_webhook_mode(fake: FakeTelegram) -> None:
+    """With TELEGRAM_WEBHOOK_URL set, Telegram posts updates to us instead of being polled."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = TelegramConfig.from_env({
+        "TELEGRAM_BOT_TOKEN": fake.token, "TELEGRAM_API_BASE_URL": fake.api_root,
+        "TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{port}/hook", "TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1",
+        "TELEGRAM_WEBHOOK_PORT": str(port), "TELEGRAM_WEBHOOK_SECRET": "s3cret",
+    })
+    assert config is not None
+    host = ScriptedHost()
+    runner = TelegramRunner(config, host)
+    await runner.start()
+    try:
+        assert fake.webhook == f"http://127.0.0.1:{port}/hook"
+        update = {"update_id": 77, "message": {
+            "message_id": 1, "date": 0, "chat": {"id": GROUP, "type": "supergroup", "title": "t"},
+            "from": {"id": 5, "is_bot": False, "first_name": "Eve"}, "text": "/help",
+            "entities": [{"type": "bot_command", "offset": 0, "length": 5}]}}
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"http://127.0.0.1:{port}/hook", json=update,
+                                    headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"}) as resp:
+                assert resp.status == 403
+            async with session.post(f"http://127.0.0.1:{port}/hook", json=update,
+                                    headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret"}) as resp:
+                assert resp.status == 200
+        (event,) = await host.wait_events(1)
+        assert (event.name, event.key, event.where) == ("help", "telegram:77", G)
+    finally:
+        await runner.stop()
