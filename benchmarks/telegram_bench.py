@@ -49,6 +49,7 @@ class Run:
     latencies: list[float]
     rejected_429: int
     seconds: float
+    group_peak_minute: int
 
 
 async def play_one(scale: float, *, limits_on: bool) -> Run:
@@ -86,7 +87,7 @@ async def play_one(scale: float, *, limits_on: bool) -> Run:
     for c in calls:
         by_method[c.method] = by_method.get(c.method, 0) + 1
     return Run(sim.plays, len(sim.hands_done), len(calls), by_method, _latencies(fake),
-               fake.rejected_429, seconds)
+               fake.rejected_429, seconds, _peak(fake, GROUP, 60.0 * scale))
 
 
 def _latencies(fake: FakeTelegram) -> list[float]:
@@ -102,16 +103,28 @@ def _latencies(fake: FakeTelegram) -> list[float]:
     return out
 
 
+def _peak(fake: FakeTelegram, chat_id: int, window: float) -> int:
+    """The most messages (sends and edits) the group got within one Telegram minute."""
+    times = sorted(c.at for c in fake.calls if c.ok and c.params.get("chat_id") == chat_id
+                   and c.method in ("sendMessage", "editMessageText", "sendPhoto", "sendDocument"))
+    best, start = 0, 0
+    for end, t in enumerate(times):
+        while times[start] <= t - window:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def main(matches: int, scale: float, seed: int | None) -> None:
+async def main(matches: int, scale: float, seed: int | None, *, only_limited: bool = False) -> None:
     if seed is not None:  # the host draws match seeds from the system; fix them for a repeatable run
         rng = random.Random(seed)
         bot.host.random.SystemRandom = lambda: rng  # type: ignore[assignment,misc]
-    for limits_on in (True, False):
+    for limits_on in (True,) if only_limited else (True, False):
         if seed is not None:
             rng.seed(seed)
         runs = [await play_one(scale, limits_on=limits_on) for _ in range(matches)]
@@ -128,6 +141,8 @@ async def main(matches: int, scale: float, seed: int | None) -> None:
         print(f"   API calls per play: {calls / plays:.2f}  "
               + ", ".join(f"{k} {v / plays:.2f}" for k, v in sorted(methods.items(), key=lambda kv: -kv[1])))
         print(f"   429 answers: {sum(r.rejected_429 for r in runs)}")
+        if limits_on:
+            print(f"   busiest Telegram minute in the group: {max(r.group_peak_minute for r in runs)} messages")
         if lat:
             print(f"   update -> last API call: median {statistics.median(lat) * 1000:.1f} ms, "
                   f"p99 {_pct(lat, 0.99) * 1000:.1f} ms over {len(lat)} updates")
@@ -139,7 +154,8 @@ if __name__ == "__main__":
     parser.add_argument("--matches", type=int, default=1)
     parser.add_argument("--scale", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=None, help="fix the match seeds (repeatable runs)")
+    parser.add_argument("--only-limited", action="store_true", help="skip the run without flood limits")
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
-    asyncio.run(main(args.matches, args.scale, args.seed))
+    asyncio.run(main(args.matches, args.scale, args.seed, only_limited=args.only_limited))
     sys.exit(0)
