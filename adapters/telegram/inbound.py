@@ -171,8 +171,10 @@ class Inbound:
 
     def handlers(self) -> list[BaseHandler[Update, ContextTypes.DEFAULT_TYPE, None]]:
         return [
-            MessageHandler(filters.COMMAND, self.on_command),
-            MessageHandler(filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND, self.on_private_text),
+            # New messages only: editing an old "/new" must not open a second table.
+            MessageHandler(filters.UpdateType.MESSAGE & filters.COMMAND, self.on_command),
+            MessageHandler(filters.UpdateType.MESSAGE & filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND,
+                           self.on_private_text),
             CallbackQueryHandler(self.on_press),
             InlineQueryHandler(self.on_inline_query),
             ChosenInlineResultHandler(self.on_chosen),

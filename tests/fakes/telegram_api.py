@@ -309,6 +309,17 @@ class FakeTelegram:
             body["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
         return self._push({"message": body})
 
+    def edit_text(self, user_id: int, chat_id: int, message_id: int, text: str) -> int:
+        """The user edits a message they sent (Telegram sends an edited_message update)."""
+        msg = self.messages[(chat_id, message_id)]
+        assert msg.sender["id"] == user_id
+        msg.text = text
+        msg.edits += 1
+        body = self._message_dict(msg)
+        if text.startswith("/"):
+            body["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        return self._push({"edited_message": body})
+
     def command(self, user_id: int, chat_id: int, text: str) -> int:
         """`/new classic`, `/join@tractor_test_bot`, ... in a chat."""
         assert text.startswith("/")

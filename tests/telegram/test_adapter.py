@@ -39,6 +39,12 @@ async def test_commands_become_host_events(fake: FakeTelegram, adapter: Adapter)
     assert (join.name, join.args) == ("join", ())
     assert (start.name, start.args, start.where) == ("start", ("m42",), private(11))
     assert len({e.key for e in events}) == 3
+    # Editing the old command sends an edited_message update: it must not act again.
+    first = next(m for m in fake.chat_messages(GROUP, from_bot=False) if m.text.startswith("/new"))
+    fake.edit_text(11, GROUP, first.message_id, "/new chaodipi")
+    fake.command(11, GROUP, "/help")
+    events = await host.wait_events(4)
+    assert [e.name for e in events[3:]] == ["help"]
     assert new.reply is not None
     await new.reply.notice("ok, table opened")
     assert fake.chat_messages(GROUP)[-1].text == "ok, table opened"

@@ -120,7 +120,8 @@ async def test_restart_mid_hand_resumes_on_the_same_messages(world: World) -> No
     await sim.settle()
     table = sim.table
     assert table.match.version == version and table.messages["table"] == table_mid
-    await sim.play_to_the_end(stop_at_hand=hand_no + 1)
+    await sim.play_to_the_end(stop_after_plays=50)
+    assert sim.hand_no() == hand_no
     await sim.runner.platform.drain()
 
     after = fake.calls[calls_before:]
