@@ -34,14 +34,21 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tractor-host db", description="Back up, export and check the tractor-host database."
     )
-    parser.add_argument("--db", help="database file (default: $TRACTOR_DB or ./data/tractor.sqlite3)")
+    db_help = "database file (default: $TRACTOR_DB or ./data/tractor.sqlite3)"
+    parser.add_argument("--db", help=db_help)
+    # --db is taken after the command too (`tractor-host db check --db FILE`); SUPPRESS keeps
+    # an absent one from overwriting the one given before the command.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", help=db_help, default=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    backup = sub.add_parser("backup", help="copy the live database to PATH (safe while the bot runs)")
+    backup = sub.add_parser(
+        "backup", parents=[common], help="copy the live database to PATH (safe while the bot runs)"
+    )
     backup.add_argument("path", metavar="PATH")
-    export = sub.add_parser("export", help="print one match's log as replayable JSON")
+    export = sub.add_parser("export", parents=[common], help="print one match's log as replayable JSON")
     export.add_argument("match", metavar="MATCH", type=int, help="match id")
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    sub.add_parser("check", help="integrity check, then replay every unfinished match")
+    sub.add_parser("check", parents=[common], help="integrity check, then replay every unfinished match")
     return parser
 
 

@@ -134,6 +134,9 @@ async def test_check_passes_on_a_sound_file(tmp_path: Path, capsys: pytest.Captu
     assert await db_main(["--db", str(db), "check"], rebuild=standin.rebuild) == 0
     out = capsys.readouterr().out
     assert "integrity: ok" in out and "unfinished matches: 3, replayed: 3, broken: 0" in out
+    # --db after the command works too (`tractor-host db check --db FILE`).
+    assert await db_main(["check", "--db", str(db)], rebuild=standin.rebuild) == 0
+    assert "replayed: 3" in capsys.readouterr().out
 
 
 async def test_check_names_the_damaged_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
