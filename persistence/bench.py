@@ -124,16 +124,21 @@ async def build_open_matches(
         await store.close()
 
 
-async def resume_time(path: Path, rebuild: Rebuild[Any], workers: int = 1) -> dict[str, float]:
+def _cpu() -> float:
+    """CPU seconds of this process, all threads (the aiosqlite worker included)."""
+    return time.process_time()
+
+
+async def resume_time(path: Path, rebuild: Rebuild[Any]) -> dict[str, float]:
     """Seconds to open the file, load every unfinished match, and replay them all."""
-    c0 = time.process_time()
+    c0 = _cpu()
     t0 = time.perf_counter()
     store = await SqliteStore.open(path)
     t1 = time.perf_counter()
     try:
         loaded = await store.load_unfinished()
         t2 = time.perf_counter()
-        report = replay_all(loaded, rebuild, workers=workers)
+        report = replay_all(loaded, rebuild)
         t3 = time.perf_counter()
     finally:
         await store.close()
@@ -146,7 +151,7 @@ async def resume_time(path: Path, rebuild: Rebuild[Any], workers: int = 1) -> di
         "load": t2 - t1,
         "replay": t3 - t2,
         "total": t3 - t0,
-        "cpu": time.process_time() - c0,
+        "cpu": _cpu() - c0,
     }
 
 
@@ -175,7 +180,7 @@ async def run(args: argparse.Namespace) -> None:
             def make_log(seed: int, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 return engine_log(engine, seed, n)
 
-            rebuild: Rebuild[Any] = engine_rebuild  # module-level, so worker processes can use it
+            rebuild: Rebuild[Any] = engine_rebuild
         else:
             label = "stand-in fold (engine not available)"
             make_log, rebuild = _standin_log, _standin_rebuild
@@ -184,16 +189,14 @@ async def run(args: argparse.Namespace) -> None:
         t = time.perf_counter()
         await build_open_matches(path, args.matches, args.actions, make_log)
         print(f"  (set-up: generated and stored the logs in {time.perf_counter() - t:.1f} s)")
-        for workers in (1, args.workers):
-            runs = [await resume_time(path, rebuild, workers) for _ in range(args.repeat)]
-            best = min(runs, key=lambda r: r["total"])
-            how = "in this process" if workers == 1 else f"replay_all(workers={workers})"
-            print(
-                f"  {how}: {int(best['matches'])} matches, {int(best['actions'])} actions: open {best['open']:.3f} s,"
-                f" load {best['load']:.3f} s, replay {best['replay']:.3f} s, total {best['total']:.2f} s"
-                f" (CPU of this process {best['cpu']:.2f} s; best of {args.repeat}, median total"
-                f" {statistics.median(r['total'] for r in runs):.2f} s)"
-            )
+        runs = [await resume_time(path, rebuild) for _ in range(args.repeat)]
+        best = min(runs, key=lambda r: r["total"])
+        print(
+            f"  {int(best['matches'])} matches, {int(best['actions'])} actions: open {best['open']:.3f} s,"
+            f" load {best['load']:.3f} s, replay {best['replay']:.3f} s, total {best['total']:.2f} s"
+            f" (CPU {best['cpu']:.2f} s; best of {args.repeat}, median total"
+            f" {statistics.median(r['total'] for r in runs):.2f} s)"
+        )
 
 
 def main() -> None:
@@ -202,7 +205,6 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=1000, help="open matches to resume (default 1000)")
     parser.add_argument("--actions", type=int, default=100, help="actions per open match (default 100)")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions; the median/best is shown")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes for the parallel resume")
     parser.add_argument("--engine", choices=("auto", "real", "standin"), default="auto")
     parser.add_argument("--dir", help="where to put the temporary files (default: the system temp dir)")
     asyncio.run(run(parser.parse_args()))

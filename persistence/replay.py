@@ -11,12 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import multiprocessing
-import pickle
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
 from persistence.store import BROKEN, Store, StoredMatch
 
@@ -65,70 +62,19 @@ def replay_one(stored: StoredMatch, rebuild: Rebuild[T]) -> T:
         ) from exc
 
 
-def replay_all(stored: Iterable[StoredMatch], rebuild: Rebuild[T], *, workers: int = 1) -> ReplayReport[T]:
-    """Rebuild every match; a damaged one lands in `broken` and never stops the others.
-
-    With `workers` > 1 the replays run in that many worker processes (the
-    states come back pickled: about six times cheaper than a replay), which
-    roughly divides a restart's replay time by the number of free cores.
-    `rebuild` must then be a module-level function, and its states picklable.
-    """
-    matches = list(stored)
+def replay_all(stored: Iterable[StoredMatch], rebuild: Rebuild[T]) -> ReplayReport[T]:
+    """Rebuild every match; a damaged one lands in `broken` and never stops the others."""
     report: ReplayReport[T] = ReplayReport()
-    if workers > 1 and len(matches) >= _PARALLEL_FROM:
-        outcomes = _replay_in_processes(matches, rebuild, workers)
-    else:
-        outcomes = [_replay_outcome(m, rebuild) for m in matches]
-    for match, (state, reason) in zip(matches, outcomes, strict=True):
-        if reason is None:
-            report.states[match.id] = (match, cast(T, state))
-        else:
+    for match in stored:
+        try:
+            report.states[match.id] = (match, replay_one(match, rebuild))
+        except Exception as exc:  # one match's damage must not stop the rest
+            reason = str(exc) if isinstance(exc, ValueError) else _describe(exc)
             report.broken.append(Broken(match.id, reason))
     return report
 
 
-#: Below this many matches, starting worker processes costs more than it saves.
-_PARALLEL_FROM = 64
-
-
-def _replay_outcome(match: StoredMatch, rebuild: Rebuild[T]) -> tuple[T | None, str | None]:
-    """(state, None) or (None, reason): one match's damage must not stop the rest."""
-    try:
-        return replay_one(match, rebuild), None
-    except Exception as exc:
-        return None, str(exc) if isinstance(exc, ValueError) else _describe(exc)
-
-
-def _replay_chunk(matches: list[StoredMatch], rebuild: Rebuild[Any]) -> list[tuple[bytes | None, str | None]]:
-    """Worker-process side: replay a chunk, send the states back pickled."""
-    out: list[tuple[bytes | None, str | None]] = []
-    for match in matches:
-        state, reason = _replay_outcome(match, rebuild)
-        if reason is not None:
-            out.append((None, reason))
-            continue
-        try:
-            out.append((pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL), None))
-        except Exception as exc:
-            out.append((None, f"match {match.id}: its rebuilt state cannot be sent back: {_describe(exc)}"))
-    return out
-
-
-def _replay_in_processes(
-    matches: list[StoredMatch], rebuild: Rebuild[T], workers: int
-) -> list[tuple[T | None, str | None]]:
-    # "spawn": a fresh interpreter per worker, safe beside the store's and the host's threads.
-    chunks = [matches[i :: workers * 4] for i in range(workers * 4)]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        results = list(pool.map(_replay_chunk, chunks, [rebuild] * len(chunks)))
-    by_id: dict[int, tuple[T | None, str | None]] = {}
-    for chunk, outcomes in zip(chunks, results, strict=True):
-        for match, (blob, reason) in zip(chunk, outcomes, strict=True):
-            by_id[match.id] = (None, reason) if blob is None else (pickle.loads(blob), None)
-    return [by_id[m.id] for m in matches]
-
-
-async def resume_all(store: Store, rebuild: Rebuild[T], *, workers: int = 1) -> ReplayReport[T]:
+async def resume_all(store: Store, rebuild: Rebuild[T]) -> ReplayReport[T]:
     """Load every unfinished match, rebuild it, and mark the broken ones (status "broken", reason in meta).
 
     Matches set aside at an earlier start stay aside; a match set aside stays
@@ -138,7 +84,7 @@ async def resume_all(store: Store, rebuild: Rebuild[T], *, workers: int = 1) -> 
     loaded = await store.load_unfinished(include_broken=True)
     pending = [m for m in loaded if m.status != BROKEN]
     # Replays are CPU work: keep the event loop free while they run.
-    report = await asyncio.to_thread(replay_all, pending, rebuild, workers=workers)
+    report = await asyncio.to_thread(replay_all, pending, rebuild)
     for broken in report.broken:
         log.error("match %s set aside: %s", broken.match_id, broken.reason)
         await store.mark_broken(broken.match_id, broken.reason)

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from persistence import BROKEN, SqliteStore, StoredMatch
+from persistence import BROKEN, SqliteStore
 from persistence.cli import db_main
-from persistence.replay import replay_all, resume_all
+from persistence.replay import resume_all
 from tests.persistence import engine_play
 
 pytestmark = pytest.mark.skipif(
@@ -99,21 +99,3 @@ async def test_db_check_replays_through_the_engine_by_default(
         await store.close()
     assert await db_main(["--db", str(db), "check"]) == 0
     assert "unfinished matches: 2, replayed: 2, broken: 0" in capsys.readouterr().out
-
-
-def test_replay_in_worker_processes_gives_the_same_states() -> None:
-    rules = engine_play.rules_dict()
-    stored = [
-        StoredMatch(i, "t", "c", rules, [], i, engine_play.play(rules, i, 30), {}, "active", version=30)
-        for i in range(70)
-    ]
-    stored[11].actions[20] = {"t": "play", "seat": 9, "cards": ["XX"]}
-    stored[12].error = "match 12: action log has a gap: seq 3 is missing (next is 4)"
-    parallel = replay_all(stored, engine_play.rebuild, workers=2)
-    serial = replay_all(stored, engine_play.rebuild)
-    assert sorted(parallel.states) == sorted(serial.states) == [i for i in range(70) if i not in (11, 12)]
-    for match_id, (_, state) in serial.states.items():
-        assert _views(parallel.states[match_id][1]) == _views(state)
-    assert parallel.broken == serial.broken
-    assert [b.match_id for b in parallel.broken] == [11, 12]
-    assert "action seq 20" in parallel.broken[0].reason
