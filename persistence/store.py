@@ -191,7 +191,12 @@ class SqliteStore:
         return cls(conn, target, clock)
 
     async def close(self) -> None:
-        await self._conn.close()
+        """Close the connection, after rolling back any transaction a cancelled task left open."""
+        async with self._lock:
+            await self._settle()
+            with contextlib.suppress(sqlite3.Error):
+                await self._conn.execute("PRAGMA optimize")  # keeps the query planner's statistics fresh
+            await self._conn.close()
 
     # ------------------------------------------------------- transactions, SQL
 
