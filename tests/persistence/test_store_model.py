@@ -6,13 +6,13 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from persistence import MatchClosed, SequenceConflict, SqliteStore, UnknownMatch
 
-ACTIONS = [{"t": "deal", "n": 4}, {"t": "pass", "seat": 1}, {"t": "play", "seat": 2, "cards": ["AS"]}]
-NAMED_KEYS = ["k1", "k2", "k3", "k4", "k5"]
+ACTIONS = [{"t": "deal", "n": 4}, {"t": "play", "seat": 2, "cards": ["AS"]}]
+NAMED_KEYS = [f"k{i}" for i in range(10)]
 KEYS: list[str | None] = [None, *NAMED_KEYS]
 
 
@@ -53,15 +53,20 @@ class Model:
         return True
 
 
+_append = st.tuples(
+    st.just("append"),
+    st.integers(0, 3),  # matches 0 and 1 exist from the start; 2 and 3 only once created
+    st.sampled_from([0, 0, -1, 1]),  # next seq mostly; a taken one; a gap
+    st.sampled_from(range(len(ACTIONS))),
+    st.sampled_from(KEYS),
+)
+# Appends are listed several times so that they make up most of a run.
 operation = st.one_of(
     st.tuples(st.just("create")),
-    st.tuples(
-        st.just("append"),
-        st.integers(0, 3),
-        st.integers(-2, 1),
-        st.sampled_from(range(len(ACTIONS))),
-        st.sampled_from(KEYS),
-    ),
+    _append,
+    _append,
+    _append,
+    _append,
     st.tuples(st.just("finish"), st.integers(0, 3)),
     st.tuples(st.just("remember"), st.sampled_from(NAMED_KEYS)),
 )
@@ -72,7 +77,7 @@ async def _run(operations: list[tuple[Any, ...]]) -> None:
     model = Model()
     ids: list[int] = []
     try:
-        for op in operations:
+        for op in [("create",), ("create",), *operations]:
             if op[0] == "create":
                 ids.append(await store.create_match("t", f"c{len(ids)}", {}, [], len(ids), {}))
                 model.matches.append(ModelMatch())
@@ -107,5 +112,10 @@ async def _run(operations: list[tuple[Any, ...]]) -> None:
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(operation, max_size=40))
+# Rare in random runs, so spelled out: the same action at a taken seq under a new key
+# (a second click on a stale button), after the match finished, and after a remembered key.
+@example([("append", 0, 0, 0, "k1"), ("append", 0, -1, 0, "k2")])
+@example([("append", 1, 0, 1, None), ("finish", 1), ("append", 1, -1, 1, None), ("append", 1, 0, 1, "k3")])
+@example([("remember", "k4"), ("append", 0, 0, 0, "k4"), ("append", 0, 0, 0, None), ("remember", "k4")])
 def test_the_store_answers_like_the_model(operations: list[tuple[Any, ...]]) -> None:
     asyncio.run(_run(operations))
