@@ -353,8 +353,9 @@ class SqliteStore:
     ) -> AppendResult:
         """Append one accepted action, durably, in one transaction.
 
-        :returns: "applied", or "duplicate" when `key` was seen before or this
-            very action is already stored at `seq` (nothing changes then).
+        :returns: "applied", or "duplicate" when `key` was seen before, or when
+            `key` is None and this very action is already stored at `seq`
+            (a retried system action); nothing changes then.
         :raises SequenceConflict: `seq` holds a different action, or is not the next seq.
         :raises UnknownMatch: no such match.
         :raises MatchClosed: the match is finished.
@@ -363,6 +364,7 @@ class SqliteStore:
         text = _dumps(_require_dict(action, "action"), "action")
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
+        key = None if key is None else str(key)
         now = self._clock()
         async with self._lock:
             await self._settle()
