@@ -117,7 +117,14 @@ async def _export(store: SqliteStore, match_id: int, output: str | None) -> int:
     if stored is None:
         print(f"no match with id {match_id}", file=sys.stderr)
         return 1
-    text = json.dumps(export_document(stored), ensure_ascii=False, indent=1) + "\n"
+    document = export_document(stored)
+    if stored.error:
+        # Damaged: add every row as stored, so the damage can be seen (and mended by hand).
+        rows = await store.fetchall(
+            "SELECT seq, action FROM actions WHERE match_id = ? ORDER BY seq", (match_id,)
+        )
+        document["raw_actions"] = [{"seq": seq, "text": text} for seq, text in rows]
+    text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     if output:
         Path(output).write_text(text, encoding="utf-8")
         print(f"match {match_id}: {len(stored.actions)} actions written to {output}")
