@@ -206,6 +206,7 @@ class SqliteStore:
 
         For persistence modules that add their own tables (leagues): run your
         statements on the connection this yields, and nothing else meanwhile.
+        Not reentrant: calling another store method inside the block deadlocks.
         """
         async with self._lock:
             await self._begin("BEGIN IMMEDIATE")
