@@ -387,6 +387,9 @@ class Table:
         self.status = "active"
         await self.host.store.update_match(self.id, status="active", seats=self.seats)
         await self._set_deadline("lobby", None)
+        minutes = self.rules.get("time_limit_minutes")
+        if isinstance(minutes, int) and minutes > 0:
+            await self._set_deadline("time_limit", self.host.clock.now() + minutes * 60.0)
         await self.say(tr(lang, "start.ok"))
 
     # ----- votes -----
@@ -423,12 +426,17 @@ class Table:
         self.meta["votes"] = {}
         if what == "pause":
             self.status = "paused"
+            if "time_limit" in self.deadlines:  # the match clock stops while paused
+                self.meta["time_limit_left"] = max(0.0, self.deadlines["time_limit"] - self.host.clock.now())
             for kind in list(self.deadlines):
                 await self._set_deadline(kind, None)
             await self.host.store.update_match(self.id, status="paused", meta=self.meta)
             await self.say(tr(lang, "pause.done"))
         elif what == "resume":
             self.status = "active"
+            left = self.meta.pop("time_limit_left", None)
+            if left is not None:
+                await self._set_deadline("time_limit", self.host.clock.now() + float(left))
             await self.host.store.update_match(self.id, status="active", meta=self.meta)
             await self.say(tr(lang, "resume.done"))
         else:
@@ -696,10 +704,15 @@ class Table:
         if kind == "lobby":
             if self.status == "lobby":
                 await self._close("abandoned", {"reason": "lobby_expired"})
+                await self.say(tr(self.lang, "lobby.expired"))
             return
         if not self._running():
             return
         m = self.match
+        if kind == "time_limit":
+            if m.check({"t": "time_up"}) is None:
+                await self._apply({"t": "time_up"}, None)
+            return
         if kind in ("deal", "declare", "next"):
             sys_action = m.system_action()
             if sys_action is None or SYSTEM_TIMER.get(str(sys_action.get("t"))) != kind:

@@ -85,3 +85,13 @@ def test_cli_console_from_a_pipe(tmp_path: Path) -> None:
     assert "No unfinished" not in resumed.stdout and "80 Points" in resumed.stdout
     [(mid2, status2, version2)] = _matches(db)
     assert (mid2, status2) == (mid, "active") and version2 > version
+
+
+def test_run_without_tokens_opens_the_terminal_table(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_BOT_TOKEN", "DISCORD_BOT_TOKEN")}
+    env.update(PYTHONPATH=str(ROOT), TRACTOR_DB=str(tmp_path / "run.sqlite3"), TRACTOR_LANG="zh")
+    done = subprocess.run([sys.executable, "-m", "bot.cli", "run"], input="help\nquit\n", capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "80分" in done.stdout and "你的手牌" in done.stdout and "命令" in done.stdout
+    assert _matches(tmp_path / "run.sqlite3")

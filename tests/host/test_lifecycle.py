@@ -182,3 +182,40 @@ async def test_help_rules_and_languages(rig: Rig) -> None:
     hand = rig.platform.messages[table.messages[f"hand{s}"]][1].text
     assert hand.startswith("Your hand")
     assert "80分" in rig.platform.messages[table.messages["table"]][1].text
+
+
+async def test_match_clock_survives_pause_and_runs_out(rig: Rig) -> None:
+    table = await open_table(rig, ["u1"], 3, "competition")  # 120-minute matches
+    at = table.deadlines["time_limit"]
+    assert at == rig.clock.now() + 120 * 60
+    await send(rig, rig.d.command("u1", "pause"))
+    assert table.status == "paused" and "time_limit" not in table.deadlines
+    rig.clock.advance(3600)  # an hour of pause does not count
+    await rig.host.settle()
+    await send(rig, rig.d.command("u1", "resume"))
+    assert table.deadlines["time_limit"] == rig.clock.now() + 120 * 60
+    rig.clock.advance(120 * 60 + 1)
+    await rig.host.settle()
+    stored = await rig.store.get_match(table.id)
+    assert {"t": "time_up"} in stored.actions
+    assert tr("en", "announce.time_up") in rig.platform.group_texts()
+
+
+async def test_an_unstarted_lobby_expires() -> None:
+    from tests.host.conftest import FAST
+
+    rig = await make_rig(FAST.__class__(**{**FAST.to_dict(), "lobby": 600.0}))
+    try:
+        await send(rig, rig.d.command("u1", "new"))
+        table = rig.host.by_chat[("fake", "g1")]
+        rig.clock.advance(599)
+        await rig.host.settle()
+        assert table.status == "lobby"
+        rig.clock.advance(2)
+        await rig.host.settle()
+        assert (await rig.store.get_match(table.id)).status == "abandoned"
+        assert ("fake", "g1") not in rig.host.by_chat
+        assert rig.platform.group_texts()[-1] == tr("en", "lobby.expired")
+    finally:
+        await rig.host.stop()
+        await rig.store.close()
