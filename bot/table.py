@@ -143,14 +143,19 @@ class Table:
             try:
                 if item.kind == "stop":
                     return
-                await self._process(item)
+                try:
+                    await self._process(item)
+                except Exception:
+                    log.exception("table %s failed on %s", self.id, item.kind)
+                    if item.event is not None:
+                        await self.answer(item.event, tr(self.lang, "err.internal"))
                 if self.queue.empty() and not self.closed:
-                    await self._render()
-                    self._rearm()
+                    try:
+                        await self._render()
+                    finally:
+                        self._rearm()  # a failed render must not leave the table without its timers
             except Exception:
-                log.exception("table %s failed on %s", self.id, item.kind)
-                if item.event is not None:
-                    await self.answer(item.event, tr(self.lang, "err.internal"))
+                log.exception("table %s could not render", self.id)
             finally:
                 if item.done is not None and not item.done.done():
                     item.done.set_result(None)
@@ -175,8 +180,9 @@ class Table:
     # ----- seats -----
 
     def seat_of(self, user_id: str) -> int | None:
+        """The seat of this person; None for strangers and for people kicked out (an AI keeps their seat)."""
         for s, seat in enumerate(self.seats):
-            if seat.get("kind") == "human" and seat.get("user_id") == user_id:
+            if seat.get("kind") == "human" and seat.get("user_id") == user_id and not seat.get("kicked"):
                 return s
         return None
 

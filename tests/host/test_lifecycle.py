@@ -219,3 +219,40 @@ async def test_an_unstarted_lobby_expires() -> None:
     finally:
         await rig.host.stop()
         await rig.store.close()
+
+
+async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
+    from bot import tokens
+    from tests.host.conftest import PACED
+    from tests.host.helpers import find, hand_message
+
+    rig = await make_rig(PACED.__class__(**{**PACED.to_dict(), "deal": 2.0}), seed=21)
+    try:
+        table = await open_table(rig, ["u1", "u2"], 2, "classic")
+        assert table.match.phase == "dealing"
+        declared = False
+        for _ in range(30):
+            if table.match.phase != "dealing":
+                break
+            for u in ("u1", "u2"):
+                s = table.seat_of(u)
+                bids = [a for a in table.match.legal_actions(s) if a["t"] == "declare"]
+                if bids and not declared:
+                    arg = "".join(bids[0]["cards"])
+                    notes = await send(rig, rig.d.press(u, find(hand_message(rig, table, s), tokens.DECLARE, arg)))
+                    assert notes == ["✓"]
+                    declared = True
+            rig.clock.advance(2.0)
+            await rig.host.settle()
+        assert declared and table.match.public_view()["declaration"] is not None
+        assert any(" declares " in t for t in rig.platform.group_texts())
+        # the creator removes u2 in the middle of the match: an AI keeps the seat, u2's buttons stop working
+        s2 = table.seat_of("u2")
+        await send(rig, rig.d.command("u1", "kick", str(s2 + 1)))
+        assert table.seats[s2]["kicked"] and table.seats[s2]["away"]
+        press = tokens.Token(table.id, table.match.version, tokens.PASS).pack()
+        assert await send(rig, rig.d.press("u2", press)) == [tr("en", "err.not_seated")]
+        assert await send(rig, rig.d.command("u2", "back")) == [tr("en", "err.not_seated")]
+    finally:
+        await rig.host.stop()
+        await rig.store.close()
