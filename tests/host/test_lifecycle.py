@@ -256,3 +256,17 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
     finally:
         await rig.host.stop()
         await rig.store.close()
+
+
+async def test_timers_given_to_new_become_the_chats_own(rig: Rig) -> None:
+    await send(rig, rig.d.command("u1", "new", "classic", "turn=45", "away_after=3"))
+    table = rig.host.by_chat[("fake", "g1")]
+    assert table.settings.turn == 45 and table.settings.away_after == 3
+    await send(rig, rig.d.command("u1", "abandon"))
+    await send(rig, rig.d.command("u1", "new", "bury=70"))
+    table = rig.host.by_chat[("fake", "g1")]
+    assert (table.settings.turn, table.settings.away_after, table.settings.bury) == (45, 3, 70)
+    assert (await rig.store.get_chat("fake", "g1"))["timers"] == {"turn": "45", "away_after": "3", "bury": "70"}
+    await send(rig, rig.d.command("u1", "abandon"))
+    assert await send(rig, rig.d.command("u1", "new", "turn=-5")) == [tr("en", "new.bad_option", option="turn=-5")]
+    assert (await rig.store.get_chat("fake", "g1"))["timers"]["turn"] == "45"
