@@ -330,7 +330,8 @@ class Host:
                 await self.answer(event, tr(lang, "new.exists", id=self.by_chat[key].id))
                 return
             chat = await self._load_chat(*key)
-            remembered = chat.get("timers") if isinstance(chat.get("timers"), dict) else {}
+            saved = chat.get("timers")
+            remembered: dict[str, str] = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
             try:
                 preset, rule_opts, table_opts = parse_new_args(args, self.presets())
                 # timers given once stay the chat's own (per-chat timeouts); rules are per match
