@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -94,3 +95,23 @@ def test_run_without_tokens_opens_the_terminal_table(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "80分" in done.stdout and "你的手牌" in done.stdout and "命令" in done.stdout
     assert _matches(tmp_path / "run.sqlite3")
+
+
+def test_ctrl_c_saves_and_exits_while_waiting_for_input(tmp_path: Path) -> None:
+    db = tmp_path / "c.sqlite3"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "console", "--db", str(db), "--lang", "en"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT, env=env)
+    assert proc.stdout is not None and proc.stdin is not None
+    seen = ""
+    while "> " not in seen:  # wait for the first prompt (the input pipe stays open)
+        chunk = proc.stdout.read(1)
+        assert chunk, proc.stderr.read() if proc.stderr else ""
+        seen += chunk
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "Saved. Resume with: tractor-host console --resume" in seen + rest
+    [(_, status, _)] = _matches(db)
+    assert status == "active"
