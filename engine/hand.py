@@ -20,7 +20,14 @@ from .play import Lead, check_follow, check_lead, holds, trick_winner
 from .rules import Rules
 from .scoring import Outcome, kitty_multiplier, knockback, outcome
 
-DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = "dealing", "declaring", "burying", "chao", "playing", "hand_over"
+DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = (
+    "dealing",
+    "declaring",
+    "burying",
+    "chao",
+    "playing",
+    "hand_over",
+)
 HAND_SIZE = 25
 KITTY_SIZE = 8
 
@@ -59,7 +66,10 @@ class HandResult:
             d.update(
                 winner=o.winner,
                 levels=o.levels,
-                next_levels={"declarers": rank_str(o.declarer_level), "defenders": rank_str(o.defender_level)},
+                next_levels={
+                    "declarers": rank_str(o.declarer_level),
+                    "defenders": rank_str(o.defender_level),
+                },
                 passed=o.passed,
             )
         if self.knocked_to is not None:
@@ -207,7 +217,7 @@ class Hand:
         if not faces or not holds(self.hands[seat], faces[:1]):
             raise IllegalAction("not_in_hand")
         held = self.hands[seat][faces[0]]
-        new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat))
+        new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat), self.open)
         self.declaration = new
         self.declarations.append(new)
         if self.first_declarer is None:
@@ -484,13 +494,15 @@ class Hand:
             "defender_points": self.defender_points,
             "tricks_played": self.tricks_played,
             "tricks": [
-                {"plays": [[s, cards_str(p)] for s, p in t], "winner": w, "points": pts} for t, w, pts in self.tricks
+                {"plays": [[s, cards_str(p)] for s, p in t], "winner": w, "points": pts}
+                for t, w, pts in self.tricks
             ],
             "lead_shape": self.lead_units_shape(),
             "hand_counts": self.cards_left(),
             "cards_dealt": self.drawn,
             "burier": self.burier if self.phase == BURYING else None,
             "chao_turn": self.chao_turn,
+            "forced": self.forced,
             "to_act": self.to_act(),
         }
 
@@ -501,7 +513,9 @@ class Hand:
 def sort_key(order: Order | None, face: int) -> tuple[int, int, int]:
     """Hand display order: trumps first (strongest first), then suits S H C D."""
     if order is None:
-        return (0 if face >= SMALL_JOKER else 1, face // 13 if face < SMALL_JOKER else 0, -face % 13)
+        if face >= SMALL_JOKER:
+            return (0, -face, face)
+        return (1 + (0, 1, 3, 2)[face // 13], -(face % 13), face)
     suit = order.suit[face]
     group = 0 if suit == 4 else 1 + (0, 1, 3, 2)[suit]
     return (group, -order.rank[face], face)
