@@ -91,6 +91,7 @@ class Table:
         self.ai_pending: asyncio.Future[Any] | None = None
         self.closed = False
         self._answered = False
+        self._deal_asked = -1
         self.announced_hand = int(meta.get("announced_hand", 0))
         self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
         self.chooser = find_chooser()
@@ -134,8 +135,9 @@ class Table:
 
     def busy(self) -> bool:
         """Something is queued or an AI is thinking (tests wait for this to end)."""
-        return not self.queue.empty() or self.queue._unfinished_tasks > 0 or (  # type: ignore[attr-defined]
-            self.ai_pending is not None and not self.ai_pending.done())
+        # an AI move is in flight until its queue item is processed (which clears ai_pending)
+        return (not self.queue.empty() or self.queue._unfinished_tasks > 0  # type: ignore[attr-defined]
+                or self.ai_pending is not None)
 
     async def _run(self) -> None:
         while True:
@@ -151,7 +153,8 @@ class Table:
                         await self.answer(item.event, tr(self.lang, "err.internal"))
                 if self.queue.empty() and not self.closed:
                     try:
-                        await self._render()
+                        if self.ai_pending is None or self.ai_pending.done():
+                            await self._render()  # a burst of AI moves ends in one edit
                     finally:
                         self._rearm()  # a failed render must not leave the table without its timers
             except Exception:
@@ -168,11 +171,12 @@ class Table:
             await self._on_tick(item.name)
         elif item.kind == "ai":
             self.ai_pending = None
-            if self._running() and item.version == self.match.version and item.action is not None:
-                if self.match.check(item.action) is None:
-                    await self._apply(item.action, None)
-                else:
-                    await self._apply(self.match.auto_action(item.seat, rng_seed=item.version), None)
+            if self._running() and item.version == self.match.version:
+                act = item.action
+                if act is None or self.match.check(act) is not None:  # a failed or illegal answer
+                    act = self.match.auto_action(item.seat, rng_seed=item.version)
+                if act is not None:
+                    await self._apply(act, None)
         elif item.kind == "resume":
             self.rendered.clear()
         await self._advance()
@@ -655,6 +659,8 @@ class Table:
                 await self._apply(action, None)
                 await asyncio.sleep(0)  # let other tables and adapters run between moves
                 continue
+            if m.phase == "dealing" and await self._ai_declares_while_dealing():
+                continue
             sys_action = m.system_action()
             humans = [s for s in to_act if not self.ai_driven(s)]
             if sys_action is not None:
@@ -674,6 +680,25 @@ class Table:
                         await self._set_deadline(hkind, self.host.clock.now() + delay)
             return
 
+    async def _ai_declares_while_dealing(self) -> bool:
+        """After each deal step the AI seats may show a level card (the quick `basic` rules decide)."""
+        m = self.match
+        if self.chooser is None or self._deal_asked == m.version:
+            return False
+        self._deal_asked = m.version
+        for s in range(4):
+            if not self.ai_driven(s):
+                continue
+            try:
+                action = self.chooser(m.view(s), "basic", move_seed(self.seed, m.version, s), 0.0)
+            except Exception:
+                log.exception("AI declaring failed at table %s", self.id)
+                return False
+            if isinstance(action, dict) and action.get("t") == "declare" and m.check(action) is None:
+                await self._apply(action, None)
+                return True
+        return False
+
     def _ai_move(self, s: int) -> dict[str, Any] | None:
         """A move for an AI-driven seat: at once (auto_action), or later from a worker thread."""
         m = self.match
@@ -692,6 +717,8 @@ class Table:
         self.ai_pending = fut
 
         def back(f: asyncio.Future[Any]) -> None:
+            if f.cancelled():  # the host is stopping
+                return
             try:
                 act = f.result()
             except Exception:
