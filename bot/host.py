@@ -1,0 +1,397 @@
+"""The host: routes every platform event to the right table actor, and owns the lobby commands.
+
+The host knows no platform and no SQL: adapters call `handle` with parsed
+events and render the `View`s the host hands them; the store persists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import random
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from bot import tokens
+from bot.clock import CallableClock, Clock, SystemClock
+from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr
+from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
+from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
+from bot.table import Item, Table
+from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
+
+log = logging.getLogger(__name__)
+
+TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
+                            "hand", "table"})
+LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export"})
+HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
+ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
+RECENT_KEYS = 50_000
+
+
+class Host:
+    """Routes platform events to tables; owns no platform and no SQL."""
+
+    def __init__(self, store: Any, *, ai_threads: int = 2, clock: Any = None,
+                 defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True) -> None:
+        self.store = store
+        self.ai_threads = ai_threads
+        if clock is None:
+            self.clock: Clock = SystemClock()
+        elif hasattr(clock, "now") and hasattr(clock, "sleep_until"):
+            self.clock = clock
+        else:
+            self.clock = CallableClock(clock)
+        self.defaults = defaults or TableSettings()
+        self.engine = engine if engine is not None else importlib.import_module("engine")
+        self.use_ai_threads = use_ai_threads and ai_threads > 0
+        self.executor = ThreadPoolExecutor(max(1, ai_threads), thread_name_prefix="ai")
+        self.platforms: dict[str, Platform] = {}
+        self.tables: dict[int, Table] = {}
+        self.by_chat: dict[tuple[str, str], Table] = {}
+        self.chats: dict[tuple[str, str], dict[str, Any]] = {}
+        self.user_langs: dict[tuple[str, str], str] = {}
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._chat_locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    # ----- lifecycle -----
+
+    def register(self, platform: Platform) -> None:
+        """Adds an adapter; events from it name it by `platform.name`."""
+        self.platforms[platform.name] = platform
+
+    async def start(self) -> None:
+        """Loads unfinished matches of the registered platforms, replays them, refreshes their messages, re-arms timers."""
+        for stored in await self.store.load_unfinished():
+            if stored.platform not in self.platforms or stored.id in self.tables:
+                continue
+            await self._load_chat(stored.platform, stored.chat_id)
+            try:
+                table = Table(self, match_id=stored.id, platform=stored.platform, chat_id=stored.chat_id,
+                              rules=stored.rules, seats=stored.seats, seed=stored.seed, meta=stored.meta,
+                              status=stored.status, messages=stored.messages, deadlines=stored.deadlines,
+                              actions=stored.actions)
+            except Exception as exc:
+                log.exception("match %s cannot be replayed", stored.id)
+                mark = getattr(self.store, "mark_broken", None)
+                if mark is not None:
+                    await mark(stored.id, f"replay failed: {exc}")
+                continue
+            for s in table.humans():
+                await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
+            self._add(table)
+            table.submit(Item("resume"))
+
+    async def stop(self) -> None:
+        """Stops every table actor and timer; the store stays open (the caller owns it)."""
+        tables = list(self.tables.values())
+        for t in tables:
+            await t.stop()
+        self.tables.clear()
+        self.by_chat.clear()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def settle(self, max_rounds: int = 100_000) -> None:
+        """Waits until no table has work queued or an AI thinking (tests and simulations)."""
+        for _ in range(max_rounds):
+            for _ in range(3):
+                await asyncio.sleep(0)
+            busy = [t for t in list(self.tables.values()) if t.busy()]
+            if not busy:
+                return
+            for t in busy:
+                if t.ai_pending is not None and not t.ai_pending.done():
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait([t.ai_pending])
+                await t.queue.join()
+
+    def _add(self, table: Table) -> None:
+        self.tables[table.id] = table
+        self.by_chat[(table.platform_name, table.chat_id)] = table
+        table.start()
+
+    def forget(self, table: Table) -> None:
+        """A table that ended leaves the routing maps (its actor finishes its current item)."""
+        self.tables.pop(table.id, None)
+        if self.by_chat.get((table.platform_name, table.chat_id)) is table:
+            self.by_chat.pop((table.platform_name, table.chat_id), None)
+
+    # ----- languages and settings -----
+
+    async def _load_chat(self, platform: str, chat_id: str) -> dict[str, Any]:
+        key = (platform, chat_id)
+        if key not in self.chats:
+            self.chats[key] = dict(await self.store.get_chat(platform, chat_id) or {})
+        return self.chats[key]
+
+    async def _load_user_lang(self, platform: str, user_id: str) -> None:
+        get = getattr(self.store, "get_player", None)
+        if get is None or (platform, user_id) in self.user_langs:
+            return
+        p = await get(platform, user_id)
+        lang = normalize_lang((p or {}).get("language"))
+        if lang:
+            self.user_langs[(platform, user_id)] = lang
+
+    def chat_lang(self, platform: str, chat_id: str) -> str:
+        lang = self.chats.get((platform, chat_id), {}).get("lang")
+        return lang if lang in LANGS else DEFAULT_LANG
+
+    def user_lang(self, user: User) -> str | None:
+        """A person's own language for private messages: chosen with `lang`, else their platform's."""
+        return self.user_langs.get((user.platform, user.user_id)) or normalize_lang(user.language)
+
+    def _lang_for(self, event: Incoming) -> str:
+        if event.where.private:
+            return self.user_lang(event.user) or self.chat_lang(event.where.platform, event.where.chat_id)
+        return self.chat_lang(event.where.platform, event.where.chat_id)
+
+    def page_size(self, platform: str) -> int:
+        p = self.platforms.get(platform)
+        return int(getattr(p, "hand_page_size", HAND_PAGE_SIZE))
+
+    # ----- answering -----
+
+    async def answer(self, event: Incoming, text: str) -> None:
+        """A short answer to this event only: the adapter's notice, else a message where it came from."""
+        try:
+            if event.reply is not None:
+                await event.reply.notice(text[:200])
+                return
+            if event.where.platform in self.platforms:
+                await self.platforms[event.where.platform].send(event.where, View(text))
+        except (PlatformError, Unreachable):
+            log.info("answer to %s not delivered", event.user.user_id)
+
+    async def _post(self, event: Incoming, text: str) -> None:
+        """A longer reply (help, rules) as a message where the event came from."""
+        try:
+            await self.platforms[event.where.platform].send(event.where, View(text))
+        except (PlatformError, Unreachable, KeyError):
+            await self.answer(event, text)
+
+    # ----- events -----
+
+    async def handle(self, event: Incoming) -> None:
+        """Every adapter feeds every parsed update here; bad input gets a short answer and changes nothing."""
+        if event.kind == "inline_query":
+            return
+        if event.key:
+            if event.key in self._recent or await self.store.seen_key(event.key):
+                await self.answer(event, tr(self._lang_for(event), "err.duplicate"))
+                return
+            self._recent[event.key] = None
+            if len(self._recent) > RECENT_KEYS:
+                self._recent.popitem(last=False)
+        await self._load_chat(event.where.platform, event.where.chat_id)
+        await self._load_user_lang(event.user.platform, event.user.user_id)
+        lang = self._lang_for(event)
+        if event.kind in ("press", "chosen"):
+            await self._route_press(event, lang)
+        elif event.kind == "command":
+            await self._command(event, event.name.lower().lstrip("/"), event.args, lang)
+        elif event.kind == "text":
+            words = event.text.strip().split()
+            if not words or len(event.text) > 2000:
+                await self.answer(event, tr(lang, "err.garbage"))
+                return
+            first = words[0].lower().lstrip("/")
+            if first in ALL_COMMANDS:
+                await self._command(event, first, tuple(words[1:]), lang)
+                return
+            table = self._table_for(event)
+            from bot.table import ACTION_WORDS
+
+            if table is None or first not in ACTION_WORDS:
+                await self.answer(event, tr(lang, "err.garbage"))
+                return
+            table.submit(Item("event", event=event))
+
+    async def _route_press(self, event: Incoming, lang: str) -> None:
+        try:
+            tok = tokens.parse(event.token)
+        except tokens.BadToken:
+            await self.answer(event, tr(lang, "err.bad_token"))
+            return
+        table = self.tables.get(tok.match_id)
+        if table is None or table.platform_name != event.where.platform or (
+                not event.where.private and table.chat_id != event.where.chat_id):
+            await self.answer(event, tr(lang, "err.wrong_match"))
+            return
+        table.submit(Item("event", event=event))
+
+    def _table_for(self, event: Incoming) -> Table | None:
+        """The table an event is about: the chat's own, or (privately) the one the person sits at."""
+        where = event.where
+        table = self.by_chat.get((where.platform, where.chat_id))
+        if table is not None or not where.private:
+            return table
+        mine = [t for t in self.tables.values() if t.platform_name == where.platform
+                and t.seat_of(event.user.user_id) is not None]
+        for t in mine:
+            s = t.seat_of(event.user.user_id)
+            if t.match is not None and s in t.match.to_act():
+                return t
+        return mine[0] if mine else None
+
+    async def _command(self, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
+        if name == "help":
+            await self._post(event, tr(lang, "help.text"))
+        elif name == "lang":
+            await self._lang(event, args, lang)
+        elif name == "new":
+            await self._new(event, args, lang)
+        elif name == "rules":
+            await self._rules(event, args, lang)
+        elif name in LEAGUE_COMMANDS:
+            await self._league(event, name, args, lang)
+        elif name in TABLE_COMMANDS:
+            if event.where.private and name == "back":
+                tables = [t for t in self.tables.values() if t.platform_name == event.where.platform
+                          and t.seat_of(event.user.user_id) is not None]
+                for t in tables:
+                    t.submit(Item("event", event=event))
+                if not tables:
+                    await self.answer(event, tr(lang, "err.no_match"))
+                return
+            table = self._table_for(event)
+            if table is None:
+                await self.answer(event, tr(lang, "err.no_match"))
+                return
+            table.submit(Item("event", event=event))
+        else:
+            await self.answer(event, tr(lang, "err.unknown_command", name=name[:30]))
+
+    async def _lang(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
+        want = normalize_lang(args[0]) if args else None
+        if want is None:
+            await self.answer(event, tr(lang, "lang.usage"))
+            return
+        if event.where.private:
+            self.user_langs[(event.user.platform, event.user.user_id)] = want
+            await self.store.upsert_player(event.user.platform, event.user.user_id, event.user.name, want)
+            for t in self.tables.values():
+                s = t.seat_of(event.user.user_id)
+                if s is not None and t.platform_name == event.user.platform:
+                    t.seats[s]["lang"] = want
+                    t.rendered.pop(f"hand{s}", None)
+                    t.submit(Item("render"))
+        else:
+            chat = await self._load_chat(event.where.platform, event.where.chat_id)
+            chat["lang"] = want
+            await self.store.set_chat(event.where.platform, event.where.chat_id, chat)
+            table = self.by_chat.get((event.where.platform, event.where.chat_id))
+            if table is not None:
+                table.rendered.clear()
+                table.submit(Item("render"))
+        await self._post(event, tr(want, "lang.set"))
+
+    def presets(self) -> tuple[str, ...]:
+        return tuple(getattr(self.engine, "PRESETS", None) or ("classic", "competition", "chaodipi", "super"))
+
+    async def _new(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
+        if event.where.private and event.where.platform != "console":
+            await self.answer(event, tr(lang, "err.no_match"))
+            return
+        key = (event.where.platform, event.where.chat_id)
+        lock = self._chat_locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            if key in self.by_chat:
+                await self.answer(event, tr(lang, "new.exists", id=self.by_chat[key].id))
+                return
+            try:
+                preset, rule_opts, table_opts = parse_new_args(args, self.presets())
+                settings = settings_with(self.defaults, table_opts)
+                rules = self.engine.preset(preset, **rule_opts)
+            except OptionError as exc:
+                await self.answer(event, tr(lang, "new.bad_option", option=exc.option[:40]))
+                return
+            except (ValueError, TypeError, KeyError) as exc:
+                await self.answer(event, tr(lang, "new.bad_option", option=str(exc)[:80]))
+                return
+            chat = await self._load_chat(*key)
+            if "lang" not in chat:
+                ulang = normalize_lang(event.user.language)
+                if ulang:
+                    chat["lang"] = ulang
+                    await self.store.set_chat(*key, chat)
+                    lang = ulang
+            seed = random.SystemRandom().randrange(1, 2**31)
+            meta = {"preset": preset, "creator": event.user.user_id, "creator_name": event.user.name[:32],
+                    "options": " ".join(args[1:] if args and "=" not in args[0] else args)[:200],
+                    "settings": settings.to_dict()}
+            seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
+            mid = await self.store.create_match(event.where.platform, event.where.chat_id, rules.to_dict(), seats,
+                                                seed, meta, status="lobby")
+            table = Table(self, match_id=mid, platform=event.where.platform, chat_id=event.where.chat_id,
+                          rules=rules.to_dict(), seats=seats, seed=seed, meta=meta, status="lobby")
+            self._add(table)
+            if settings.lobby > 0:
+                table.deadlines["lobby"] = self.clock.now() + settings.lobby
+                await self.store.set_deadline(mid, "lobby", table.deadlines["lobby"])
+            await self.answer(event, tr(lang, "new.created", id=mid))
+            table.submit(Item("event", event=Incoming("command", event.user, event.where, key="", name="join")))
+
+    async def _rules(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
+        table = self.by_chat.get((event.where.platform, event.where.chat_id))
+        try:
+            if args:
+                rules = self.engine.preset(args[0].lower()).to_dict()
+            elif table is not None:
+                rules = table.rules
+            else:
+                rules = self.engine.preset("classic").to_dict()
+        except (ValueError, KeyError):
+            await self.answer(event, tr(lang, "new.bad_preset", preset=args[0][:20], presets=", ".join(self.presets())))
+            return
+        lines = [tr(lang, "rules.title", preset=rules.get("name", "?"))]
+        lines += [f"{k} = {v}" for k, v in rules.items() if k != "name"]
+        await self._post(event, "\n".join(lines))
+
+    async def _league(self, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
+        try:
+            league = importlib.import_module("bot.league")
+            command = league.league_command
+        except (ImportError, AttributeError):
+            await self.answer(event, tr(lang, "err.unknown_command", name=name))
+            return
+        reply = await command(self.store, event.where, event.user, name, args, lang,
+                              event.extra.get("admin") == "1")
+        await self._post(event, str(getattr(reply, "text", reply)))
+
+    async def record_league(self, table: Table, result: dict[str, Any]) -> None:
+        """Hands a finished match to the league module, when it is installed."""
+        try:
+            bridge = importlib.import_module("bot.league_bridge")
+        except ImportError:
+            return
+        try:
+            await bridge.record(self.store, table, result)
+        except Exception:
+            log.exception("league recording failed for match %s", table.id)
+
+    # ----- inline mode -----
+
+    async def inline_choices(self, user: User, where: Where, query: str) -> list[InlineChoice]:
+        """The legal plays of `user` at the table of `where`, for inline mode (only ever their own cards)."""
+        table = self.by_chat.get((where.platform, where.chat_id))
+        if table is None:
+            mine = [t for t in self.tables.values() if t.platform_name == where.platform
+                    and t.seat_of(user.user_id) is not None]
+            table = mine[0] if mine else None
+        if table is None or table.match is None or table.status != "active":
+            return []
+        s = table.seat_of(user.user_id)
+        m = table.match
+        if s is None or m.phase != "playing" or m.to_act() != [s]:
+            return []
+        lang = table.seat_lang(s)
+        choices = play_choices(m.view(s), m.legal_actions(s), lang, match_id=table.id, version=m.version)
+        q = query.strip().upper()
+        if q:
+            choices = [c for c in choices if q in c.title.upper()] or choices
+        return choices[:50]

@@ -1,0 +1,869 @@
+"""One table = one asyncio actor: a queue of events, timer expiries and AI moves.
+
+The actor applies them one at a time: check with the engine, persist through
+the store, apply, and only then speak (table message, private hands,
+announcements).  Nothing else touches a table's state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bot import tokens
+from bot.ai import find_chooser, move_seed
+from bot.cardtext import cards_text, parse_typed_card
+from bot.i18n import catalog, tr
+from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
+from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL, TableSettings
+from bot.views import (
+    SeatInfo,
+    hand_result_text,
+    hand_view,
+    lobby_view,
+    match_result_text,
+    seat_label,
+    table_view,
+)
+
+if TYPE_CHECKING:
+    from bot.host import Host
+
+log = logging.getLogger(__name__)
+
+EMPTY: dict[str, Any] = {"kind": "empty"}
+SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
+HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
+PLAY_WORDS = {"play", "p", "出", "出牌"}
+ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
+                             "chao", "炒", "revolt", "革命"}
+
+
+@dataclass
+class Item:
+    """One thing for the actor to do."""
+
+    kind: str  # "event", "tick", "ai", "render", "resume", "stop"
+    event: Incoming | None = None
+    name: str = ""
+    seat: int = -1
+    version: int = -1
+    action: dict[str, Any] | None = None
+    done: asyncio.Future[Any] | None = field(default=None, repr=False)
+
+
+class Table:
+    """A match's actor.  Created by the Host for a lobby (`new`) or when resuming."""
+
+    def __init__(self, host: Host, *, match_id: int, platform: str, chat_id: str, rules: dict[str, Any],
+                 seats: list[dict[str, Any]], seed: int, meta: dict[str, Any], status: str,
+                 messages: dict[str, str] | None = None, deadlines: dict[str, float] | None = None,
+                 actions: Sequence[dict[str, Any]] = ()) -> None:
+        self.host = host
+        self.id = match_id
+        self.platform_name = platform
+        self.chat_id = chat_id
+        self.rules = rules
+        self.seats = [dict(s) for s in seats] + [dict(EMPTY) for _ in range(4 - len(seats))]
+        self.seed = seed
+        self.meta = meta
+        self.status = status
+        self.messages = dict(messages or {})
+        self.deadlines = dict(deadlines or {})
+        self.settings = TableSettings.from_dict(meta.get("settings"))
+        self.match: Any = None
+        if status in ("active", "paused"):
+            self.match = host.engine.Match.replay(host.engine.Rules.from_dict(rules), seed, list(actions))
+        self.selection: dict[int, set[int]] = {s: set() for s in range(4)}
+        self.page: dict[int, int] = dict.fromkeys(range(4), 0)
+        self.view_version: dict[int, int] = dict.fromkeys(range(4), 0)
+        self.rendered: dict[str, Any] = {}
+        self.queue: asyncio.Queue[Item] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.timer: asyncio.Task[None] | None = None
+        self.timer_for: tuple[str, float] | None = None
+        self.ai_pending: asyncio.Future[Any] | None = None
+        self.closed = False
+        self.announced_hand = int(meta.get("announced_hand", 0))
+        self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
+        self.chooser = find_chooser()
+
+    # ----- plumbing -----
+
+    @property
+    def where(self) -> Where:
+        return Where(self.platform_name, self.chat_id)
+
+    @property
+    def platform(self) -> Platform:
+        return self.host.platforms[self.platform_name]
+
+    @property
+    def lang(self) -> str:
+        return self.host.chat_lang(self.platform_name, self.chat_id)
+
+    @property
+    def preset_name(self) -> str:
+        return str(self.meta.get("preset", self.rules.get("name", "classic")))
+
+    def start(self) -> None:
+        """Starts the actor task."""
+        if self.task is None:
+            self.task = asyncio.create_task(self._run(), name=f"table-{self.id}")
+
+    def submit(self, item: Item) -> None:
+        if not self.closed:
+            self.queue.put_nowait(item)
+
+    async def stop(self) -> None:
+        """Ends the actor after what is queued; timers and AI threads are left to die."""
+        self.closed = True
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.task is not None:
+            self.queue.put_nowait(Item("stop"))
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    def busy(self) -> bool:
+        """Something is queued or an AI is thinking (tests wait for this to end)."""
+        return not self.queue.empty() or self.queue._unfinished_tasks > 0 or (  # type: ignore[attr-defined]
+            self.ai_pending is not None and not self.ai_pending.done())
+
+    async def _run(self) -> None:
+        while True:
+            item = await self.queue.get()
+            try:
+                if item.kind == "stop":
+                    return
+                await self._process(item)
+                if self.queue.empty() and not self.closed:
+                    await self._render()
+                    self._rearm()
+            except Exception:
+                log.exception("table %s failed on %s", self.id, item.kind)
+                if item.event is not None:
+                    await self.host.answer(item.event, tr(self.lang, "err.internal"))
+            finally:
+                if item.done is not None and not item.done.done():
+                    item.done.set_result(None)
+                self.queue.task_done()
+
+    async def _process(self, item: Item) -> None:
+        if item.kind == "event" and item.event is not None:
+            await self._on_event(item.event)
+        elif item.kind == "tick":
+            await self._on_tick(item.name)
+        elif item.kind == "ai":
+            self.ai_pending = None
+            if self._running() and item.version == self.match.version and item.action is not None:
+                if self.match.check(item.action) is None:
+                    await self._apply(item.action, None)
+                else:
+                    await self._apply(self.match.auto_action(item.seat, rng_seed=item.version), None)
+        elif item.kind == "resume":
+            self.rendered.clear()
+        await self._advance()
+
+    # ----- seats -----
+
+    def seat_of(self, user_id: str) -> int | None:
+        for s, seat in enumerate(self.seats):
+            if seat.get("kind") == "human" and seat.get("user_id") == user_id:
+                return s
+        return None
+
+    def seat_infos(self) -> list[SeatInfo | None]:
+        out: list[SeatInfo | None] = []
+        for seat in self.seats:
+            if seat.get("kind") == "empty":
+                out.append(None)
+            else:
+                out.append(SeatInfo(str(seat.get("name", "?")), is_ai=seat.get("kind") == "ai",
+                                    away=bool(seat.get("away"))))
+        return out
+
+    def humans(self) -> list[int]:
+        return [s for s, seat in enumerate(self.seats) if seat.get("kind") == "human"]
+
+    def ai_driven(self, s: int) -> bool:
+        seat = self.seats[s]
+        return seat.get("kind") == "ai" or bool(seat.get("away"))
+
+    def seat_lang(self, s: int) -> str:
+        lang = self.seats[s].get("lang")
+        return lang if isinstance(lang, str) and lang in ("zh", "en") else self.lang
+
+    def private_where(self, s: int) -> Where:
+        return Where(self.platform_name, str(self.seats[s]["user_id"]), private=True)
+
+    async def _save_seats(self) -> None:
+        await self.host.store.update_match(self.id, seats=self.seats)
+
+    async def _save_meta(self) -> None:
+        self.meta["settings"] = self.settings.to_dict()
+        await self.host.store.update_match(self.id, meta=self.meta)
+
+    def _running(self) -> bool:
+        return self.status == "active" and self.match is not None
+
+    # ----- events -----
+
+    async def _on_event(self, ev: Incoming) -> None:
+        if ev.kind == "command":
+            await self._on_command(ev, ev.name.lower(), ev.args)
+        elif ev.kind in ("press", "chosen"):
+            await self._on_press(ev, tokens.parse(ev.token))
+        elif ev.kind == "text":
+            words = ev.text.split()
+            if words and words[0].lower() in ACTION_WORDS:
+                await self._on_typed(ev, words[0].lower(), words[1:])
+            elif words:
+                await self._on_command(ev, words[0].lower(), tuple(words[1:]))
+
+    async def say(self, text: str) -> None:
+        """A short announcement in the group."""
+        try:
+            await self.platform.send(self.where, View(text))
+        except (PlatformError, Unreachable):
+            log.warning("table %s: announcement not delivered", self.id)
+
+    async def _on_command(self, ev: Incoming, name: str, args: tuple[str, ...]) -> None:
+        lang = self.lang
+        s = self.seat_of(ev.user.user_id)
+        if name == "join":
+            await self._join(ev, args)
+        elif name == "leave":
+            await self._leave(ev)
+        elif name == "addbot":
+            await self._addbot(ev, args)
+        elif name == "kick":
+            await self._kick(ev, args)
+        elif name == "start":
+            await self._start(ev)
+        elif name in ("pause", "resume", "abandon"):
+            await self._vote(ev, name)
+        elif name == "back":
+            if s is None:
+                await self.host.answer(ev, tr(lang, "err.not_seated"))
+            elif not self.seats[s].get("away"):
+                await self.host.answer(ev, tr(lang, "back.not_away"))
+            else:
+                self.seats[s]["away"] = False
+                self.seats[s]["timeouts"] = 0
+                await self._save_seats()
+                await self.say(tr(lang, "back.ok", name=self.seats[s]["name"]))
+        elif name in ("hand", "table"):
+            if name == "hand" and s is not None and self.match is not None:
+                await self._send_hand(s, force_new=True)
+            else:
+                self.rendered.pop("table", None)
+                self.rendered.pop("lobby", None)
+        else:
+            await self.host.answer(ev, tr(lang, "err.unknown_command", name=name[:30]))
+
+    # ----- lobby -----
+
+    async def _join(self, ev: Incoming, args: tuple[str, ...]) -> None:
+        lang = self.lang
+        if self.status != "lobby":
+            await self.host.answer(ev, tr(lang, "join.not_lobby"))
+            return
+        s = self.seat_of(ev.user.user_id)
+        if s is not None:
+            await self.host.answer(ev, tr(lang, "join.already", seat=s + 1))
+            return
+        free = [i for i, seat in enumerate(self.seats) if seat.get("kind") == "empty"]
+        if not free:
+            await self.host.answer(ev, tr(lang, "join.full"))
+            return
+        if args and args[0].isdigit():
+            want = int(args[0]) - 1
+            if want not in free:
+                await self.host.answer(ev, tr(lang, "join.seat_taken", seat=args[0][:3]))
+                return
+            seat_no = want
+        else:
+            seat_no = random.Random(f"{self.seed}:{ev.user.user_id}").choice(free)
+        self.seats[seat_no] = {"kind": "human", "user_id": ev.user.user_id, "name": ev.user.name[:32],
+                               "lang": self.host.user_lang(ev.user), "away": False, "timeouts": 0}
+        await self.host.store.upsert_player(self.platform_name, ev.user.user_id, ev.user.name, ev.user.language)
+        await self._save_seats()
+        await self.host.answer(ev, tr(lang, "join.ok", name=ev.user.name[:32], seat=seat_no + 1))
+
+    async def _leave(self, ev: Incoming) -> None:
+        lang = self.lang
+        s = self.seat_of(ev.user.user_id)
+        if s is None:
+            await self.host.answer(ev, tr(lang, "err.not_seated"))
+        elif self.status != "lobby":
+            await self.host.answer(ev, tr(lang, "leave.started"))
+        else:
+            self.seats[s] = dict(EMPTY)
+            await self._save_seats()
+            await self.host.answer(ev, tr(lang, "leave.ok", name=ev.user.name[:32]))
+
+    async def _addbot(self, ev: Incoming, args: tuple[str, ...]) -> None:
+        lang = self.lang
+        if self.status != "lobby":
+            await self.host.answer(ev, tr(lang, "join.not_lobby"))
+            return
+        level = args[0].lower() if args else DEFAULT_AI_LEVEL
+        if level not in AI_LEVELS:
+            await self.host.answer(ev, tr(lang, "addbot.bad_level", level=level[:20], levels=", ".join(AI_LEVELS)))
+            return
+        free = [i for i, seat in enumerate(self.seats) if seat.get("kind") == "empty"]
+        if not free:
+            await self.host.answer(ev, tr(lang, "join.full"))
+            return
+        s = free[0]
+        name = f"AI-{s + 1}"
+        self.seats[s] = {"kind": "ai", "name": name, "level": level}
+        await self._save_seats()
+        await self.host.answer(ev, tr(lang, "addbot.ok", name=name, level=level, seat=s + 1))
+
+    async def _kick(self, ev: Incoming, args: tuple[str, ...]) -> None:
+        lang = self.lang
+        allowed = ev.user.user_id == self.meta.get("creator") or ev.extra.get("admin") == "1"
+        if not allowed:
+            await self.host.answer(ev, tr(lang, "kick.not_allowed"))
+            return
+        if not args or not args[0].isdigit() or not 1 <= int(args[0]) <= 4:
+            await self.host.answer(ev, tr(lang, "kick.usage"))
+            return
+        s = int(args[0]) - 1
+        seat = self.seats[s]
+        if seat.get("kind") == "empty":
+            await self.host.answer(ev, tr(lang, "kick.usage"))
+            return
+        if self.status == "lobby":
+            self.seats[s] = dict(EMPTY)
+        else:  # in a running match an AI keeps the seat
+            seat["away"] = True
+            seat["kicked"] = True
+        await self._save_seats()
+        await self.say(tr(lang, "kick.ok", name=seat.get("name", "?"), seat=s + 1))
+
+    async def _start(self, ev: Incoming) -> None:
+        lang = self.lang
+        if self.status != "lobby":
+            await self.host.answer(ev, tr(lang, "join.not_lobby"))
+            return
+        n = sum(1 for seat in self.seats if seat.get("kind") != "empty")
+        if n < 4:
+            await self.host.answer(ev, tr(lang, "start.need_four", n=n))
+            return
+        eng = self.host.engine
+        self.match = eng.Match.new(eng.Rules.from_dict(self.rules), seed=self.seed)
+        unreachable: list[tuple[str, str]] = []
+        for s in self.humans():
+            try:
+                await self._send_hand(s, force_new=True)
+            except Unreachable as exc:
+                unreachable.append((str(self.seats[s]["name"]), exc.how_to_fix))
+        if unreachable:
+            self.match = None
+            await self.say(tr(lang, "start.unreachable", names=", ".join(n for n, _ in unreachable),
+                              how=unreachable[0][1]))
+            return
+        self.status = "active"
+        await self.host.store.update_match(self.id, status="active", seats=self.seats)
+        await self._set_deadline("lobby", None)
+        await self.say(tr(lang, "start.ok"))
+
+    # ----- votes -----
+
+    async def _vote(self, ev: Incoming, what: str) -> None:
+        lang = self.lang
+        s = self.seat_of(ev.user.user_id)
+        if s is None:
+            await self.host.answer(ev, tr(lang, "err.not_seated"))
+            return
+        if what == "abandon" and self.status == "lobby":
+            await self._close("abandoned", {"reason": "abandoned"})
+            await self.say(tr(lang, "abandon.done"))
+            return
+        if self.match is None:
+            await self.host.answer(ev, tr(lang, "err.not_playing"))
+            return
+        if what == "resume" and self.status != "paused":
+            await self.host.answer(ev, tr(lang, "resume.not_paused"))
+            return
+        if what == "pause" and self.status == "paused":
+            await self.host.answer(ev, tr(lang, "err.paused"))
+            return
+        votes = self.meta.setdefault("votes", {}).setdefault(what, [])
+        if s not in votes:
+            votes.append(s)
+        humans = [h for h in self.humans() if not self.seats[h].get("kicked")]
+        need = len(humans) // 2 + 1
+        n = len([v for v in votes if v in humans])
+        if n < need:
+            await self._save_meta()
+            await self.say(tr(lang, f"{what}.vote", name=self.seats[s]["name"], n=n, need=need))
+            return
+        self.meta["votes"] = {}
+        if what == "pause":
+            self.status = "paused"
+            for kind in list(self.deadlines):
+                await self._set_deadline(kind, None)
+            await self.host.store.update_match(self.id, status="paused", meta=self.meta)
+            await self.say(tr(lang, "pause.done"))
+        elif what == "resume":
+            self.status = "active"
+            await self.host.store.update_match(self.id, status="active", meta=self.meta)
+            await self.say(tr(lang, "resume.done"))
+        else:
+            await self._close("abandoned", {"reason": "abandoned", "version": self.match.version})
+            await self.say(tr(lang, "abandon.done"))
+
+    # ----- presses and typed actions -----
+
+    async def _on_press(self, ev: Incoming, tok: tokens.Token) -> None:
+        lang = self.lang
+        code = tok.code
+        if code in (tokens.JOIN, tokens.LEAVE, tokens.START, tokens.ADDBOT):
+            name = {tokens.JOIN: "join", tokens.LEAVE: "leave", tokens.START: "start", tokens.ADDBOT: "addbot"}[code]
+            await self._on_command(ev, name, ())
+            return
+        s = self.seat_of(ev.user.user_id)
+        if s is None:
+            await self.host.answer(ev, tr(lang, "err.not_seated"))
+            return
+        if code == tokens.BACK:
+            await self._on_command(ev, "back", ())
+            return
+        if self.match is None:
+            await self.host.answer(ev, tr(lang, "err.not_playing"))
+            return
+        if code == tokens.HAND:
+            await self._send_hand(s, force_new=True)
+            await self.host.answer(ev, "✓")
+            return
+        lang = self.seat_lang(s)
+        if self.status == "paused":
+            await self.host.answer(ev, tr(lang, "err.paused"))
+            return
+        if code != tokens.DECLARE and tok.version < self.view_version[s]:
+            await self.host.answer(ev, tr(lang, "err.stale"))
+            self.rendered.pop(f"hand{s}", None)
+            return
+        hand = list(self.match.view(s).get("hand") or [])
+        sel = self.selection[s]
+        if code == tokens.TOGGLE:
+            i = _b36_or(tok.arg, -1)
+            if not 0 <= i < len(hand):
+                await self.host.answer(ev, tr(lang, "err.stale"))
+                return
+            sel.symmetric_difference_update({i})
+            await self.host.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
+        elif code == tokens.CLEAR:
+            sel.clear()
+            await self.host.answer(ev, "✓")
+        elif code == tokens.PAGE:
+            self.page[s] = _b36_or(tok.arg, 0)
+            await self.host.answer(ev, "✓")
+        elif code == tokens.PLAY:
+            if not sel:
+                await self.host.answer(ev, tr(lang, "err.select_first"))
+                return
+            await self._human_act(ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
+        elif code == tokens.PLAY_CARDS:
+            idx = [_b36_or(c, -1) for c in tok.arg]
+            if not idx or len(set(idx)) != len(idx) or not all(0 <= i < len(hand) for i in idx):
+                await self.host.answer(ev, tr(lang, "err.stale"))
+                return
+            await self._human_act(ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in idx]})
+        elif code == tokens.BURY:
+            if len(sel) != 8:
+                await self.host.answer(ev, tr(lang, "err.bury_count", n=len(sel)))
+                return
+            await self._human_act(ev, s, {"t": "bury", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
+        elif code in (tokens.DECLARE, tokens.CHAO):
+            cards = [tok.arg[i:i + 2] for i in range(0, len(tok.arg), 2)]
+            t = "declare" if code == tokens.DECLARE else "chao"
+            await self._human_act(ev, s, {"t": t, "seat": s, "cards": cards})
+        elif code == tokens.PASS:
+            await self._human_act(ev, s, {"t": "pass", "seat": s})
+        elif code == tokens.REVOLT:
+            await self._human_act(ev, s, {"t": "revolt", "seat": s})
+
+    async def _on_typed(self, ev: Incoming, word: str, rest: list[str]) -> None:
+        lang = self.lang
+        s = self.seat_of(ev.user.user_id)
+        if s is None:
+            await self.host.answer(ev, tr(lang, "err.not_seated"))
+            return
+        if self.match is None:
+            await self.host.answer(ev, tr(lang, "err.not_playing"))
+            return
+        lang = self.seat_lang(s)
+        if self.status == "paused":
+            await self.host.answer(ev, tr(lang, "err.paused"))
+            return
+        if word in ("pass", "不要", "不亮"):
+            await self._human_act(ev, s, {"t": "pass", "seat": s})
+            return
+        if word in ("revolt", "革命"):
+            await self._human_act(ev, s, {"t": "revolt", "seat": s})
+            return
+        cards: list[str] = []
+        for w in rest[:40]:
+            c = parse_typed_card(w)
+            if c is None:
+                await self.host.answer(ev, tr(lang, "err.bad_card", word=w[:20]))
+                return
+            cards.append(c)
+        if not cards:
+            await self.host.answer(ev, tr(lang, "err.select_first"))
+            return
+        hand = Counter(self.match.view(s).get("hand") or [])
+        missing = Counter(cards) - hand
+        if missing:
+            await self.host.answer(ev, tr(lang, "err.not_in_hand", cards=cards_text(list(missing.elements()))))
+            return
+        t = ("play" if word in PLAY_WORDS else "declare" if word in ("declare", "d", "亮", "亮主")
+             else "chao" if word in ("chao", "炒") else "bury")
+        await self._human_act(ev, s, {"t": t, "seat": s, "cards": cards})
+
+    async def _human_act(self, ev: Incoming, s: int, action: dict[str, Any]) -> None:
+        lang = self.seat_lang(s)
+        err = self.match.check(action)
+        if err is not None:
+            await self.host.answer(ev, refusal_text(lang, err))
+            return
+        if await self._apply(action, ev.key) == "duplicate":
+            await self.host.answer(ev, tr(lang, "err.duplicate"))
+            return
+        seat = self.seats[s]
+        if seat.get("timeouts"):
+            seat["timeouts"] = 0
+            await self._save_seats()
+        self.selection[s].clear()
+        await self.host.answer(ev, "✓")
+
+    # ----- applying -----
+
+    async def _apply(self, action: dict[str, Any], key: str | None) -> str:
+        """Persist, then apply.  The caller checked the action."""
+        m = self.match
+        res: str = await self.host.store.append_action(self.id, m.version, action, key)
+        if res == "duplicate":
+            return res
+        m.apply(action)
+        for kind in ("turn", "bury"):
+            if kind in self.deadlines:
+                await self._set_deadline(kind, None)
+        t = action.get("t")
+        if t in ("play", "bury", "chao", "next", "deal"):
+            seat = action.get("seat")
+            if isinstance(seat, int):
+                self.selection[seat].clear()
+        if t == "bury":
+            await self.say(tr(self.lang, "announce.buried", who=seat_label(int(action["seat"]),
+                                                                           self.seat_infos(), self.lang)))
+        elif t == "revolt":
+            await self.say(tr(self.lang, "announce.revolt", who=seat_label(int(action["seat"]),
+                                                                           self.seat_infos(), self.lang)))
+        decl = m.public_view().get("declaration")
+        if decl and decl != self.last_declaration:
+            await self.say(tr(self.lang, "announce.declared", who=seat_label(int(decl["seat"]), self.seat_infos(),
+                                                                             self.lang),
+                              cards=cards_text(list(decl.get("cards", [])))))
+        self.last_declaration = decl
+        return res
+
+    async def _advance(self) -> None:
+        """Moves the match on until it waits for a person, a timer or an AI thread."""
+        for _ in range(10_000):
+            if not self._running():
+                return
+            m = self.match
+            await self._announce_hand_result()
+            if m.phase == "match_over":
+                await self._finish()
+                return
+            to_act = list(m.to_act())
+            movers = [s for s in to_act if self.ai_driven(s)]
+            if movers:
+                if self.ai_pending is not None:
+                    return
+                action = self._ai_move(movers[0])
+                if action is None:
+                    return  # a thread is thinking; its move comes back through the queue
+                await self._apply(action, None)
+                continue
+            sys_action = m.system_action()
+            humans = [s for s in to_act if not self.ai_driven(s)]
+            if sys_action is not None:
+                kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
+                delay = float(getattr(self.settings, kind))
+                if kind == "deal" and self.settings.deal_step > 0:
+                    stepped = {"t": "deal", "n": min(int(sys_action.get("n", 1)), self.settings.deal_step)}
+                    if m.check(stepped) is None:
+                        sys_action = stepped
+                if delay <= 0 and not humans:
+                    await self._apply(sys_action, None)
+                    continue
+                if kind not in self.deadlines:
+                    await self._set_deadline(kind, self.host.clock.now() + delay)
+                return
+            if humans:
+                kind = HUMAN_TIMER_PHASES.get(m.phase)
+                if kind is not None:
+                    delay = float(getattr(self.settings, kind))
+                    if delay > 0 and kind not in self.deadlines:
+                        await self._set_deadline(kind, self.host.clock.now() + delay)
+            return
+
+    def _ai_move(self, s: int) -> dict[str, Any] | None:
+        """A move for an AI-driven seat: at once (auto_action), or later from a worker thread."""
+        m = self.match
+        seat = self.seats[s]
+        level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == "ai" else DEFAULT_AI_LEVEL
+        seed = move_seed(self.seed, m.version, s)
+        if self.chooser is None or not self.host.use_ai_threads:
+            action: dict[str, Any] = m.auto_action(s, rng_seed=seed)
+            return action
+        view = m.view(s)
+        version = m.version
+        chooser = self.chooser
+        budget = self.settings.ai_budget
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self.host.executor, chooser, view, level, seed, budget)
+        self.ai_pending = fut
+
+        def back(f: asyncio.Future[Any]) -> None:
+            try:
+                act = f.result()
+            except Exception:
+                log.exception("AI failed at table %s", self.id)
+                act = None
+            self.submit(Item("ai", seat=s, version=version, action=act if isinstance(act, dict) else None))
+
+        fut.add_done_callback(back)
+        return None
+
+    async def _on_tick(self, kind: str) -> None:
+        at = self.deadlines.get(kind)
+        if at is None or at > self.host.clock.now():
+            return
+        await self._set_deadline(kind, None)
+        if kind == "lobby":
+            if self.status == "lobby":
+                await self._close("abandoned", {"reason": "lobby_expired"})
+            return
+        if not self._running():
+            return
+        m = self.match
+        if kind in ("deal", "declare", "next"):
+            sys_action = m.system_action()
+            if sys_action is None or SYSTEM_TIMER.get(str(sys_action.get("t"))) != kind:
+                return
+            if kind == "deal" and self.settings.deal_step > 0:
+                stepped = {"t": "deal", "n": min(int(sys_action.get("n", 1)), self.settings.deal_step)}
+                if m.check(stepped) is None:
+                    sys_action = stepped
+            await self._apply(sys_action, None)
+            return
+        # a person ran out of time: the basic AI moves for them
+        for s in [s for s in m.to_act() if not self.ai_driven(s)]:
+            action = m.auto_action(s, rng_seed=move_seed(self.seed, m.version, s))
+            await self._apply(action, None)
+            seat = self.seats[s]
+            seat["timeouts"] = int(seat.get("timeouts", 0)) + 1
+            name = str(seat.get("name", "?"))
+            if seat["timeouts"] >= self.settings.away_after > 0:
+                seat["away"] = True
+                await self.say(tr(self.lang, "timeout.away", name=name, n=seat["timeouts"]))
+            else:
+                await self.say(tr(self.lang, "timeout.moved", name=name))
+            await self._save_seats()
+            self.rendered.pop(f"note{s}", None)
+            self.meta.setdefault("notes", {})[str(s)] = "timeout.you"
+
+    async def _set_deadline(self, kind: str, at: float | None) -> None:
+        if at is None:
+            if kind not in self.deadlines:
+                return
+            self.deadlines.pop(kind, None)
+        else:
+            self.deadlines[kind] = at
+        await self.host.store.set_deadline(self.id, kind, at)
+
+    def _rearm(self) -> None:
+        """One timer task sleeps until the earliest deadline, then queues a tick."""
+        if self.status not in ("active", "lobby") or not self.deadlines:
+            target = None
+        else:
+            kind = min(self.deadlines, key=lambda k: self.deadlines[k])
+            target = (kind, self.deadlines[kind])
+        if target == self.timer_for and self.timer is not None and not self.timer.done():
+            return
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer_for = target
+        self.timer = None
+        if target is not None:
+            self.timer = asyncio.create_task(self._sleep_then_tick(*target))
+
+    async def _sleep_then_tick(self, kind: str, at: float) -> None:
+        await self.host.clock.sleep_until(at)
+        self.timer_for = None
+        self.submit(Item("tick", name=kind))
+
+    # ----- endings -----
+
+    async def _announce_hand_result(self) -> None:
+        m = self.match
+        pub = m.public_view()
+        res = pub.get("last_result")
+        hand_no = int(pub.get("hand_no", 0))
+        finished = hand_no if m.phase in ("hand_over", "match_over") else hand_no - 1
+        if res and finished > self.announced_hand:
+            self.announced_hand = finished
+            self.meta["announced_hand"] = finished
+            await self._save_meta()
+            await self.say(hand_result_text(dict(res, hand_no=finished), self.seat_infos(), self.lang))
+
+    async def _finish(self) -> None:
+        result = dict(self.match.result or {})
+        await self._render()
+        await self._close("finished", result)
+        await self.say(match_result_text(result, self.seat_infos(), self.lang))
+        await self.host.record_league(self, result)
+
+    async def _close(self, status: str, result: dict[str, Any]) -> None:
+        self.status = status
+        await self.host.store.finish_match(self.id, status, result)
+        for kind in list(self.deadlines):
+            self.deadlines.pop(kind, None)
+        self.closed = True
+        if self.timer is not None:
+            self.timer.cancel()
+        self.host.forget(self)
+
+    # ----- speaking -----
+
+    async def _render(self) -> None:
+        """Edits the table message and every private hand whose content changed."""
+        if self.status == "lobby":
+            v = lobby_view(self.seat_infos(), self.lang, match_id=self.id, preset=self.preset_name,
+                           creator=str(self.meta.get("creator_name", "?")), options=str(self.meta.get("options", "")))
+            await self._show("lobby", self.where, v)
+            return
+        if self.match is None or self.status not in ("active", "paused", "finished"):
+            return
+        m = self.match
+        pub = m.public_view()
+        slot = "table"
+        time_left = None
+        for kind in ("turn", "bury", "declare"):
+            if kind in self.deadlines:
+                time_left = self.deadlines[kind] - self.host.clock.now()
+        hand_no = int(pub.get("hand_no", 1))
+        if self.meta.get("table_hand") != hand_no and "table" in self.messages:
+            self.messages.pop("table")
+            self.meta["table_hand"] = hand_no
+            await self._save_meta()
+        elif "table_hand" not in self.meta:
+            self.meta["table_hand"] = hand_no
+        v = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
+                       preset=self.preset_name, time_left=time_left, paused=self.status == "paused")
+        bare = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
+                          preset=self.preset_name, paused=self.status == "paused")
+        await self._show(slot, self.where, v, compare=_strip_versions(bare))
+        for s in self.humans():
+            if self.seats[s].get("kicked"):
+                continue
+            try:
+                await self._send_hand(s)
+            except Unreachable as exc:
+                await self.say(tr(self.lang, "err.unreachable", name=self.seats[s]["name"], how=exc.how_to_fix))
+
+    def hand_view_for(self, s: int, version: int) -> View:
+        m = self.match
+        note_key = self.meta.get("notes", {}).get(str(s))
+        note = tr(self.seat_lang(s), note_key) if note_key else ""
+        return hand_view(m.view(s), self.seat_infos(), self.seat_lang(s), match_id=self.id, version=version,
+                         legal=self._button_actions(s), selection=self.selection[s], page=self.page[s],
+                         page_size=self.host.page_size(self.platform_name), note=note)
+
+    def _button_actions(self, s: int) -> list[dict[str, Any]]:
+        m = self.match
+        if m.phase not in ("dealing", "declaring", "chao", "playing"):
+            return []
+        if m.phase == "playing":
+            return [{"t": "revolt"}] if m.check({"t": "revolt", "seat": s}) is None else []
+        return list(m.legal_actions(s))
+
+    async def _send_hand(self, s: int, *, force_new: bool = False) -> None:
+        """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed."""
+        m = self.match
+        v = self.hand_view_for(s, self.view_version[s])
+        sig = _strip_versions(v)
+        slot = f"hand{s}"
+        if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
+            return
+        self.view_version[s] = m.version
+        v = self.hand_view_for(s, m.version)
+        if self.meta.get("notes", {}).pop(str(s), None):
+            await self._save_meta()
+        await self._show(slot, self.private_where(s), v, compare=sig, force_new=force_new)
+
+    async def _show(self, slot: str, where: Where, v: View, *, compare: Any = None,
+                    force_new: bool = False) -> None:
+        sig = compare if compare is not None else v
+        if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
+            return
+        mid: str | None = self.messages.get(slot)
+        try:
+            if mid is not None and not force_new:
+                await self.platform.edit(where, mid, v)
+            else:
+                mid = await self.platform.send(where, v)
+                self.messages[slot] = mid
+                await self.host.store.set_message(self.id, slot, mid)
+            self.rendered[slot] = sig
+        except PlatformError:
+            log.warning("table %s: could not show %s", self.id, slot)
+
+
+def _b36_or(s: str, default: int) -> int:
+    try:
+        return tokens.from_b36(s)
+    except ValueError:
+        return default
+
+
+def _strip_versions(v: View) -> tuple[Any, ...]:
+    """A view's content without its token versions: a new version alone is no reason to edit."""
+    text = v.text
+    rows = tuple(tuple((b.label, b.style, b.kind, _token_sans_version(b.token)) for b in row) for row in v.buttons)
+    return (text, rows)
+
+
+def _token_sans_version(tok: str) -> str:
+    try:
+        t = tokens.parse(tok)
+    except tokens.BadToken:
+        return tok
+    return f"{t.code}.{t.arg}"
+
+
+def refusal_text(lang: str, err: Any) -> str:
+    """The engine's reason, in words."""
+    code = str(getattr(err, "code", "bad_action"))
+    params = dict(getattr(err, "params", {}) or {})
+    key = f"refuse.{code}"
+    if key not in catalog("en"):
+        return tr(lang, "refuse.unknown", code=code)
+    text = tr(lang, key, **{k: (cards_text(v) if isinstance(v, list) else v) for k, v in params.items()})
+    return text
+

@@ -1,0 +1,131 @@
+"""Tokens, catalogs and rendering from engine-shaped view dicts."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from bot import tokens
+from bot.cardtext import card_text, parse_typed_card
+from bot.i18n import LANGS, catalog, normalize_lang, placeholders, tr
+from bot.views import SeatInfo, hand_view, lobby_view, table_view
+
+ENGINE_CODES = ["wrong_phase", "not_your_turn", "not_in_hand", "wrong_count", "mixed_suits",
+                "must_follow_suit", "must_follow_pairs", "must_follow_tractor", "not_level_card",
+                "cannot_override", "no_declaration_yet", "bury_count", "cannot_revolt", "bad_card", "bad_action"]
+
+SEATS = [SeatInfo("Ann"), SeatInfo("Bob", is_ai=True), SeatInfo("Cy"), SeatInfo("Di", away=True)]
+
+
+def seat_view(**over: object) -> dict[str, object]:
+    v: dict[str, object] = {
+        "hand_no": 2, "phase": "playing", "seat": 0, "hand": ["BJ", "5H", "5H", "AS", "KS", "3D"],
+        "hand_counts": [6, 6, 6, 6], "dealer": 0, "declarers": [0, 2], "levels": ["5", "2"], "level": "5",
+        "trump": "H", "declaration": {"seat": 0, "cards": ["5H"]}, "trick": [[3, ["QS"]]], "leader": 3,
+        "turn": 0, "last_trick": [], "defender_points": 25, "tricks_played": 19, "to_act": [0],
+    }
+    v.update(over)
+    return v
+
+
+def test_token_round_trip_and_limits() -> None:
+    t = tokens.Token(123456789, 4321, tokens.PLAY_CARDS, "0123456789abcdefghijklmno")
+    packed = t.pack()
+    assert len(packed.encode()) <= 64
+    assert tokens.parse(packed) == t
+
+
+@pytest.mark.parametrize("bad", ["", "hello", "1.a.b.p..zz", "1.3.4.p.", "2.3.4.p..00", None, 5, "x" * 200,
+                                 "1.3.4.q..00", "1.-3.4.p..00"])
+def test_garbage_tokens_are_refused(bad: object) -> None:
+    with pytest.raises(tokens.BadToken):
+        tokens.parse(bad)
+
+
+def test_tampered_token_fails_checksum() -> None:
+    packed = tokens.Token(7, 9, tokens.PLAY).pack()
+    forged = packed.replace("1.7.", "1.8.", 1)
+    with pytest.raises(tokens.BadToken):
+        tokens.parse(forged)
+    with pytest.raises(tokens.BadToken):
+        tokens.parse(packed[:-1])
+
+
+def test_catalogs_match_and_cover_engine_codes() -> None:
+    zh, en = catalog("zh"), catalog("en")
+    assert set(zh) == set(en)
+    for key in en:
+        assert placeholders(en[key]) == placeholders(zh[key]), key
+    for code in ENGINE_CODES:
+        assert f"refuse.{code}" in en
+    for lang in LANGS:
+        raw = resources.files("bot").joinpath("locales", f"{lang}.json").read_text(encoding="utf-8")
+        assert isinstance(json.loads(raw), dict)
+
+
+def test_tr_fills_params_and_survives_missing_ones() -> None:
+    assert tr("en", "join.ok", name="Ann", seat=2) == "Ann sits in seat 2."
+    assert "{seat}" in tr("zh", "join.ok", name="Ann")
+    assert tr("xx", "btn.play") == "出牌"
+    assert normalize_lang("zh-hans") == "zh" and normalize_lang("en-US") == "en" and normalize_lang("fr") is None
+
+
+def test_card_text_and_typing() -> None:
+    assert card_text("TS") == "♠10" and card_text("BJ") == "大王" and card_text("SJ") == "小王"
+    for word, card in [("as", "AS"), ("10h", "TH"), ("S10", "TS"), ("♥Q", "QH"), ("大王", "BJ"), ("sj", "SJ")]:
+        assert parse_typed_card(word) == card
+    for word in ["", "1S", "ZZ", "AX", "ASD"]:
+        assert parse_typed_card(word) is None
+
+
+def test_table_view_shows_public_state_in_both_languages() -> None:
+    pub = seat_view()
+    del pub["hand"], pub["seat"]
+    v = table_view(pub, SEATS, "en", match_id=5, version=77, preset="classic", time_left=21.4)
+    assert "Ann" in v.text and "♥" in v.text and "25" in v.text and "21s" in v.text and "♠Q" in v.text
+    assert "dealer" in v.text
+    zh = table_view(pub, SEATS, "zh", match_id=5, version=77, preset="classic")
+    assert "闲家得分" in zh.text and "庄家" in zh.text
+    tok = tokens.parse(v.buttons[0][0].token)
+    assert (tok.match_id, tok.version, tok.code) == (5, 77, tokens.HAND)
+
+
+def test_hand_view_toggles_play_and_selection() -> None:
+    v = hand_view(seat_view(), SEATS, "en", match_id=5, version=77, selection={3})
+    assert "[♠A]" in v.text
+    toggles = [b for row in v.buttons for b in row if tokens.parse(b.token).code == tokens.TOGGLE]
+    assert len(toggles) == 6 and toggles[3].style == "selected"
+    codes = {tokens.parse(b.token).code for row in v.buttons for b in row}
+    assert tokens.PLAY in codes and tokens.CLEAR in codes
+
+
+def test_hand_view_bury_and_paging() -> None:
+    hand = ["AS"] * 33
+    v = hand_view(seat_view(phase="burying", hand=hand, to_act=[0], kitty=["AS"] * 8), SEATS, "en",
+                  match_id=5, version=3, selection=set(range(8)))
+    flat = [b for row in v.buttons for b in row]
+    assert sum(tokens.parse(b.token).code == tokens.TOGGLE for b in flat) == 20
+    bury = next(b for b in flat if tokens.parse(b.token).code == tokens.BURY)
+    assert bury.style == "primary" and "8/8" in bury.label
+    assert all(len(row) <= 5 for row in v.buttons) and len(v.buttons) <= 5
+    page2 = hand_view(seat_view(phase="burying", hand=hand, to_act=[0]), SEATS, "en", match_id=5, version=3,
+                      page=1)
+    assert sum(tokens.parse(b.token).code == tokens.TOGGLE for row in page2.buttons for b in row) == 13
+
+
+def test_hand_view_declare_buttons() -> None:
+    legal = [{"t": "declare", "seat": 0, "cards": ["5H"]}, {"t": "pass", "seat": 0}]
+    v = hand_view(seat_view(phase="declaring", trump=None, declaration=None), SEATS, "zh", match_id=5,
+                  version=3, legal=legal)
+    toks = [tokens.parse(b.token) for row in v.buttons for b in row]
+    assert (tokens.DECLARE, "5H") in [(t.code, t.arg) for t in toks]
+    assert tokens.PASS in [t.code for t in toks]
+
+
+def test_lobby_view() -> None:
+    v = lobby_view([SeatInfo("Ann"), None, None, None], "en", match_id=9, preset="classic", creator="Ann")
+    assert "1/4" in v.text
+    assert {tokens.parse(b.token).code for row in v.buttons for b in row} == {
+        tokens.JOIN, tokens.LEAVE, tokens.ADDBOT, tokens.START}
