@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import itertools
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -55,6 +55,7 @@ class FakeUser:
     id: int
     name: str
     locale: str = "en-US"
+    admin: bool = False
 
     def payload(self) -> JSON:
         return {
@@ -81,6 +82,7 @@ class FakeMessage:
     via: str  # "channel", "dm", "interaction", "followup"
     attachments: list[tuple[str, bytes]] = field(default_factory=list)
     history: list[str] = field(default_factory=list)
+    snapshots: list[Any] = field(default_factory=list)  # what the test's observer saw at each version
     deleted: bool = False
     loading: bool = False
 
@@ -208,6 +210,7 @@ class FakeDiscord:
         self._open_requests = 0
         self._saved: tuple[str, yarl.URL] | None = None
         self.unreachable_users: set[int] = set()
+        self.observer: Callable[[], Any] | None = None  # called at every message version (leak tests)
 
     # ---- lifecycle -------------------------------------------------------
 
@@ -353,7 +356,7 @@ class FakeDiscord:
     def _member(self, user: FakeUser) -> JSON:
         return {
             "user": user.payload(), "roles": [], "joined_at": _now(), "deaf": False, "mute": False,
-            "flags": 0, "permissions": "2147483647", "nick": None, "pending": False,
+            "flags": 0, "permissions": "8" if user.admin else "1024", "nick": None, "pending": False,
         }
 
     def _channel(self, channel_id: int) -> JSON:
@@ -548,8 +551,7 @@ class FakeDiscord:
             embeds=list(body.get("embeds") or []), components=list(body.get("components") or []),
             flags=flags, visible_to=visible_to, via=via, attachments=list(body.get("_files", [])),
         )
-        message.history.append(message.text())
-        self._check_components(message)
+        self._record_version(message)
         self.messages[message.id] = message
         return message
 
@@ -563,7 +565,11 @@ class FakeDiscord:
         if body.get("_files"):
             message.attachments = list(body["_files"])
         message.loading = False
+        self._record_version(message)
+
+    def _record_version(self, message: FakeMessage) -> None:
         message.history.append(message.text())
+        message.snapshots.append(self.observer() if self.observer is not None else None)
         self._check_components(message)
 
     def _check_components(self, message: FakeMessage) -> None:
