@@ -1,0 +1,150 @@
+"""From the host's finished table to a `MatchRecord`: the one place that reads engine results for the league.
+
+The host calls `record(store, table, result)` when a match ends. The
+engine's per-hand summaries (`Match.history`, or failing that the
+`last_result` of each hand found by replaying the log) give who declared,
+the defenders' points and whether the declarers held; levels gained are
+counted from the levels after each hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from bot.league.commands import record_match
+from bot.league.records import RANKS, Ending, HandSummary, MatchFormat, MatchRecord, SeatPlayer, rank_index
+
+HOLD_BELOW = 80  # declarers hold while the defenders stay under 80 (every document)
+
+
+def hand_summaries(match: Any) -> list[dict[str, Any]]:
+    """Each finished hand's summary dict, in order (hands that were redealt or revolted included)."""
+    history = getattr(match, "history", None)
+    if isinstance(history, list):
+        return [dict(h) for h in history]
+    return _replayed_summaries(match)
+
+
+def _replayed_summaries(match: Any) -> list[dict[str, Any]]:
+    fresh = type(match).new(match.rules, seed=match.seed)
+    out: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    for action in match.actions:
+        fresh.apply(action)
+        if fresh.phase in ("hand_over", "match_over"):
+            res = fresh.public_view().get("last_result")
+            no = int(fresh.public_view().get("hand_no", 0))
+            if res and no not in seen:
+                seen.add(no)
+                out.append(dict(res))
+    return out
+
+
+def _hand(summary: Mapping[str, Any]) -> HandSummary | None:
+    """A played hand as the league keeps it; None for a redeal or revolution (nobody won it)."""
+    if summary.get("reason", "played") != "played" or "declarer_team" not in summary:
+        return None
+    team = int(summary["declarer_team"])
+    points = int(summary.get("defender_points", 0))
+    winner = summary.get("winner")
+    held = winner == "declarers" if winner in ("declarers", "defenders") else points < HOLD_BELOW
+    return HandSummary(team, points, held)
+
+
+def levels_gained(start: Sequence[str], summaries: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
+    """Level steps each team climbed: net rank change per hand, a step down past 2 read as a wrap past A."""
+    gained = [0, 0]
+    before = [rank_index(x) for x in start]
+    for s in summaries:
+        after_raw = s.get("levels_after")
+        if not after_raw:
+            continue
+        after = [rank_index(str(x)) for x in after_raw]
+        for team in (0, 1):
+            delta = after[team] - before[team]
+            hand_winner = _hand_winner_team(s)
+            if delta < 0 and hand_winner == team:
+                delta += len(RANKS)  # went past A and wrapped round
+            gained[team] += delta
+        before = after
+    return gained[0], gained[1]
+
+
+def _hand_winner_team(summary: Mapping[str, Any]) -> int | None:
+    h = _hand(summary)
+    return None if h is None else h.winner_team
+
+
+def _team_or_none(value: object) -> int | None:
+    return int(value) if isinstance(value, int) and value in (0, 1) else None
+
+
+def _seat(seat: int, info: Mapping[str, Any]) -> SeatPlayer:
+    if info.get("kind") == "human" and info.get("user_id"):
+        return SeatPlayer(seat, str(info["user_id"]), str(info.get("name", "?")))
+    return SeatPlayer(seat, "", str(info.get("name", "AI")), is_ai=True)
+
+
+def _when(value: object, default: datetime) -> datetime:
+    if isinstance(value, int | float) and value > 0:
+        return datetime.fromtimestamp(float(value), UTC)
+    return default
+
+
+def record_from_table(
+    table: Any,
+    result: Mapping[str, Any],
+    *,
+    started_at: datetime,
+    ended_at: datetime,
+    ending: Ending | None = None,
+    forfeit_team: int | None = None,
+) -> MatchRecord:
+    """A `MatchRecord` for a host table whose engine match is over (or was stopped)."""
+    match = table.match
+    summaries = hand_summaries(match) if match is not None else []
+    hands = tuple(h for h in (_hand(s) for s in summaries) if h is not None)
+    levels = result.get("levels") or (summaries[-1].get("levels_after") if summaries else None) or ["2", "2"]
+    start = ["2", "2"]  # every preset starts both teams at 2
+    winner = result.get("winner_team")
+    reason = ending or cast(Ending, result.get("reason", "target"))
+    if reason not in ("target", "time_limit", "abandoned", "forfeit"):
+        reason = "target"
+    meta = getattr(table, "meta", {}) or {}
+    settings = meta.get("settings") or {}
+    fmt = settings.get("format", "single") if isinstance(settings, dict) else "single"
+    return MatchRecord(
+        platform=str(table.platform_name),
+        chat_id=str(table.chat_id),
+        match_id=int(table.id),
+        seats=tuple(_seat(i, s) for i, s in enumerate(table.seats[:4])),
+        preset=str(meta.get("preset", "classic")),
+        levels=(str(levels[0]), str(levels[1])),
+        levels_gained=levels_gained(start, summaries),
+        hands=hands,
+        started_at=started_at,
+        ended_at=ended_at,
+        ending=reason,
+        winner_team=None if reason == "abandoned" or winner is None else int(winner),
+        match_format=cast(MatchFormat, fmt if fmt in ("single", "best_of_3", "timed") else "single"),
+        forfeit_team=forfeit_team if forfeit_team is not None else _team_or_none(result.get("forfeit_team")),
+        on_top_team=hands[-1].declarer_team if hands else None,
+    )
+
+
+async def record(store: Any, table: Any, result: Mapping[str, Any]) -> bool:
+    """The host's hook: record the finished match of `table` in its chat's league.
+
+    `result` is the engine's `Match.result` ({"winner_team", "levels",
+    "reason": "target" | "time_limit"}); for a match the host stopped, pass
+    {"reason": "abandoned"} or {"reason": "forfeit", "winner_team": w,
+    "forfeit_team": 1 - w}.
+    """
+    now = datetime.now(UTC)
+    stored = await store.get_match(table.id) if hasattr(store, "get_match") else None
+    started = _when(getattr(stored, "created_at", None), now)
+    ended = _when(getattr(stored, "finished_at", None), now)
+    rec = record_from_table(table, result, started_at=started, ended_at=ended)
+    return await record_match(store, rec)

@@ -1,0 +1,91 @@
+"""One standings table, as header + rows of strings, shared by the text and the picture."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.league.ratings import PROVISIONAL_MATCHES
+from bot.league.standings import Method, Standing
+from bot.league.texts import t
+
+
+@dataclass(frozen=True)
+class Table:
+    """What a standings message shows: a title, the column headers, the rows and footnotes."""
+
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...] = ()
+
+
+def fmt_number(x: float) -> str:
+    """1.5 stays 1.5; 3.0 shows as 3."""
+    return f"{x:.1f}".rstrip("0").rstrip(".") if x != int(x) else str(int(x))
+
+
+def fmt_move(move: int | None, lang: str) -> str:
+    if move is None:
+        return t("move_new", lang)
+    if move > 0:
+        return f"▲{move}"
+    if move < 0:
+        return f"▼{-move}"
+    return "="
+
+
+def method_label(method: Method, lang: str) -> str:
+    return t(f"method_{method}", lang)
+
+
+def standings_table(
+    rows: Sequence[Standing],
+    method: Method,
+    moves: dict[str, int | None],
+    lang: str,
+    *,
+    title: str,
+) -> Table:
+    """Columns: place, movement, player, matches, wins, then the method's own figures."""
+    headers = [
+        t("col_pos", lang),
+        t("col_move", lang),
+        t("col_player", lang),
+        t("col_matches", lang),
+        t("col_wins", lang),
+    ]
+    notes: list[str] = []
+    if method == "rating":
+        headers.append(t("col_rating", lang))
+        notes.append(t("provisional_note", lang, n=PROVISIONAL_MATCHES))
+    elif method == "bigsmall":
+        headers += [t("col_big", lang), t("col_small", lang)]
+    elif method == "matchpoints":
+        headers += [t("col_points", lang), t("col_standard", lang)]
+    else:
+        headers.append(t("col_winrate", lang))
+    out: list[tuple[str, ...]] = []
+    for s in rows:
+        r = s.record
+        line = [str(s.position), fmt_move(moves.get(s.user_id), lang), s.name, str(r.matches), str(r.wins)]
+        if method == "rating":
+            line.append(f"{s.rating.ordinal:.1f}" + ("?" if s.rating.provisional else ""))
+        elif method == "bigsmall":
+            line += [str(r.big), str(r.small)]
+        elif method == "matchpoints":
+            line += [fmt_number(r.points), str(r.standard)]
+        else:
+            line.append(f"{round(100 * r.win_rate)}%")
+        out.append(tuple(line))
+    return Table(title, tuple(headers), tuple(out), tuple(notes))
+
+
+def table_text(table: Table) -> str:
+    """A plain-text rendering: one line per player (chat fonts are proportional, so no column padding)."""
+    lines = [table.title, " · ".join(table.headers[2:])]
+    for row in table.rows:
+        pos, move, name, *rest = row
+        lines.append(f"{pos}. {name} ({move}) — " + " · ".join(rest))
+    lines.extend(table.notes)
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""Cards as small integers.
+
+A face is ``suit * 13 + rank`` for the 52 suited faces (rank 0 is the 2,
+rank 12 the ace) plus 52 for the small joker and 53 for the big joker. Two
+decks: every face exists twice, so a hand is a list of 54 counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+RANKS = "23456789TJQKA"
+SUITS = "SHDC"
+SMALL_JOKER = 52
+BIG_JOKER = 53
+NUM_FACES = 54
+NO_TRUMP = 4  # the trump "suit" when only jokers and level cards are trumps
+TRUMP = 4  # the effective suit of every trump card
+
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+class CardError(ValueError):
+    """A card string that names no card."""
+
+
+def face_of(suit: int, rank: int) -> int:
+    return suit * 13 + rank
+
+
+def suit_of(face: int) -> int:
+    """The printed suit, or -1 for a joker."""
+    return face // 13 if face < SMALL_JOKER else -1
+
+
+def rank_of(face: int) -> int:
+    """The printed rank (0 = 2 ... 12 = A), or -1 for a joker."""
+    return face % 13 if face < SMALL_JOKER else -1
+
+
+def parse_card(text: str) -> int:
+    s = text.strip().upper()
+    if s == "SJ":
+        return SMALL_JOKER
+    if s == "BJ":
+        return BIG_JOKER
+    if len(s) == 3 and s.startswith("10"):
+        s = "T" + s[2]
+    if len(s) != 2 or s[0] not in RANKS or s[1] not in SUITS:
+        raise CardError(f"unknown card {text!r}")
+    return face_of(SUITS.index(s[1]), RANKS.index(s[0]))
+
+
+def card_str(face: int) -> str:
+    if face == SMALL_JOKER:
+        return "SJ"
+    if face == BIG_JOKER:
+        return "BJ"
+    return RANKS[face % 13] + SUITS[face // 13]
+
+
+def parse_cards(texts: Iterable[str]) -> list[int]:
+    return [parse_card(t) for t in texts]
+
+
+def cards_str(faces: Iterable[int]) -> list[str]:
+    return [card_str(f) for f in faces]
+
+
+def parse_rank(text: str) -> int:
+    s = text.strip().upper()
+    if s == "10":
+        s = "T"
+    if len(s) != 1 or s not in RANKS:
+        raise CardError(f"unknown rank {text!r}")
+    return RANKS.index(s)
+
+
+def rank_str(rank: int) -> str:
+    return RANKS[rank]
+
+
+def parse_trump(text: str | None) -> int | None:
+    """Suit letter to suit index, "NT" to NO_TRUMP, None stays None."""
+    if text is None:
+        return None
+    s = text.strip().upper()
+    if s == "NT":
+        return NO_TRUMP
+    if len(s) != 1 or s not in SUITS:
+        raise CardError(f"unknown trump {text!r}")
+    return SUITS.index(s)
+
+
+def trump_str(trump: int | None) -> str | None:
+    if trump is None:
+        return None
+    return "NT" if trump == NO_TRUMP else SUITS[trump]
+
+
+def points_of(face: int) -> int:
+    r = rank_of(face)
+    if r == 3:  # the 5
+        return 5
+    if r in (8, 11):  # the 10 and the K
+        return 10
+    return 0
+
+
+POINTS = tuple(points_of(f) for f in range(NUM_FACES))
+
+FULL_DECK: tuple[int, ...] = tuple(f for f in range(NUM_FACES) for _ in range(2))
+
+
+def counts_of(faces: Iterable[int]) -> list[int]:
+    c = [0] * NUM_FACES
+    for f in faces:
+        c[f] += 1
+    return c
+
+
+def faces_of(counts: list[int]) -> list[int]:
+    out: list[int] = []
+    for f, n in enumerate(counts):
+        out.extend([f] * n)
+    return out

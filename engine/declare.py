@@ -1,0 +1,87 @@
+"""Showing trump (亮主): who may declare, reinforce and override what."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import BIG_JOKER, NO_TRUMP, SMALL_JOKER, rank_of, suit_of
+from .errors import IllegalAction
+from .rules import Rules
+
+# 004k's ladder for pair against pair: 大王 > 小王 > ♠ > ♥ > ♣ > ♦ (suit indices S H D C)
+_LADDER = {0: 3, 1: 2, 3: 1, 2: 0, SMALL_JOKER: 4, BIG_JOKER: 5}
+
+
+@dataclass(frozen=True)
+class Declaration:
+    seat: int
+    face: int
+    count: int  # 1 single, 2 pair
+
+    @property
+    def suit(self) -> int:
+        """The trump it sets: a suit index, or NO_TRUMP for a joker pair."""
+        return NO_TRUMP if self.face >= SMALL_JOKER else suit_of(self.face)
+
+    def strength(self) -> int:
+        key = self.face if self.face >= SMALL_JOKER else suit_of(self.face)
+        return _LADDER[key]
+
+
+def validate(
+    rules: Rules,
+    current: Declaration | None,
+    seat: int,
+    faces: Sequence[int],
+    held: int,
+    level: int,
+) -> Declaration:
+    """The declaration that results from ``seat`` showing ``faces`` now, or a refusal.
+
+    ``held`` is how many copies of the shown face the seat holds at this
+    moment; ``level`` is the rank the seat may show.
+    """
+    if not faces or len(faces) > 2 or len(set(faces)) != 1:
+        raise IllegalAction("cannot_override")
+    face = faces[0]
+    joker = face >= SMALL_JOKER
+    if not joker and rank_of(face) != level:
+        raise IllegalAction("not_level_card")
+    reinforcing = (
+        current is not None and current.seat == seat and current.face == face and current.count == 1 and len(faces) == 1
+    )
+    count = 2 if reinforcing else len(faces)
+    if held < count:
+        raise IllegalAction("not_in_hand")
+    if reinforcing:
+        if not rules.self_reinforce:
+            raise IllegalAction("cannot_override")
+        return Declaration(seat, face, 2)
+    new = Declaration(seat, face, count)
+    if joker and (count != 2 or not rules.joker_override or current is None):
+        raise IllegalAction("cannot_override" if current is not None else "not_level_card")
+    if current is None:
+        if count == 1 and not rules.declare_single:
+            raise IllegalAction("cannot_override")
+        return new
+    if count != 2:
+        raise IllegalAction("cannot_override")
+    if new.suit == current.suit and not (joker and current.face != face):
+        raise IllegalAction("cannot_override")
+    if seat == current.seat and not rules.self_override:
+        raise IllegalAction("cannot_override")
+    partner = (seat - current.seat) % 4 == 2
+    if partner and not rules.partner_override:
+        raise IllegalAction("cannot_override")
+    if (seat - current.seat) % 2 == 1 and not rules.opponent_override:
+        raise IllegalAction("cannot_override")
+    if current.count == 2:
+        if rules.pair_vs_pair == "none":
+            raise IllegalAction("cannot_override")
+        if rules.pair_vs_pair == "jokers":
+            if not joker or (current.face >= SMALL_JOKER and new.face <= current.face):
+                raise IllegalAction("cannot_override")
+        elif new.strength() <= current.strength():
+            raise IllegalAction("cannot_override")
+    return new

@@ -1,0 +1,510 @@
+"""One hand: the deal, trump, the kitty, 25 tricks and the score.
+
+The hand changes in place as actions arrive; nothing is cloned. A hand can
+also be set up in the middle of play (``Hand.at_trick``) for the
+conformance cases and for AI sampling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import NO_TRUMP, NUM_FACES, POINTS, SMALL_JOKER, cards_str, rank_of, rank_str, trump_str
+from .combos import decompose
+from .declare import Declaration, validate
+from .errors import IllegalAction
+from .order import Order, order_for
+from .play import Lead, check_follow, check_lead, holds, trick_winner
+from .rules import Rules
+from .scoring import Outcome, kitty_multiplier, knockback, outcome
+
+DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = "dealing", "declaring", "burying", "chao", "playing", "hand_over"
+HAND_SIZE = 25
+KITTY_SIZE = 8
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+@dataclass
+class HandResult:
+    reason: str  # "played", "revolution", "redeal"
+    dealer: int
+    declarer_team: int
+    defender_points: int = 0
+    kitty: list[int] = field(default_factory=list)
+    kitty_points: int = 0
+    kitty_multiplier: int = 0
+    penalties: int = 0
+    outcome: Outcome | None = None
+    knocked_to: int | None = None
+    last_winner: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "reason": self.reason,
+            "dealer": self.dealer,
+            "declarer_team": self.declarer_team,
+            "defender_points": self.defender_points,
+            "kitty": cards_str(self.kitty),
+            "kitty_points": self.kitty_points,
+            "kitty_multiplier": self.kitty_multiplier,
+            "penalties": self.penalties,
+        }
+        if self.outcome is not None:
+            o = self.outcome
+            d.update(
+                winner=o.winner,
+                levels=o.levels,
+                next_levels={"declarers": rank_str(o.declarer_level), "defenders": rank_str(o.defender_level)},
+                passed=o.passed,
+            )
+        if self.knocked_to is not None:
+            d["knocked_to"] = rank_str(self.knocked_to)
+        return d
+
+
+class Hand:
+    def __init__(
+        self,
+        rules: Rules,
+        levels: Sequence[int],
+        dealer: int | None,
+        first_drawer: int,
+        deck: Sequence[int],
+    ) -> None:
+        self.rules = rules
+        self.team_levels = list(levels)
+        self.dealer = dealer  # None: an open hand (first hand, after a revolution): declaring decides
+        self.open = dealer is None
+        self.first_drawer = first_drawer
+        self.deck = list(deck)
+        self.hands: list[list[int]] = [[0] * NUM_FACES for _ in range(4)]
+        self.drawn = 0
+        self.kitty: list[int] = list(deck[100:108])
+        self.phase = DEALING
+        self.declaration: Declaration | None = None
+        self.first_declarer: int | None = None
+        self.declarations: list[Declaration] = []
+        self.passes: set[int] = set()
+        self.forced = False
+        self.trump: int | None = None
+        self.trump_from_kitty = False
+        self.order: Order | None = None
+        self.burier: int | None = None
+        self.chao_turn: int | None = None
+        self.chao_passes = 0
+        self.picked_kitty: list[int] = []
+        # play
+        self.leader: int | None = None
+        self.turn: int | None = None
+        self.lead: Lead | None = None
+        self.trick: list[tuple[int, tuple[int, ...]]] = []
+        self.last_trick: list[tuple[int, tuple[int, ...]]] = []
+        self.last_trick_winner: int | None = None
+        self.tricks_played = 0
+        self.tricks: list[tuple[list[tuple[int, tuple[int, ...]]], int, int]] = []
+        self.defender_points = 0
+        self.penalties = 0
+        self.played: set[int] = set()
+        self.result: HandResult | None = None
+        self.events: list[dict[str, Any]] = []
+
+    # ----- set-ups -----
+    @classmethod
+    def at_trick(
+        cls,
+        rules: Rules,
+        level: int,
+        trump: int,
+        declarers: Sequence[int],
+        hands: Sequence[Sequence[int]],
+        leader: int,
+        kitty: Sequence[int],
+        defender_points: int = 0,
+        defender_level: int = 0,
+    ) -> Hand:
+        """A hand already in play: the given counts, trump and leader."""
+        dealer = declarers[0]
+        levels = [0, 0]
+        levels[team_of(dealer)] = level
+        levels[1 - team_of(dealer)] = defender_level
+        h = cls(rules, levels, dealer, dealer, [0] * 108)
+        h.hands = [list(c) for c in hands]
+        h.drawn = 100
+        h.kitty = list(kitty)
+        h.trump = trump
+        h.order = order_for(level, trump, rules)
+        h.phase = PLAYING
+        h.leader = h.turn = leader
+        h.defender_points = defender_points
+        h.played = set(range(4))
+        return h
+
+    # ----- facts -----
+    @property
+    def level(self) -> int:
+        if self.dealer is not None:
+            return self.team_levels[team_of(self.dealer)]
+        if self.declaration is not None:
+            return self.team_levels[team_of(self.declaration.seat)]
+        return self.team_levels[0]
+
+    @property
+    def declarer_team(self) -> int | None:
+        return None if self.dealer is None else team_of(self.dealer)
+
+    def is_defender(self, seat: int) -> bool:
+        return self.dealer is not None and team_of(seat) != team_of(self.dealer)
+
+    def cards_left(self) -> list[int]:
+        return [sum(h) for h in self.hands]
+
+    def to_act(self) -> list[int]:
+        if self.phase == DEALING:
+            return []
+        if self.phase == DECLARING:
+            if self.forced:
+                return [s for s in range(4) if self.dealer is not None and team_of(s) == team_of(self.dealer)]
+            return [s for s in range(4) if s not in self.passes]
+        if self.phase == BURYING:
+            return [] if self.burier is None else [self.burier]
+        if self.phase == CHAO:
+            return [] if self.chao_turn is None else [self.chao_turn]
+        if self.phase == PLAYING:
+            return [] if self.turn is None else [self.turn]
+        return []
+
+    # ----- the deal -----
+    def deal(self, n: int) -> None:
+        if self.phase != DEALING:
+            raise IllegalAction("wrong_phase")
+        if n < 1:
+            raise IllegalAction("bad_action")
+        stop = min(100, self.drawn + n)
+        while self.drawn < stop:
+            seat = (self.first_drawer + self.drawn) % 4
+            self.hands[seat][self.deck[self.drawn]] += 1
+            self.drawn += 1
+        if self.drawn == 100:
+            self.phase = DECLARING
+            self.passes = set()
+
+    def seat_level(self, seat: int) -> int:
+        """The rank a seat may show: the hand's level, or in an open hand its own side's."""
+        if not self.open:
+            return self.level
+        return self.team_levels[team_of(seat)]
+
+    def declare(self, seat: int, faces: Sequence[int]) -> Declaration:
+        if self.phase not in (DEALING, DECLARING):
+            raise IllegalAction("wrong_phase")
+        if self.forced and (self.dealer is None or team_of(seat) != team_of(self.dealer)):
+            raise IllegalAction("not_your_turn")
+        if not faces or not holds(self.hands[seat], faces[:1]):
+            raise IllegalAction("not_in_hand")
+        held = self.hands[seat][faces[0]]
+        new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat))
+        self.declaration = new
+        self.declarations.append(new)
+        if self.first_declarer is None:
+            self.first_declarer = seat
+        self.passes = set()
+        if self.forced:
+            self.finish_declaring()
+        return new
+
+    def pass_(self, seat: int) -> None:
+        if self.phase == CHAO:
+            self.chao_pass(seat)
+            return
+        if self.phase != DECLARING or self.forced:
+            raise IllegalAction("wrong_phase")
+        self.passes.add(seat)
+        if len(self.passes) == 4:
+            self.finish_declaring()
+
+    def close(self) -> None:
+        if self.phase != DECLARING:
+            raise IllegalAction("wrong_phase")
+        self.finish_declaring()
+
+    def finish_declaring(self) -> None:
+        """Fix trump and dealer when the window ends; the dealer takes the kitty."""
+        d = self.declaration
+        if d is not None:
+            if self.open:
+                self.dealer = self.first_declarer if self.rules.first_hand_dealer == "first" else d.seat
+            self.trump = d.suit
+        else:
+            if self.rules.no_declaration == "forced_dealer" and not self.open and not self.forced:
+                self.forced = True
+                level = self.level
+                assert self.dealer is not None
+                side = (self.dealer, (self.dealer + 2) % 4)
+                if any(self.hands[s][f] for s in side for f in range(NUM_FACES) if rank_of(f) == level):
+                    return  # wait for the dealer's side to show a level card
+                self.result = HandResult("redeal", (self.dealer + 1) % 4, team_of(self.dealer + 1))
+                self.phase = OVER
+                return
+            self._trump_from_kitty()
+        self.forced = False
+        assert self.dealer is not None and self.trump is not None
+        self.order = order_for(self.level, self.trump, self.rules)
+        self._pick_up(self.dealer)
+
+    def _trump_from_kitty(self) -> None:
+        self.trump_from_kitty = True
+        rule = self.rules.no_declaration
+        kitty = self.kitty
+        finder = self.first_drawer
+        if rule == "third_kitty_card":
+            card = kitty[2]
+            self.trump = NO_TRUMP if card >= SMALL_JOKER else card // 13
+        else:
+            level = self.team_levels[team_of(self.dealer)] if self.dealer is not None else self.team_levels[0]
+            trump: int | None = None
+            for i, card in enumerate(kitty):
+                if card < SMALL_JOKER and rank_of(card) == level:
+                    trump, finder = card // 13, (self.first_drawer + i) % 4
+                    break
+            if trump is None:
+                plain = [(i, c) for i, c in enumerate(kitty) if c < SMALL_JOKER]
+                if not plain:
+                    trump = NO_TRUMP
+                elif rule == "flip_kitty_largest":
+                    i, c = max(plain, key=lambda ic: (rank_of(ic[1]), -ic[0]))
+                    trump, finder = c // 13, (self.first_drawer + i) % 4
+                else:  # 000: the suit of the smallest kitty card
+                    i, c = min(plain, key=lambda ic: (rank_of(ic[1]), ic[0]))
+                    trump = c // 13
+            self.trump = trump
+        if self.dealer is None:
+            self.dealer = finder if rule == "flip_kitty_largest" else self.first_drawer
+
+    def _pick_up(self, seat: int) -> None:
+        self.picked_kitty = list(self.kitty)
+        for f in self.kitty:
+            self.hands[seat][f] += 1
+        self.kitty = []
+        self.burier = seat
+        self.phase = BURYING
+
+    # ----- the kitty -----
+    def bury(self, seat: int, faces: Sequence[int]) -> None:
+        if self.phase != BURYING:
+            raise IllegalAction("wrong_phase")
+        if seat != self.burier:
+            raise IllegalAction("not_your_turn")
+        if len(faces) != KITTY_SIZE:
+            raise IllegalAction("bury_count", count=KITTY_SIZE)
+        if not holds(self.hands[seat], faces):
+            raise IllegalAction("not_in_hand")
+        for f in faces:
+            self.hands[seat][f] -= 1
+        self.kitty = list(faces)
+        if self.rules.chao and not self.open and not self.trump_from_kitty:
+            self.phase = CHAO
+            self.chao_turn = (seat + 1) % 4
+            self.chao_passes = 0
+        else:
+            self._start_play()
+
+    def chao(self, seat: int, faces: Sequence[int]) -> Declaration:
+        if self.phase != CHAO:
+            raise IllegalAction("wrong_phase")
+        if seat != self.chao_turn:
+            raise IllegalAction("not_your_turn")
+        if not faces or not holds(self.hands[seat], faces[:1]):
+            raise IllegalAction("not_in_hand")
+        held = self.hands[seat][faces[0]]
+        new = validate(self.rules, self.declaration, seat, faces, held, self.level)
+        if new.count < 2:
+            raise IllegalAction("cannot_override")
+        self.declaration = new
+        self.declarations.append(new)
+        self.trump = new.suit
+        self.order = order_for(self.level, self.trump, self.rules)
+        self.chao_turn = None
+        self._pick_up(seat)
+        return new
+
+    def chao_pass(self, seat: int) -> None:
+        if seat != self.chao_turn:
+            raise IllegalAction("not_your_turn")
+        self.chao_passes += 1
+        nxt = (seat + 1) % 4
+        if self.chao_passes >= 3:
+            self.chao_turn = None
+            self._start_play()
+        else:
+            self.chao_turn = nxt
+
+    def _start_play(self) -> None:
+        self.phase = PLAYING
+        self.leader = self.turn = self.dealer
+
+    # ----- revolution -----
+    def hand_points(self, seat: int) -> int:
+        return sum(POINTS[f] * n for f, n in enumerate(self.hands[seat]))
+
+    def can_revolt(self, seat: int) -> bool:
+        return (
+            self.rules.revolution
+            and self.phase in (BURYING, CHAO, PLAYING)
+            and self.is_defender(seat)
+            and seat not in self.played
+            and self.hand_points(seat) <= self.rules.revolution_max_points
+        )
+
+    def revolt(self, seat: int) -> None:
+        if not self.can_revolt(seat):
+            raise IllegalAction("cannot_revolt")
+        assert self.dealer is not None
+        self.result = HandResult("revolution", self.dealer, team_of(self.dealer))
+        self.phase = OVER
+
+    # ----- play -----
+    def play(self, seat: int, faces: Sequence[int]) -> list[dict[str, Any]]:
+        """Play cards; returns the public events (a failed throw, a trick won, the hand over)."""
+        if self.phase != PLAYING:
+            raise IllegalAction("wrong_phase")
+        if seat != self.turn:
+            raise IllegalAction("not_your_turn")
+        assert self.order is not None
+        hand = self.hands[seat]
+        events: list[dict[str, Any]] = []
+        if not self.trick:
+            others = [self.hands[s] for s in range(4) if s != seat]
+            lead = check_lead(faces, hand, others, self.order)
+            played = lead.faces
+            if lead.failed:
+                penalty = self._throw_penalty(len(lead.attempted), len(lead.faces))
+                if penalty:
+                    self.penalties += penalty if not self.is_defender(seat) else -penalty
+                    self.defender_points += penalty if not self.is_defender(seat) else -penalty
+                events.append(
+                    {
+                        "e": "throw_failed",
+                        "seat": seat,
+                        "attempted": cards_str(lead.attempted),
+                        "played": cards_str(lead.faces),
+                        "penalty": penalty,
+                    }
+                )
+            self.lead = lead
+        else:
+            assert self.lead is not None
+            check_follow(faces, hand, self.lead, self.order)
+            played = tuple(faces)
+        for f in played:
+            hand[f] -= 1
+        self.played.add(seat)
+        self.trick.append((seat, tuple(played)))
+        if len(self.trick) < 4:
+            self.turn = (seat + 1) % 4
+            return events
+        events.extend(self._end_trick())
+        return events
+
+    def _throw_penalty(self, attempted: int, played: int) -> int:
+        pts = self.rules.throw_penalty_points
+        mode = self.rules.throw_penalty
+        if mode == "per_card_thrown":
+            return pts * attempted
+        if mode == "per_card_failed":
+            return pts * (attempted - played)
+        if mode == "per_throw":
+            return pts
+        return 0
+
+    def _end_trick(self) -> list[dict[str, Any]]:
+        assert self.order is not None and self.lead is not None and self.dealer is not None
+        idx = trick_winner([p for _, p in self.trick], self.lead, self.order)
+        winner = self.trick[idx][0]
+        points = sum(POINTS[f] for _, p in self.trick for f in p)
+        if self.is_defender(winner):
+            self.defender_points += points
+        self.last_trick = self.trick
+        self.last_trick_winner = winner
+        self.tricks.append((self.trick, winner, points))
+        self.tricks_played += 1
+        events: list[dict[str, Any]] = [{"e": "trick", "winner": winner, "points": points}]
+        lead = self.lead
+        winning_play = self.trick[idx][1]
+        self.trick = []
+        self.lead = None
+        self.leader = self.turn = winner
+        if sum(self.hands[winner]) == 0:
+            self._finish(winner, lead, winning_play)
+            assert self.result is not None
+            events.append({"e": "hand_over", **self.result.to_dict()})
+        return events
+
+    def _finish(self, winner: int, lead: Lead, winning_play: Sequence[int]) -> None:
+        assert self.dealer is not None and self.order is not None
+        dteam = team_of(self.dealer)
+        result = HandResult("played", self.dealer, dteam, kitty=list(self.kitty), penalties=self.penalties)
+        result.last_winner = winner
+        result.kitty_points = sum(POINTS[f] for f in self.kitty)
+        knocked: int | None = None
+        if self.is_defender(winner):
+            result.kitty_multiplier = kitty_multiplier(self.rules, lead.units)
+            self.defender_points += result.kitty_points * result.kitty_multiplier
+            level_cards = sum(1 for f in winning_play if f < SMALL_JOKER and rank_of(f) == self.level)
+            knocked = knockback(self.rules, self.level, level_cards)
+        result.defender_points = self.defender_points
+        result.knocked_to = knocked
+        result.outcome = outcome(
+            self.rules, self.defender_points, self.team_levels[dteam], self.team_levels[1 - dteam], knocked
+        )
+        self.result = result
+        self.turn = None
+        self.phase = OVER
+
+    # ----- views -----
+    def public(self) -> dict[str, Any]:
+        d = self.declaration
+        lr = self.last_trick
+        return {
+            "phase": self.phase,
+            "dealer": self.dealer,
+            "declarers": None if self.dealer is None else [self.dealer % 2, self.dealer % 2 + 2],
+            "level": rank_str(self.level),
+            "trump": trump_str(self.trump),
+            "declaration": None if d is None else {"seat": d.seat, "cards": cards_str([d.face] * d.count)},
+            "trick": [[s, cards_str(p)] for s, p in self.trick],
+            "leader": self.leader,
+            "turn": self.turn,
+            "last_trick": [[s, cards_str(p)] for s, p in lr],
+            "last_trick_winner": self.last_trick_winner,
+            "defender_points": self.defender_points,
+            "tricks_played": self.tricks_played,
+            "tricks": [
+                {"plays": [[s, cards_str(p)] for s, p in t], "winner": w, "points": pts} for t, w, pts in self.tricks
+            ],
+            "lead_shape": self.lead_units_shape(),
+            "hand_counts": self.cards_left(),
+            "cards_dealt": self.drawn,
+            "burier": self.burier if self.phase == BURYING else None,
+            "chao_turn": self.chao_turn,
+            "to_act": self.to_act(),
+        }
+
+    def lead_units_shape(self) -> list[int]:
+        return [] if self.lead is None else [u.pairs for u in self.lead.units]
+
+
+def sort_key(order: Order | None, face: int) -> tuple[int, int, int]:
+    """Hand display order: trumps first (strongest first), then suits S H C D."""
+    if order is None:
+        return (0 if face >= SMALL_JOKER else 1, face // 13 if face < SMALL_JOKER else 0, -face % 13)
+    suit = order.suit[face]
+    group = 0 if suit == 4 else 1 + (0, 1, 3, 2)[suit]
+    return (group, -order.rank[face], face)
+
+
+__all__ = ["BURYING", "CHAO", "DEALING", "DECLARING", "OVER", "PLAYING", "Hand", "HandResult", "decompose"]

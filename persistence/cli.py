@@ -1,0 +1,154 @@
+"""`tractor-host db ...`: backup, export and check the database (also `python -m persistence.cli`).
+
+The host's console script dispatches `tractor-host db ARGS` to `db_main(ARGS)`.
+The database is `--db PATH`, else $TRACTOR_DB, else ./data/tractor.sqlite3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from persistence.paths import default_db_path
+from persistence.replay import Rebuild, replay_one
+from persistence.store import BROKEN, SqliteStore, StoredMatch
+
+#: The "format" field of an exported match log.
+EXPORT_FORMAT = "tractor-host.match-log"
+
+
+def engine_rebuild(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> object:
+    """Replay through the real engine (imported here only: persistence itself knows no rules)."""
+    engine = importlib.import_module("engine")
+    return engine.Match.replay(engine.Rules.from_dict(rules), seed, actions)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tractor-host db", description="Back up, export and check the tractor-host database."
+    )
+    parser.add_argument("--db", help="database file (default: $TRACTOR_DB or ./data/tractor.sqlite3)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    backup = sub.add_parser("backup", help="copy the live database to PATH (safe while the bot runs)")
+    backup.add_argument("path", metavar="PATH")
+    export = sub.add_parser("export", help="print one match's log as replayable JSON")
+    export.add_argument("match", metavar="MATCH", type=int, help="match id")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    sub.add_parser("check", help="integrity check, then replay every unfinished match")
+    return parser
+
+
+async def db_main(argv: list[str], *, rebuild: Rebuild[object] | None = None) -> int:
+    """Run one `db` command; returns the process exit code (0 ok, 1 problems found, 2 usage)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed the usage or --help
+        return int(exc.code or 0) if isinstance(exc.code, int) else 2
+    path = default_db_path(args.db)
+    if not path.exists():
+        print(f"no database at {path} (set --db or TRACTOR_DB)", file=sys.stderr)
+        return 1
+    store = await SqliteStore.open(path, migrate_schema=args.command != "backup")
+    try:
+        if args.command == "backup":
+            return await _backup(store, Path(args.path))
+        if args.command == "export":
+            return await _export(store, args.match, args.output)
+        return await _check(store, rebuild or engine_rebuild)
+    finally:
+        await store.close()
+
+
+async def _backup(store: SqliteStore, target: Path) -> int:
+    try:
+        await store.backup(target)
+    except (ValueError, RuntimeError, OSError) as exc:
+        print(f"backup failed: {exc}", file=sys.stderr)
+        return 1
+    print(f"backed up {store.path} to {target} ({target.stat().st_size} bytes)")
+    return 0
+
+
+def export_document(stored: StoredMatch) -> dict[str, Any]:
+    """A match as self-contained, replayable JSON: rules, seed, seats and the action log."""
+    document: dict[str, Any] = {
+        "format": EXPORT_FORMAT,
+        "format_version": 1,
+        "match_id": stored.id,
+        "platform": stored.platform,
+        "chat_id": stored.chat_id,
+        "status": stored.status,
+        "created_at": stored.created_at,
+        "finished_at": stored.finished_at,
+        "rules": stored.rules,
+        "seed": stored.seed,
+        "seats": stored.seats,
+        "meta": stored.meta,
+        "result": stored.result,
+        "version": stored.version,
+        "actions": stored.actions,
+    }
+    if stored.error:
+        document["error"] = stored.error
+    return document
+
+
+async def _export(store: SqliteStore, match_id: int, output: str | None) -> int:
+    stored = await store.get_match(match_id)
+    if stored is None:
+        print(f"no match with id {match_id}", file=sys.stderr)
+        return 1
+    text = json.dumps(export_document(stored), ensure_ascii=False, indent=1) + "\n"
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        print(f"match {match_id}: {len(stored.actions)} actions written to {output}")
+    else:
+        sys.stdout.write(text)
+    if stored.error:
+        print(f"warning: the log is damaged, exported what is readable: {stored.error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _check(store: SqliteStore, rebuild: Rebuild[object]) -> int:
+    problems = await store.integrity_check()
+    if problems:
+        print("integrity: FAILED")
+        for line in problems[:20]:
+            print(f"  {line}")
+    else:
+        print("integrity: ok")
+    matches = await store.load_unfinished(include_broken=True)
+    broken: list[tuple[int, str]] = []
+    recovered: list[int] = []
+    for stored in matches:
+        try:
+            replay_one(stored, rebuild)
+        except Exception as exc:
+            broken.append((stored.id, str(exc)))
+        else:
+            if stored.status == BROKEN:
+                recovered.append(stored.id)
+    print(
+        f"unfinished matches: {len(matches)}, replayed: {len(matches) - len(broken)}, broken: {len(broken)}"
+    )
+    for match_id, reason in broken:
+        print(f"  {reason}  (see: tractor-host db export {match_id})")
+    for match_id in recovered:
+        print(f"  match {match_id} is set aside as broken but replays now")
+    return 1 if problems or broken else 0
+
+
+def main() -> None:
+    """Entry point of `python -m persistence.cli`."""
+    sys.exit(asyncio.run(db_main(sys.argv[1:])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""What the store raises; all subclasses of `StoreError`, each saying what to do about it."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """A storage request that cannot be carried out as asked."""
+
+
+class SequenceConflict(StoreError):
+    """Another action already holds this seq, or the seq skips ahead: another writer got there first."""
+
+    def __init__(self, match_id: int, seq: int, version: int) -> None:
+        super().__init__(
+            f"match {match_id}: cannot append seq {seq}: the log is at version {version}"
+            f" (the next seq is {version}); reload the match and try again"
+        )
+        self.match_id = match_id
+        self.seq = seq
+        self.version = version
+
+
+class UnknownMatch(StoreError, KeyError):
+    """No match has this id."""
+
+    def __init__(self, match_id: int) -> None:
+        super().__init__(f"no match with id {match_id}")
+        self.match_id = match_id
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class MatchClosed(StoreError):
+    """The match is finished; its log takes no more actions."""
+
+    def __init__(self, match_id: int) -> None:
+        super().__init__(f"match {match_id} is finished; its log takes no more actions")
+        self.match_id = match_id
