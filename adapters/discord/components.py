@@ -140,8 +140,8 @@ def render(view: View, *, note: str = "") -> tuple[str, discord.ui.View]:
         options = [discord.SelectOption(label=_label(b.label.lstrip("✓")), value=b.token,
                                         default=b.style == "selected") for b in chunk]
         first, last = options[0].label, options[-1].label
-        select = CardSelect(f"{SELECT_PREFIX}{len(rows)}:{chunk[0].token}", options,
-                            placeholder=f"{first} … {last} ({len(chunk)})"[:150])
+        shown = first if len(options) == 1 else f"{first} … {last} ({len(options)})"
+        select = CardSelect(f"{SELECT_PREFIX}{len(rows)}:{chunk[0].token}", options, placeholder=shown[:150])
         rows.append([select])
     for row in view.buttons:
         kept = [b for b in row if not _is_toggle(b) and b.kind != "inline_query" and b.token]

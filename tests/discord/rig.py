@@ -6,6 +6,7 @@ buttons and select menus on the messages the fake shows them.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -49,19 +50,12 @@ def cards_named(text: str) -> Counter[str]:
     return Counter(TEXT_TO_CODE[m] for m in CARD_RE.findall(text))
 
 
+_CODE_RE = re.compile(r'"([2-9TJQKA][SHDC]|SJ|BJ)"')
+
+
 def cards_in(obj: Any) -> Counter[str]:
     """Every card code inside a JSON-like value (a view)."""
-    out: Counter[str] = Counter()
-    if isinstance(obj, str):
-        if obj in TEXT_TO_CODE.values():
-            out[obj] += 1
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            out += cards_in(v)
-    elif isinstance(obj, list | tuple):
-        for v in obj:
-            out += cards_in(v)
-    return out
+    return Counter(_CODE_RE.findall(json.dumps(obj)))
 
 
 @dataclass
@@ -72,6 +66,8 @@ class Rig:
     host: Host = field(init=False)
     ever_public: Counter[str] = field(default_factory=Counter)
     ever_seat: list[Counter[str]] = field(default_factory=lambda: [Counter() for _ in range(4)])
+    _observed: tuple[Any, int] | None = None
+    _last_snapshot: dict[str, Any] | None = None
     runner: DiscordRunner = field(init=False)
 
     async def boot(self) -> None:
@@ -91,10 +87,12 @@ class Rig:
 
     async def idle(self) -> None:
         """Until the host, the adapter's outbox and the fake server are all quiet."""
-        for _ in range(3):
+        seen = -1
+        while seen != len(self.fake.requests):
+            seen = len(self.fake.requests)
             await self.host.settle()
             await self.runner.idle()
-            await self.fake.settle(quiet_s=0.03)
+            await self.fake.settle(quiet_s=0.01)
 
     def table(self) -> Table:
         (table,) = self.host.tables.values()
@@ -126,11 +124,15 @@ class Rig:
         table = next(iter(self.host.tables.values()))
         if table.match is None:
             return None
+        if self._observed == (table.match, table.match.version):
+            return self._last_snapshot
+        self._observed = (table.match, table.match.version)
         self.ever_public |= cards_in(table.match.public_view())
         for s in range(4):
             self.ever_seat[s] |= cards_in(table.match.view(s))
-        return {"public": Counter(self.ever_public), "seats": [Counter(c) for c in self.ever_seat],
-                "users": {str(table.seats[s].get("user_id")): s for s in range(4)}}
+        self._last_snapshot = {"public": Counter(self.ever_public), "seats": [Counter(c) for c in self.ever_seat],
+                               "users": {str(table.seats[s].get("user_id")): s for s in range(4)}}
+        return self._last_snapshot
 
     # ----- a person at the table -----
 

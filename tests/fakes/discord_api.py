@@ -83,6 +83,7 @@ class FakeMessage:
     attachments: list[tuple[str, bytes]] = field(default_factory=list)
     history: list[str] = field(default_factory=list)
     snapshots: list[Any] = field(default_factory=list)  # what the test's observer saw at each version
+    peak_selects: int = 0  # the most select menus any version showed
     deleted: bool = False
     loading: bool = False
 
@@ -569,6 +570,7 @@ class FakeDiscord:
 
     def _record_version(self, message: FakeMessage) -> None:
         message.history.append(message.text())
+        message.peak_selects = max(message.peak_selects, len(message.selects()))
         message.snapshots.append(self.observer() if self.observer is not None else None)
         self._check_components(message)
 
