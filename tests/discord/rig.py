@@ -206,3 +206,64 @@ class Rig:
                 message = self.hand_message(user)
                 assert message is not None
         return done
+
+
+async def open_table(rig: Rig) -> None:
+    """alice opens with /tractor new, bob joins by command, carol and dave with the lobby button."""
+    fake = rig.fake
+    choices = await fake.autocomplete(ALICE, "new", "preset", "cl")
+    assert [c["value"] for c in choices] == ["classic"]
+    await fake.slash(ALICE, "new", {"preset": "classic"})
+    await rig.idle()
+    await fake.slash(BOB, "join")
+    await rig.idle()
+    lobby = rig.table_message()
+    for person in (CAROL, DAVE):
+        await fake.click(person, lobby, "Join")
+        await rig.idle()
+    assert "4/4" in lobby.content
+    await fake.click(ALICE, lobby, "Start")
+    await rig.idle()
+
+
+async def play_until(rig: Rig, done: object, limit: int = 600) -> None:
+    """People act in turn; when nobody must, the clock moves on (deal window, next hand)."""
+    for _ in range(limit):
+        if callable(done) and done():
+            return
+        acted = False
+        for person in PEOPLE:
+            if await rig.act(person):
+                acted = True
+                break
+        if not acted:
+            rig.clock.advance(31)
+            await rig.idle()
+    raise AssertionError("the hand did not finish")
+
+
+def hand_over(rig: Rig) -> bool:
+    m = rig.table().match
+    return m is not None and (m.phase in ("hand_over", "match_over") or m.public_view().get("hand_no", 1) > 1)
+
+
+def leaks(fake: FakeDiscord) -> list[str]:
+    """Cards shown to someone who could not know them by the time the message reached Discord.
+
+    Each line is checked on its own (a card may repeat on a button label).
+    """
+    problems = []
+    for message in fake.messages.values():
+        for text, snap in zip(message.history, message.snapshots, strict=True):
+            if snap is None:
+                continue
+            allowed = snap["public"]
+            seat = None if message.public else snap["users"].get(str(message.visible_to))
+            if seat is not None:
+                allowed = allowed | snap["seats"][seat]
+            for line in text.splitlines():
+                extra = sorted((cards_named(line) - allowed).elements())
+                if extra:
+                    kind = "public" if message.public else f"private to {message.visible_to}"
+                    problems.append(f"message {message.id} ({kind}): {extra} in {line!r}")
+    return problems
