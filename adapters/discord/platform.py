@@ -9,6 +9,7 @@ interaction: they see their hand when they press "My hand").
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from typing import Any
@@ -39,11 +40,22 @@ class DiscordPlatform:
         self._shown: dict[str, tuple[str, str]] = {}
         self._views: dict[str, View] = {}
         self.unshown = 0  # private views kept back for want of a live interaction
+        self.ready = asyncio.Event()  # set once logged in: the host may speak before (resuming tables)
+        self.ready_timeout = 120.0
 
     # ----- the Platform protocol -----
 
+    async def _until_ready(self) -> None:
+        if self.ready.is_set():
+            return
+        try:
+            await asyncio.wait_for(self.ready.wait(), self.ready_timeout)
+        except TimeoutError as exc:
+            raise PlatformError("discord is not connected") from exc
+
     async def send(self, where: Where, view: View) -> str:
         """Posts a channel message, or shows a private view to one user (see the module doc)."""
+        await self._until_ready()
         if where.private:
             return await self._send_private(int(where.chat_id), view)
         content, ui = render(view)
@@ -65,6 +77,7 @@ class DiscordPlatform:
 
     async def delete(self, where: Where, message_id: str) -> None:
         key = self.routes.resolve(message_id) if where.private else message_id
+        await self._until_ready()
         try:
             if key.startswith("e"):
                 ticket = self.routes.editor(int(key[1:]))
@@ -85,6 +98,7 @@ class DiscordPlatform:
     async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
         """Posts a file (a standings image, a CSV export) with a caption."""
         file = discord.File(io.BytesIO(data), filename=filename)
+        await self._until_ready()
         try:
             if not where.private:
                 message = await self.client.get_partial_messageable(int(where.chat_id)).send(caption[:2000], file=file)
@@ -154,6 +168,7 @@ class DiscordPlatform:
         return True
 
     async def _deliver(self, where: Where, key: str, view: View, note: str) -> None:
+        await self._until_ready()
         content, ui = render(view, note=note)
         sig = signature(content, ui)
         if self._shown.get(key) == sig:

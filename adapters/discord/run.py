@@ -59,6 +59,7 @@ class DiscordRunner:
         """Logs in, registers the commands, connects; returns once the gateway session is ready."""
         self._point()
         await self.client.login(self.config.token)
+        self.platform.ready.set()
         self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord-gateway")
         ready = asyncio.ensure_future(self.client.wait_until_ready())
         done, _ = await asyncio.wait({ready, self._task}, timeout=self.ready_timeout,

@@ -17,7 +17,7 @@ async def playing(rig: Rig) -> None:
 def version(rig: Rig) -> int:
     m = rig.table().match
     assert m is not None
-    return m.version
+    return int(m.version)
 
 
 def waiting(rig: Rig) -> FakeUser:
@@ -41,7 +41,7 @@ async def test_out_of_turn_play_is_explained_in_the_same_hand_message(rig: Rig) 
     hand = await fresh_hand(rig, person)
     seat = rig.table().seat_of(str(person.id))
     assert seat is not None
-    card = rig.table().match.view(seat)["hand"][0]  # type: ignore[union-attr]
+    card = rig.table().match.view(seat)["hand"][0]
     await rig.choose_cards(person, seat, [card])
     count = len(rig.fake.private_messages(person))
     v = version(rig)
