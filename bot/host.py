@@ -11,11 +11,12 @@ import contextlib
 import importlib
 import logging
 import random
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bot import tokens
+from bot.cardtext import parse_typed_card
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
@@ -27,17 +28,19 @@ log = logging.getLogger(__name__)
 
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
                             "hand", "table"})
-LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export"})
+LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
+JOIN_PAYLOAD = "join-"  # deep-link payload: join-<match id>
 
 
 class Host:
     """Routes platform events to tables; owns no platform and no SQL."""
 
     def __init__(self, store: Any, *, ai_threads: int = 2, clock: Any = None,
-                 defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True) -> None:
+                 defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True,
+                 rng: random.Random | None = None) -> None:
         self.store = store
         self.ai_threads = ai_threads
         if clock is None:
@@ -47,6 +50,7 @@ class Host:
         else:
             self.clock = CallableClock(clock)
         self.defaults = defaults or TableSettings()
+        self.rng = rng or random.SystemRandom()  # match seeds; tests pass a seeded Random
         self.engine = engine if engine is not None else importlib.import_module("engine")
         self.use_ai_threads = use_ai_threads and ai_threads > 0
         self.executor = ThreadPoolExecutor(max(1, ai_threads), thread_name_prefix="ai")
@@ -146,9 +150,11 @@ class Host:
         return self.user_langs.get((user.platform, user.user_id)) or normalize_lang(user.language)
 
     def _lang_for(self, event: Incoming) -> str:
-        if event.where.private:
+        """Private chats: the person's language; groups: the chat's, else the person's."""
+        chat = self.chats.get((event.where.platform, event.where.chat_id), {}).get("lang")
+        if event.where.private or chat not in LANGS:
             return self.user_lang(event.user) or self.chat_lang(event.where.platform, event.where.chat_id)
-        return self.chat_lang(event.where.platform, event.where.chat_id)
+        return str(chat)
 
     def page_size(self, platform: str) -> int:
         p = self.platforms.get(platform)
@@ -249,6 +255,8 @@ class Host:
             await self._rules(event, args, lang)
         elif name in LEAGUE_COMMANDS:
             await self._league(event, name, args, lang)
+        elif name == "start" and event.where.private and event.where.platform != "console":
+            await self._private_start(event, args, lang)
         elif name in TABLE_COMMANDS:
             if event.where.private and name == "back":
                 tables = [t for t in self.tables.values() if t.platform_name == event.where.platform
@@ -265,6 +273,24 @@ class Host:
             table.submit(Item("event", event=event))
         else:
             await self.answer(event, tr(lang, "err.unknown_command", name=name[:30]))
+
+    async def _private_start(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
+        """`start <payload>` in a private chat: a deep link (join-<match id>), else a greeting with help."""
+        payload = args[0] if args else ""
+        if not payload.startswith(JOIN_PAYLOAD):
+            await self._post(event, tr(lang, "help.text"))
+            return
+        try:
+            mid = int(payload[len(JOIN_PAYLOAD):])
+        except ValueError:
+            mid = -1
+        table = self.tables.get(mid)
+        if table is None or table.platform_name != event.where.platform:
+            await self.answer(event, tr(lang, "err.wrong_match"))
+            return
+        join = Incoming("command", event.user, event.where, key=event.key, name="join", reply=event.reply,
+                        extra=event.extra)
+        table.submit(Item("event", event=join))
 
     async def _lang(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
         want = normalize_lang(args[0]) if args else None
@@ -320,7 +346,7 @@ class Host:
                     chat["lang"] = ulang
                     await self.store.set_chat(*key, chat)
                     lang = ulang
-            seed = random.SystemRandom().randrange(1, 2**31)
+            seed = self.rng.randrange(1, 2**31)
             meta = {"preset": preset, "creator": event.user.user_id, "creator_name": event.user.name[:32],
                     "options": " ".join(args[1:] if args and "=" not in args[0] else args)[:200],
                     "settings": settings.to_dict()}
@@ -362,6 +388,18 @@ class Host:
         reply = await command(self.store, event.where, event.user, name, args, lang,
                               event.extra.get("admin") == "1")
         await self._post(event, str(getattr(reply, "text", reply)))
+        # Pictures and CSV go out where the adapter can send files (optional `send_file` on the platform).
+        send_file = getattr(self.platforms.get(event.where.platform), "send_file", None)
+        if send_file is None:
+            return
+        files = [(f"{name}.png", getattr(reply, "image_png", None)),
+                 (f"{name}.csv", (getattr(reply, "csv", None) or "").encode("utf-8") or None)]
+        for filename, data in files:
+            if data:
+                try:
+                    await send_file(event.where, filename, data)
+                except (PlatformError, Unreachable):
+                    log.info("file %s not delivered", filename)
 
     async def record_league(self, table: Table, result: dict[str, Any]) -> None:
         """Hands a finished match to the league module, when it is installed."""
@@ -379,9 +417,9 @@ class Host:
     async def inline_choices(self, user: User, where: Where, query: str) -> list[InlineChoice]:
         """The legal plays of `user` at the table of `where`, for inline mode (only ever their own cards)."""
         table = self.by_chat.get((where.platform, where.chat_id))
-        if table is None:
+        if table is None or table.seat_of(user.user_id) is None:
             mine = [t for t in self.tables.values() if t.platform_name == where.platform
-                    and t.seat_of(user.user_id) is not None]
+                    and t.match is not None and t.seat_of(user.user_id) in t.match.to_act()]
             table = mine[0] if mine else None
         if table is None or table.match is None or table.status != "active":
             return []
@@ -390,8 +428,11 @@ class Host:
         if s is None or m.phase != "playing" or m.to_act() != [s]:
             return []
         lang = table.seat_lang(s)
-        choices = play_choices(m.view(s), m.legal_actions(s), lang, match_id=table.id, version=m.version)
-        q = query.strip().upper()
-        if q:
-            choices = [c for c in choices if q in c.title.upper()] or choices
-        return choices[:50]
+        legal = m.legal_actions(s)
+        wanted = Counter(c for c in (parse_typed_card(w) for w in query.split()[:40]) if c is not None)
+        if wanted:
+            exact = {"t": "play", "seat": s, "cards": sorted(wanted.elements())}
+            legal = [a for a in legal if not wanted - Counter(a.get("cards", []))]
+            if m.check(exact) is None and not any(Counter(a.get("cards", [])) == wanted for a in legal):
+                legal.insert(0, exact)  # the typed cards are a legal play the (bounded) list left out
+        return play_choices(m.view(s), legal, lang, match_id=table.id, version=m.version, limit=50)

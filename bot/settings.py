@@ -16,8 +16,7 @@ class TableSettings:
     turn: float = 60.0  # a play or a 炒底 answer
     bury: float = 120.0  # the dealer's bury
     declare: float = 10.0  # the declaration window after the last card
-    deal: float = 1.0  # between two deal steps (people may declare while cards arrive)
-    deal_step: int = 8  # cards per deal step
+    deal: float = 0.6  # between two deal steps of 4 cards (people may declare while cards arrive)
     next: float = 5.0  # between a hand's result and the next deal
     lobby: float = 3600.0  # an unstarted lobby closes after this
     away_after: int = 2  # consecutive timeouts before an AI keeps the seat

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import tokens
 from bot.ai import find_chooser, move_seed
-from bot.cardtext import cards_text, parse_typed_card
+from bot.cardtext import cards_text, parse_typed_card, suit_text
 from bot.i18n import catalog, tr
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL, TableSettings
@@ -42,7 +42,7 @@ SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 PLAY_WORDS = {"play", "p", "出", "出牌"}
 ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
-                             "chao", "炒", "revolt", "革命"}
+                             "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
 
 
 @dataclass
@@ -90,6 +90,7 @@ class Table:
         self.timer_for: tuple[str, float] | None = None
         self.ai_pending: asyncio.Future[Any] | None = None
         self.closed = False
+        self._answered = False
         self.announced_hand = int(meta.get("announced_hand", 0))
         self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
         self.chooser = find_chooser()
@@ -149,7 +150,7 @@ class Table:
             except Exception:
                 log.exception("table %s failed on %s", self.id, item.kind)
                 if item.event is not None:
-                    await self.host.answer(item.event, tr(self.lang, "err.internal"))
+                    await self.answer(item.event, tr(self.lang, "err.internal"))
             finally:
                 if item.done is not None and not item.done.done():
                     item.done.set_result(None)
@@ -215,7 +216,18 @@ class Table:
 
     # ----- events -----
 
+    async def answer(self, ev: Incoming, text: str) -> None:
+        """Answers this event (once per event is what platforms expect)."""
+        self._answered = True
+        await self.host.answer(ev, text)
+
     async def _on_event(self, ev: Incoming) -> None:
+        self._answered = False
+        await self._dispatch(ev)
+        if not self._answered and ev.kind in ("press", "chosen"):
+            await self.host.answer(ev, "✓")  # a button press is always answered
+
+    async def _dispatch(self, ev: Incoming) -> None:
         if ev.kind == "command":
             await self._on_command(ev, ev.name.lower(), ev.args)
         elif ev.kind in ("press", "chosen"):
@@ -251,9 +263,9 @@ class Table:
             await self._vote(ev, name)
         elif name == "back":
             if s is None:
-                await self.host.answer(ev, tr(lang, "err.not_seated"))
+                await self.answer(ev, tr(lang, "err.not_seated"))
             elif not self.seats[s].get("away"):
-                await self.host.answer(ev, tr(lang, "back.not_away"))
+                await self.answer(ev, tr(lang, "back.not_away"))
             else:
                 self.seats[s]["away"] = False
                 self.seats[s]["timeouts"] = 0
@@ -266,27 +278,27 @@ class Table:
                 self.rendered.pop("table", None)
                 self.rendered.pop("lobby", None)
         else:
-            await self.host.answer(ev, tr(lang, "err.unknown_command", name=name[:30]))
+            await self.answer(ev, tr(lang, "err.unknown_command", name=name[:30]))
 
     # ----- lobby -----
 
     async def _join(self, ev: Incoming, args: tuple[str, ...]) -> None:
         lang = self.lang
         if self.status != "lobby":
-            await self.host.answer(ev, tr(lang, "join.not_lobby"))
+            await self.answer(ev, tr(lang, "join.not_lobby"))
             return
         s = self.seat_of(ev.user.user_id)
         if s is not None:
-            await self.host.answer(ev, tr(lang, "join.already", seat=s + 1))
+            await self.answer(ev, tr(lang, "join.already", seat=s + 1))
             return
         free = [i for i, seat in enumerate(self.seats) if seat.get("kind") == "empty"]
         if not free:
-            await self.host.answer(ev, tr(lang, "join.full"))
+            await self.answer(ev, tr(lang, "join.full"))
             return
         if args and args[0].isdigit():
             want = int(args[0]) - 1
             if want not in free:
-                await self.host.answer(ev, tr(lang, "join.seat_taken", seat=args[0][:3]))
+                await self.answer(ev, tr(lang, "join.seat_taken", seat=args[0][:3]))
                 return
             seat_no = want
         else:
@@ -295,52 +307,52 @@ class Table:
                                "lang": self.host.user_lang(ev.user), "away": False, "timeouts": 0}
         await self.host.store.upsert_player(self.platform_name, ev.user.user_id, ev.user.name, ev.user.language)
         await self._save_seats()
-        await self.host.answer(ev, tr(lang, "join.ok", name=ev.user.name[:32], seat=seat_no + 1))
+        await self.answer(ev, tr(lang, "join.ok", name=ev.user.name[:32], seat=seat_no + 1))
 
     async def _leave(self, ev: Incoming) -> None:
         lang = self.lang
         s = self.seat_of(ev.user.user_id)
         if s is None:
-            await self.host.answer(ev, tr(lang, "err.not_seated"))
+            await self.answer(ev, tr(lang, "err.not_seated"))
         elif self.status != "lobby":
-            await self.host.answer(ev, tr(lang, "leave.started"))
+            await self.answer(ev, tr(lang, "leave.started"))
         else:
             self.seats[s] = dict(EMPTY)
             await self._save_seats()
-            await self.host.answer(ev, tr(lang, "leave.ok", name=ev.user.name[:32]))
+            await self.answer(ev, tr(lang, "leave.ok", name=ev.user.name[:32]))
 
     async def _addbot(self, ev: Incoming, args: tuple[str, ...]) -> None:
         lang = self.lang
         if self.status != "lobby":
-            await self.host.answer(ev, tr(lang, "join.not_lobby"))
+            await self.answer(ev, tr(lang, "join.not_lobby"))
             return
         level = args[0].lower() if args else DEFAULT_AI_LEVEL
         if level not in AI_LEVELS:
-            await self.host.answer(ev, tr(lang, "addbot.bad_level", level=level[:20], levels=", ".join(AI_LEVELS)))
+            await self.answer(ev, tr(lang, "addbot.bad_level", level=level[:20], levels=", ".join(AI_LEVELS)))
             return
         free = [i for i, seat in enumerate(self.seats) if seat.get("kind") == "empty"]
         if not free:
-            await self.host.answer(ev, tr(lang, "join.full"))
+            await self.answer(ev, tr(lang, "join.full"))
             return
         s = free[0]
         name = f"AI-{s + 1}"
         self.seats[s] = {"kind": "ai", "name": name, "level": level}
         await self._save_seats()
-        await self.host.answer(ev, tr(lang, "addbot.ok", name=name, level=level, seat=s + 1))
+        await self.answer(ev, tr(lang, "addbot.ok", name=name, level=level, seat=s + 1))
 
     async def _kick(self, ev: Incoming, args: tuple[str, ...]) -> None:
         lang = self.lang
         allowed = ev.user.user_id == self.meta.get("creator") or ev.extra.get("admin") == "1"
         if not allowed:
-            await self.host.answer(ev, tr(lang, "kick.not_allowed"))
+            await self.answer(ev, tr(lang, "kick.not_allowed"))
             return
         if not args or not args[0].isdigit() or not 1 <= int(args[0]) <= 4:
-            await self.host.answer(ev, tr(lang, "kick.usage"))
+            await self.answer(ev, tr(lang, "kick.usage"))
             return
         s = int(args[0]) - 1
         seat = self.seats[s]
         if seat.get("kind") == "empty":
-            await self.host.answer(ev, tr(lang, "kick.usage"))
+            await self.answer(ev, tr(lang, "kick.usage"))
             return
         if self.status == "lobby":
             self.seats[s] = dict(EMPTY)
@@ -353,11 +365,11 @@ class Table:
     async def _start(self, ev: Incoming) -> None:
         lang = self.lang
         if self.status != "lobby":
-            await self.host.answer(ev, tr(lang, "join.not_lobby"))
+            await self.answer(ev, tr(lang, "join.not_lobby"))
             return
         n = sum(1 for seat in self.seats if seat.get("kind") != "empty")
         if n < 4:
-            await self.host.answer(ev, tr(lang, "start.need_four", n=n))
+            await self.answer(ev, tr(lang, "start.need_four", n=n))
             return
         eng = self.host.engine
         self.match = eng.Match.new(eng.Rules.from_dict(self.rules), seed=self.seed)
@@ -383,20 +395,20 @@ class Table:
         lang = self.lang
         s = self.seat_of(ev.user.user_id)
         if s is None:
-            await self.host.answer(ev, tr(lang, "err.not_seated"))
+            await self.answer(ev, tr(lang, "err.not_seated"))
             return
         if what == "abandon" and self.status == "lobby":
             await self._close("abandoned", {"reason": "abandoned"})
             await self.say(tr(lang, "abandon.done"))
             return
         if self.match is None:
-            await self.host.answer(ev, tr(lang, "err.not_playing"))
+            await self.answer(ev, tr(lang, "err.not_playing"))
             return
         if what == "resume" and self.status != "paused":
-            await self.host.answer(ev, tr(lang, "resume.not_paused"))
+            await self.answer(ev, tr(lang, "resume.not_paused"))
             return
         if what == "pause" and self.status == "paused":
-            await self.host.answer(ev, tr(lang, "err.paused"))
+            await self.answer(ev, tr(lang, "err.paused"))
             return
         votes = self.meta.setdefault("votes", {}).setdefault(what, [])
         if s not in votes:
@@ -422,6 +434,7 @@ class Table:
         else:
             await self._close("abandoned", {"reason": "abandoned", "version": self.match.version})
             await self.say(tr(lang, "abandon.done"))
+            await self.host.record_league(self, {"reason": "abandoned"})
 
     # ----- presses and typed actions -----
 
@@ -434,24 +447,24 @@ class Table:
             return
         s = self.seat_of(ev.user.user_id)
         if s is None:
-            await self.host.answer(ev, tr(lang, "err.not_seated"))
+            await self.answer(ev, tr(lang, "err.not_seated"))
             return
         if code == tokens.BACK:
             await self._on_command(ev, "back", ())
             return
         if self.match is None:
-            await self.host.answer(ev, tr(lang, "err.not_playing"))
+            await self.answer(ev, tr(lang, "err.not_playing"))
             return
         if code == tokens.HAND:
             await self._send_hand(s, force_new=True)
-            await self.host.answer(ev, "✓")
+            await self.answer(ev, "✓")
             return
         lang = self.seat_lang(s)
         if self.status == "paused":
-            await self.host.answer(ev, tr(lang, "err.paused"))
+            await self.answer(ev, tr(lang, "err.paused"))
             return
         if code != tokens.DECLARE and tok.version < self.view_version[s]:
-            await self.host.answer(ev, tr(lang, "err.stale"))
+            await self.answer(ev, tr(lang, "err.stale"))
             self.rendered.pop(f"hand{s}", None)
             return
         hand = list(self.match.view(s).get("hand") or [])
@@ -459,30 +472,30 @@ class Table:
         if code == tokens.TOGGLE:
             i = _b36_or(tok.arg, -1)
             if not 0 <= i < len(hand):
-                await self.host.answer(ev, tr(lang, "err.stale"))
+                await self.answer(ev, tr(lang, "err.stale"))
                 return
             sel.symmetric_difference_update({i})
-            await self.host.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
+            await self.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
         elif code == tokens.CLEAR:
             sel.clear()
-            await self.host.answer(ev, "✓")
+            await self.answer(ev, "✓")
         elif code == tokens.PAGE:
             self.page[s] = _b36_or(tok.arg, 0)
-            await self.host.answer(ev, "✓")
+            await self.answer(ev, "✓")
         elif code == tokens.PLAY:
             if not sel:
-                await self.host.answer(ev, tr(lang, "err.select_first"))
+                await self.answer(ev, tr(lang, "err.select_first"))
                 return
             await self._human_act(ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
         elif code == tokens.PLAY_CARDS:
             idx = [_b36_or(c, -1) for c in tok.arg]
             if not idx or len(set(idx)) != len(idx) or not all(0 <= i < len(hand) for i in idx):
-                await self.host.answer(ev, tr(lang, "err.stale"))
+                await self.answer(ev, tr(lang, "err.stale"))
                 return
             await self._human_act(ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in idx]})
         elif code == tokens.BURY:
             if len(sel) != 8:
-                await self.host.answer(ev, tr(lang, "err.bury_count", n=len(sel)))
+                await self.answer(ev, tr(lang, "err.bury_count", n=len(sel)))
                 return
             await self._human_act(ev, s, {"t": "bury", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
         elif code in (tokens.DECLARE, tokens.CHAO):
@@ -498,14 +511,14 @@ class Table:
         lang = self.lang
         s = self.seat_of(ev.user.user_id)
         if s is None:
-            await self.host.answer(ev, tr(lang, "err.not_seated"))
+            await self.answer(ev, tr(lang, "err.not_seated"))
             return
         if self.match is None:
-            await self.host.answer(ev, tr(lang, "err.not_playing"))
+            await self.answer(ev, tr(lang, "err.not_playing"))
             return
         lang = self.seat_lang(s)
         if self.status == "paused":
-            await self.host.answer(ev, tr(lang, "err.paused"))
+            await self.answer(ev, tr(lang, "err.paused"))
             return
         if word in ("pass", "不要", "不亮"):
             await self._human_act(ev, s, {"t": "pass", "seat": s})
@@ -513,20 +526,29 @@ class Table:
         if word in ("revolt", "革命"):
             await self._human_act(ev, s, {"t": "revolt", "seat": s})
             return
+        if word in ("auto", "hint", "提示", "托管"):
+            suggestion = self.match.auto_action(s, rng_seed=move_seed(self.seed, self.match.version, s))
+            if suggestion is None:
+                await self.answer(ev, tr(lang, "refuse.not_your_turn"))
+            elif word in ("hint", "提示"):
+                await self.answer(ev, tr(lang, "hint.text", action=action_text(lang, suggestion)))
+            else:
+                await self._human_act(ev, s, suggestion)
+            return
         cards: list[str] = []
         for w in rest[:40]:
             c = parse_typed_card(w)
             if c is None:
-                await self.host.answer(ev, tr(lang, "err.bad_card", word=w[:20]))
+                await self.answer(ev, tr(lang, "err.bad_card", word=w[:20]))
                 return
             cards.append(c)
         if not cards:
-            await self.host.answer(ev, tr(lang, "err.select_first"))
+            await self.answer(ev, tr(lang, "err.select_first"))
             return
         hand = Counter(self.match.view(s).get("hand") or [])
         missing = Counter(cards) - hand
         if missing:
-            await self.host.answer(ev, tr(lang, "err.not_in_hand", cards=cards_text(list(missing.elements()))))
+            await self.answer(ev, tr(lang, "err.not_in_hand", cards=cards_text(list(missing.elements()))))
             return
         t = ("play" if word in PLAY_WORDS else "declare" if word in ("declare", "d", "亮", "亮主")
              else "chao" if word in ("chao", "炒") else "bury")
@@ -536,17 +558,17 @@ class Table:
         lang = self.seat_lang(s)
         err = self.match.check(action)
         if err is not None:
-            await self.host.answer(ev, refusal_text(lang, err))
+            await self.answer(ev, refusal_text(lang, err))
             return
         if await self._apply(action, ev.key) == "duplicate":
-            await self.host.answer(ev, tr(lang, "err.duplicate"))
+            await self.answer(ev, tr(lang, "err.duplicate"))
             return
         seat = self.seats[s]
         if seat.get("timeouts"):
             seat["timeouts"] = 0
             await self._save_seats()
         self.selection[s].clear()
-        await self.host.answer(ev, "✓")
+        await self.answer(ev, "✓")
 
     # ----- applying -----
 
@@ -556,7 +578,8 @@ class Table:
         res: str = await self.host.store.append_action(self.id, m.version, action, key)
         if res == "duplicate":
             return res
-        m.apply(action)
+        events = m.apply(action)
+        await self._announce_events(events)
         for kind in ("turn", "bury"):
             if kind in self.deadlines:
                 await self._set_deadline(kind, None)
@@ -579,6 +602,24 @@ class Table:
         self.last_declaration = decl
         return res
 
+    async def _announce_events(self, events: list[dict[str, Any]]) -> None:
+        """Short group messages for the events that matter (never a card that is still in a hand)."""
+        lang = self.lang
+        for e in events:
+            kind = e.get("e")
+            if kind == "throw_failed":
+                await self.say(tr(lang, "announce.throw_failed", who=seat_label(int(e["seat"]), self.seat_infos(), lang),
+                                  cards=cards_text(list(e.get("played", []))), penalty=e.get("penalty", 0)))
+            elif kind == "trump" and e.get("from_kitty"):
+                trump = e.get("trump")
+                shown = tr(lang, "table.no_trump") if trump == "NT" else suit_text(trump)
+                await self.say(tr(lang, "announce.trump_kitty", trump=shown))
+            elif kind == "chao":
+                await self.say(tr(lang, "announce.chao", who=seat_label(int(e["seat"]), self.seat_infos(), lang),
+                                  cards=cards_text(list(e.get("cards", [])))))
+            elif kind == "time_up":
+                await self.say(tr(lang, "announce.time_up"))
+
     async def _advance(self) -> None:
         """Moves the match on until it waits for a person, a timer or an AI thread."""
         for _ in range(10_000):
@@ -598,16 +639,13 @@ class Table:
                 if action is None:
                     return  # a thread is thinking; its move comes back through the queue
                 await self._apply(action, None)
+                await asyncio.sleep(0)  # let other tables and adapters run between moves
                 continue
             sys_action = m.system_action()
             humans = [s for s in to_act if not self.ai_driven(s)]
             if sys_action is not None:
                 kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
                 delay = float(getattr(self.settings, kind))
-                if kind == "deal" and self.settings.deal_step > 0:
-                    stepped = {"t": "deal", "n": min(int(sys_action.get("n", 1)), self.settings.deal_step)}
-                    if m.check(stepped) is None:
-                        sys_action = stepped
                 if delay <= 0 and not humans:
                     await self._apply(sys_action, None)
                     continue
@@ -615,11 +653,11 @@ class Table:
                     await self._set_deadline(kind, self.host.clock.now() + delay)
                 return
             if humans:
-                kind = HUMAN_TIMER_PHASES.get(m.phase)
-                if kind is not None:
-                    delay = float(getattr(self.settings, kind))
-                    if delay > 0 and kind not in self.deadlines:
-                        await self._set_deadline(kind, self.host.clock.now() + delay)
+                hkind = HUMAN_TIMER_PHASES.get(m.phase)
+                if hkind is not None:
+                    delay = float(getattr(self.settings, hkind))
+                    if delay > 0 and hkind not in self.deadlines:
+                        await self._set_deadline(hkind, self.host.clock.now() + delay)
             return
 
     def _ai_move(self, s: int) -> dict[str, Any] | None:
@@ -666,10 +704,6 @@ class Table:
             sys_action = m.system_action()
             if sys_action is None or SYSTEM_TIMER.get(str(sys_action.get("t"))) != kind:
                 return
-            if kind == "deal" and self.settings.deal_step > 0:
-                stepped = {"t": "deal", "n": min(int(sys_action.get("n", 1)), self.settings.deal_step)}
-                if m.check(stepped) is None:
-                    sys_action = stepped
             await self._apply(sys_action, None)
             return
         # a person ran out of time: the basic AI moves for them
@@ -748,6 +782,7 @@ class Table:
         if self.timer is not None:
             self.timer.cancel()
         self.host.forget(self)
+        self.queue.put_nowait(Item("stop"))  # the actor ends once this item is done
 
     # ----- speaking -----
 
@@ -755,7 +790,8 @@ class Table:
         """Edits the table message and every private hand whose content changed."""
         if self.status == "lobby":
             v = lobby_view(self.seat_infos(), self.lang, match_id=self.id, preset=self.preset_name,
-                           creator=str(self.meta.get("creator_name", "?")), options=str(self.meta.get("options", "")))
+                           creator=str(self.meta.get("creator_name", "?")), options=str(self.meta.get("options", "")),
+                           join_url=self.platform.join_link(f"join-{self.id}"))
             await self._show("lobby", self.where, v)
             return
         if self.match is None or self.status not in ("active", "paused", "finished"):
@@ -791,28 +827,27 @@ class Table:
         m = self.match
         note_key = self.meta.get("notes", {}).get(str(s))
         note = tr(self.seat_lang(s), note_key) if note_key else ""
-        return hand_view(m.view(s), self.seat_infos(), self.seat_lang(s), match_id=self.id, version=version,
-                         legal=self._button_actions(s), selection=self.selection[s], page=self.page[s],
+        v = m.view(s)
+        return hand_view(v, self.seat_infos(), self.seat_lang(s), match_id=self.id, version=version,
+                         legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
                          page_size=self.host.page_size(self.platform_name), note=note)
 
-    def _button_actions(self, s: int) -> list[dict[str, Any]]:
+    def _button_actions(self, s: int, v: dict[str, Any]) -> list[dict[str, Any]]:
+        """The actions a hand shows as buttons: bids and passes while declaring, a revolution when allowed."""
         m = self.match
-        if m.phase not in ("dealing", "declaring", "chao", "playing"):
-            return []
-        if m.phase == "playing":
-            return [{"t": "revolt"}] if m.check({"t": "revolt", "seat": s}) is None else []
-        return list(m.legal_actions(s))
+        if m.phase in ("dealing", "declaring", "chao"):
+            return list(m.legal_actions(s))
+        return [{"t": "revolt", "seat": s}] if v.get("can_revolt") else []
 
     async def _send_hand(self, s: int, *, force_new: bool = False) -> None:
         """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed."""
         m = self.match
-        v = self.hand_view_for(s, self.view_version[s])
+        v = self.hand_view_for(s, m.version)
         sig = _strip_versions(v)
         slot = f"hand{s}"
         if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
-            return
+            return  # same content: the buttons already shown (older version) stay valid
         self.view_version[s] = m.version
-        v = self.hand_view_for(s, m.version)
         if self.meta.get("notes", {}).pop(str(s), None):
             await self._save_meta()
         await self._show(slot, self.private_where(s), v, compare=sig, force_new=force_new)
@@ -833,6 +868,13 @@ class Table:
             self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", self.id, slot)
+
+
+def action_text(lang: str, action: dict[str, Any]) -> str:
+    """An action as a person would type it ("play ♠A ♠A")."""
+    t = str(action.get("t", ""))
+    cards = action.get("cards")
+    return f"{tr(lang, 'word.' + t)} {cards_text(cards)}".strip() if isinstance(cards, list) else tr(lang, "word." + t)
 
 
 def _b36_or(s: str, default: int) -> int:

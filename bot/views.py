@@ -117,19 +117,29 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
     if trick:
         lines.append(tr(lang, "table.trick", trick=_trick_text(trick, seats, lang)))
     elif pub.get("last_trick"):
-        lines.append(tr(lang, "table.last_trick", trick=_trick_text(_last_trick_plays(pub["last_trick"]),
-                                                                    seats, lang)))
+        plays = _last_trick_plays(pub["last_trick"])
+        line = tr(lang, "table.last_trick", trick=_trick_text(plays, seats, lang))
+        winner = pub.get("last_trick_winner")
+        if winner is not None:
+            line += " " + tr(lang, "table.trick_won", who=seat_label(int(winner), seats, lang),
+                             points=sum(card_points(c) for _, cards in plays for c in cards))
+        lines.append(line)
     if paused:
         lines.append(tr(lang, "table.paused"))
     else:
         waiting = _waiting_for(pub)
         if waiting:
             who = ", ".join(seat_label(s, seats, lang) for s in waiting)
-            if time_left is not None:
+            if time_left is not None and time_left < 86_400:
                 lines.append(tr(lang, "table.turn_timed", who=who, seconds=max(0, round(time_left))))
             else:
                 lines.append(tr(lang, "table.turn", who=who))
     return "\n".join(lines)
+
+
+def card_points(card: str) -> int:
+    """5s count 5, 10s and Ks count 10."""
+    return {"5": 5, "T": 10, "K": 10}.get(card[:1], 0) if card not in ("BJ", "SJ") else 0
 
 
 def _last_trick_plays(last: Any) -> list[Sequence[Any]]:
@@ -190,7 +200,7 @@ def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     if kitty:
         lines.append(tr(lang, "hand.kitty", cards=cards_text(list(kitty))))
     trick = v.get("trick") or []
-    if trick:
+    if trick and v.get("turn") == seat:  # only then: the hand is not re-sent after every play
         lines.append(tr(lang, "table.trick", trick=_trick_text(trick, seats, lang)))
     if selection:
         lines.append(tr(lang, "hand.selected", cards=cards_text([hand[i] for i in sorted(selection)
@@ -302,7 +312,7 @@ def _indices(hand: list[str], cards: list[str]) -> list[int] | None:
 
 
 def lobby_view(seats: Sequence[SeatInfo | None], lang: str, *, match_id: int, preset: str,
-               creator: str, options: str = "") -> View:
+               creator: str, options: str = "", join_url: str | None = None) -> View:
     """The lobby message: who sits where, and Join / Leave / Add AI / Start."""
     lines = [tr(lang, "lobby.title", preset=preset, creator=creator)]
     if options:
@@ -315,7 +325,9 @@ def lobby_view(seats: Sequence[SeatInfo | None], lang: str, *, match_id: int, pr
     def tok(code: str) -> str:
         return tokens.Token(match_id, 0, code).pack()
 
-    row1 = (Button(tr(lang, "btn.join"), tok(tokens.JOIN), style="primary"),
+    join = (Button(tr(lang, "btn.join"), join_url, kind="url", style="primary") if join_url
+            else Button(tr(lang, "btn.join"), tok(tokens.JOIN), style="primary"))
+    row1 = (join,
             Button(tr(lang, "btn.leave"), tok(tokens.LEAVE)))
     row2 = (Button(tr(lang, "btn.addbot"), tok(tokens.ADDBOT)),
             Button(tr(lang, "btn.start"), tok(tokens.START), style="primary" if filled == 4 else "default"))
@@ -323,26 +335,30 @@ def lobby_view(seats: Sequence[SeatInfo | None], lang: str, *, match_id: int, pr
 
 
 def hand_result_text(res: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str) -> str:
-    """A finished hand: points, kitty shown, multiplier, level changes."""
+    """A finished hand: points, kitty shown, multiplier, who goes up, levels after."""
     lines = [tr(lang, "result.hand_title", hand=res.get("hand_no", "?"))]
+    reason = str(res.get("reason", "played"))
+    if reason != "played":
+        lines.append(tr(lang, f"reason.{reason}"))
     if "defender_points" in res:
         lines.append(tr(lang, "result.points", points=res["defender_points"]))
     if res.get("kitty"):
-        lines.append(tr(lang, "result.kitty", cards=cards_text(list(res["kitty"])),
-                        points=res.get("kitty_points", 0), mult=res.get("multiplier", res.get("kitty_multiplier", 1))))
-    if res.get("penalty"):
-        lines.append(tr(lang, "result.penalty", points=res["penalty"]))
-    if "winner_team" in res:
-        lines.append(tr(lang, "result.winner", team=tr(lang, f"team.{int(res['winner_team'])}")))
-    for key in ("levels_after", "levels"):
-        if res.get(key):
-            lv = res[key]
-            lines.append(tr(lang, "result.levels", a=_rank_text(lv[0]), b=_rank_text(lv[1])))
-            break
-    if res.get("reason"):
-        lines.append(tr(lang, "result.reason", reason=tr(lang, f"reason.{res['reason']}")))
-    if "next_dealer" in res and res["next_dealer"] is not None:
-        lines.append(tr(lang, "result.next_dealer", who=seat_label(int(res["next_dealer"]), seats, lang)))
+        mult = int(res.get("kitty_multiplier", 0) or 0)
+        key = "result.kitty_won" if mult > 0 else "result.kitty"
+        lines.append(tr(lang, key, cards=cards_text(list(res["kitty"])), points=res.get("kitty_points", 0),
+                        mult=mult))
+    if res.get("penalties"):
+        lines.append(tr(lang, "result.penalty", points=res["penalties"]))
+    dteam = res.get("declarer_team")
+    if res.get("winner") in ("declarers", "defenders") and dteam is not None:
+        team = int(dteam) if res["winner"] == "declarers" else 1 - int(dteam)
+        key = "result.declarers_win" if res["winner"] == "declarers" else "result.defenders_win"
+        lines.append(tr(lang, key, team=tr(lang, f"team.{team}"), n=res.get("levels", 0)))
+    if res.get("knocked_to"):
+        lines.append(tr(lang, "result.knocked", level=_rank_text(str(res["knocked_to"]))))
+    lv = res.get("levels_after")
+    if lv:
+        lines.append(tr(lang, "result.levels", a=_rank_text(lv[0]), b=_rank_text(lv[1])))
     return "\n".join(lines)
 
 

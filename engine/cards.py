@@ -39,6 +39,9 @@ def rank_of(face: int) -> int:
 
 
 def parse_card(text: str) -> int:
+    got = _INDEX.get(text)
+    if got is not None:
+        return got
     s = text.strip().upper()
     if s == "SJ":
         return SMALL_JOKER
@@ -52,11 +55,13 @@ def parse_card(text: str) -> int:
 
 
 def card_str(face: int) -> str:
-    if face == SMALL_JOKER:
-        return "SJ"
-    if face == BIG_JOKER:
-        return "BJ"
-    return RANKS[face % 13] + SUITS[face // 13]
+    return _NAMES[face]
+
+
+_NAMES = tuple(
+    [RANKS[f % 13] + SUITS[f // 13] for f in range(52)] + ["SJ", "BJ"]
+)
+_INDEX = {name: f for f, name in enumerate(_NAMES)}
 
 
 def parse_cards(texts: Iterable[str]) -> list[int]:
@@ -64,7 +69,7 @@ def parse_cards(texts: Iterable[str]) -> list[int]:
 
 
 def cards_str(faces: Iterable[int]) -> list[str]:
-    return [card_str(f) for f in faces]
+    return [_NAMES[f] for f in faces]
 
 
 def parse_rank(text: str) -> int:

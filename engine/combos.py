@@ -87,7 +87,13 @@ def run_top(run: Sequence[int], order: Order) -> int:
 
 def decompose(faces: Sequence[int], order: Order) -> list[Unit]:
     """Split a one-suit play into tractors, pairs and singles (longest tractors first)."""
-    counts = Counter(faces)
+    if len(faces) == 1:
+        return [Unit(0, order.rank[faces[0]], (faces[0],))]
+    if len(faces) == 2 and faces[0] == faces[1]:
+        return [Unit(1, order.rank[faces[0]], (faces[0], faces[0]))]
+    counts: dict[int, int] = {}
+    for f in faces:
+        counts[f] = counts.get(f, 0) + 1
     units: list[Unit] = []
     for run in runs_of([f for f, n in counts.items() if n >= 2], order):
         units.append(Unit(len(run), order.rank[run[-1]], tuple(f for f in run for _ in (0, 1))))

@@ -6,7 +6,6 @@ is a fold of that list, so ``Match.replay`` rebuilds it exactly.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -25,7 +24,7 @@ from .cards import (
 from .declare import validate
 from .errors import IllegalAction
 from .hand import BURYING, CHAO, DEALING, DECLARING, OVER, PLAYING, Hand, sort_key, team_of
-from .play import auto_follow, follow_options, lead_options
+from .play import auto_follow, check_follow, check_lead, follow_options, holds, lead_options
 from .rules import Rules
 
 MATCH_OVER = "match_over"
@@ -88,39 +87,82 @@ class Match:
         return None
 
     def _dry_run(self, action: dict[str, Any]) -> None:
-        t = action.get("t") if isinstance(action, dict) else None
-        if t == "play" and self.phase == PLAYING:
+        """The same tests ``apply`` makes, without changing anything (no copies)."""
+        if not isinstance(action, dict):
+            raise IllegalAction("bad_action")
+        if self.result is not None:
+            raise IllegalAction("wrong_phase")
+        t = action.get("t")
+        h = self.hand
+        ph = h.phase
+        if t == "play":
             seat = _seat(action)
-            h = self.hand
+            faces = _faces(action)
+            if ph != PLAYING:
+                raise IllegalAction("wrong_phase")
             if seat != h.turn:
                 raise IllegalAction("not_your_turn")
-            faces = _faces(action)
-            from .play import check_follow, check_lead
-
             assert h.order is not None
             if not h.trick:
                 check_lead(faces, h.hands[seat], [h.hands[s] for s in range(4) if s != seat], h.order)
             else:
                 assert h.lead is not None
                 check_follow(faces, h.hands[seat], h.lead, h.order)
-            return
-        if t in ("declare", "chao"):
+        elif t in ("declare", "chao"):
             seat = _seat(action)
-            h = self.hand
             faces = _faces(action)
-            if t == "declare" and h.phase not in (DEALING, DECLARING):
+            if t == "declare" and ph not in (DEALING, DECLARING):
                 raise IllegalAction("wrong_phase")
-            if t == "chao" and (h.phase != CHAO or seat != h.chao_turn):
-                raise IllegalAction("wrong_phase" if h.phase != CHAO else "not_your_turn")
+            if t == "chao" and ph != CHAO:
+                raise IllegalAction("wrong_phase")
+            if t == "chao" and seat != h.chao_turn:
+                raise IllegalAction("not_your_turn")
+            if h.forced and (h.dealer is None or team_of(seat) != team_of(h.dealer)):
+                raise IllegalAction("not_your_turn")
             if not faces or h.hands[seat][faces[0]] < 1:
                 raise IllegalAction("not_in_hand")
             level = h.level if t == "chao" else h.seat_level(seat)
             d = validate(self.rules, h.declaration, seat, faces, h.hands[seat][faces[0]], level)
             if t == "chao" and d.count < 2:
                 raise IllegalAction("cannot_override")
-            return
-        clone = copy.deepcopy(self)
-        clone.apply(action)
+        elif t == "deal":
+            n = action.get("n", DEAL_STEP)
+            if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+                raise IllegalAction("bad_action")
+            if ph != DEALING:
+                raise IllegalAction("wrong_phase")
+        elif t == "close":
+            if ph != DECLARING:
+                raise IllegalAction("wrong_phase")
+        elif t == "pass":
+            seat = _seat(action)
+            if ph == CHAO:
+                if seat != h.chao_turn:
+                    raise IllegalAction("not_your_turn")
+            elif ph != DECLARING or h.forced:
+                raise IllegalAction("wrong_phase")
+        elif t == "bury":
+            seat = _seat(action)
+            faces = _faces(action)
+            if ph != BURYING:
+                raise IllegalAction("wrong_phase")
+            if seat != h.burier:
+                raise IllegalAction("not_your_turn")
+            if len(faces) != 8:
+                raise IllegalAction("bury_count", count=8)
+            if not holds(h.hands[seat], faces):
+                raise IllegalAction("not_in_hand")
+        elif t == "revolt":
+            if not h.can_revolt(_seat(action)):
+                raise IllegalAction("cannot_revolt")
+        elif t == "next":
+            if ph != OVER:
+                raise IllegalAction("wrong_phase")
+        elif t == "time_up":
+            if self.time_up:
+                raise IllegalAction("wrong_phase")
+        else:
+            raise IllegalAction("bad_action")
 
     def apply(self, action: dict[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(action, dict):
@@ -394,9 +436,6 @@ class Match:
             v["kitty"] = cards_str(h.picked_kitty)
         v["can_revolt"] = h.can_revolt(seat)
         return v
-
-    def copy_hidden(self) -> Match:
-        return copy.deepcopy(self)
 
 
 def _seat(action: dict[str, Any]) -> int:

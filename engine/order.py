@@ -24,6 +24,7 @@ class Order:
     chain: tuple[int, ...]  # tractor position inside the effective suit
     wrap: bool  # AA22 wrap allowed in plain suits
     hollow: bool  # 5533 allowed in plain suits
+    members: tuple[tuple[int, ...], ...]  # faces of each effective suit (0-3 plain, 4 trump)
 
     def is_trump(self, face: int) -> bool:
         return self.suit[face] == TRUMP
@@ -99,4 +100,5 @@ def _build(level: int, trump: int, rules: Rules) -> Order:
         chain=tuple(chain),
         wrap=rules.wrap_ace_two,
         hollow=rules.hollow_pairs,
+        members=tuple(tuple(f for f in range(NUM_FACES) if suit[f] == s) for s in range(5)),
     )

@@ -42,16 +42,25 @@ class Lead:
 
 
 def holds(hand: Sequence[int], faces: Sequence[int]) -> bool:
-    return all(not (not 0 <= f < NUM_FACES or hand[f] < n) for f, n in Counter(faces).items())
+    need: dict[int, int] = {}
+    for f in faces:
+        if not 0 <= f < NUM_FACES:
+            return False
+        n = need.get(f, 0) + 1
+        if hand[f] < n:
+            return False
+        need[f] = n
+    return True
 
 
 def suit_cards(hand: Sequence[int], suit: int, order: Order) -> list[int]:
     out: list[int] = []
-    osuit = order.suit
-    for f in range(NUM_FACES):
+    for f in order.members[suit]:
         n = hand[f]
-        if n and osuit[f] == suit:
-            out.extend([f] * n)
+        if n:
+            out.append(f)
+            if n == 2:
+                out.append(f)
     return out
 
 
@@ -121,6 +130,10 @@ def trick_winner(plays: Sequence[Sequence[int]], lead: Lead, order: Order) -> in
         if suits == {lead.suit}:
             if not single or ruffed:
                 continue
+            if shape.pairs == 0:
+                if order.rank[faces[0]] > best_key:
+                    best, best_key = i, order.rank[faces[0]]
+                continue
             units = decompose(faces, order)
             if len(units) == 1 and units[0].pairs == shape.pairs and units[0].top > best_key:
                 best, best_key = i, units[0].top
@@ -179,7 +192,7 @@ def _candidate_follows(hand: Sequence[int], lead: Lead, order: Order) -> Iterato
         return
     rest = [f for f in range(NUM_FACES) for _ in range(hand[f]) if order.suit[f] != lead.suit]
     for extra in _multiset_combos(rest, n - len(have)):
-        yield tuple(have) + extra
+        yield tuple(sorted(tuple(have) + extra))
 
 
 def auto_follow(hand: Sequence[int], lead: Lead, order: Order) -> tuple[int, ...]:

@@ -10,10 +10,12 @@ import argparse
 import asyncio
 import importlib
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
+from persistence.migrate import MigrationError
 from persistence.paths import default_db_path
 from persistence.replay import Rebuild, replay_one
 from persistence.store import BROKEN, SqliteStore, StoredMatch
@@ -54,7 +56,11 @@ async def db_main(argv: list[str], *, rebuild: Rebuild[object] | None = None) ->
     if not path.exists():
         print(f"no database at {path} (set --db or TRACTOR_DB)", file=sys.stderr)
         return 1
-    store = await SqliteStore.open(path, migrate_schema=args.command != "backup")
+    try:
+        store = await SqliteStore.open(path, migrate_schema=args.command != "backup")
+    except (sqlite3.DatabaseError, MigrationError) as exc:
+        print(f"cannot open {path}: {exc}", file=sys.stderr)
+        return 1
     try:
         if args.command == "backup":
             return await _backup(store, Path(args.path))

@@ -12,8 +12,10 @@ seq == the match version *before* the action is applied (0, 1, 2, ...).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -145,6 +147,10 @@ class SqliteStore:
         self.path = path
         self._clock = clock
         self._lock = asyncio.Lock()
+        # True from a BEGIN being sent until its COMMIT/ROLLBACK completed. A task
+        # cancelled in between leaves it set, and the next user of the connection
+        # rolls the stray transaction back first (see `_settle`).
+        self._in_tx = False
 
     # ----------------------------------------------------------------- opening
 
@@ -166,6 +172,8 @@ class SqliteStore:
 
         :raises MigrationError: the file is newer than this code, or a migration failed.
         """
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
         target = str(path)
         if target != ":memory:" and not target.startswith("file:"):
             Path(target).parent.mkdir(parents=True, exist_ok=True)
@@ -195,18 +203,36 @@ class SqliteStore:
         statements on the connection this yields, and nothing else meanwhile.
         """
         async with self._lock:
-            await self._conn.execute("BEGIN IMMEDIATE")
+            await self._begin("BEGIN IMMEDIATE")
             try:
                 yield self._conn
             except BaseException:
-                await self._conn.execute("ROLLBACK")
+                await self._end("ROLLBACK")
                 raise
-            await self._conn.execute("COMMIT")
+            await self._end("COMMIT")
+
+    async def _settle(self) -> None:
+        """Roll back a transaction a cancelled task left open; call with the lock held."""
+        if self._in_tx:
+            with contextlib.suppress(sqlite3.OperationalError):  # it may have finished after all
+                await self._conn.execute("ROLLBACK")
+            self._in_tx = False
+
+    async def _begin(self, sql: str) -> None:
+        await self._settle()
+        self._in_tx = True
+        await self._conn.execute(sql)
+
+    async def _end(self, sql: str) -> None:
+        await self._conn.execute(sql)
+        self._in_tx = False
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
         """Run one read query outside any write transaction."""
-        async with self._lock, self._conn.execute(sql, tuple(params)) as cur:
-            return list(await cur.fetchall())
+        async with self._lock:
+            await self._settle()
+            async with self._conn.execute(sql, tuple(params)) as cur:
+                return list(await cur.fetchall())
 
     async def _fetchone(self, conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> Any:
         async with conn.execute(sql, params) as cur:
@@ -334,6 +360,7 @@ class SqliteStore:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
         now = self._clock()
         async with self._lock:
+            await self._settle()
             # Fast path: one statement, so one implicit transaction; the trigger raises the
             # version in the same statement. It inserts only the next seq of an open match
             # whose key was never seen.
@@ -562,7 +589,7 @@ class SqliteStore:
         """
         async with self._lock:
             # One read transaction: the matches, logs, messages and deadlines agree.
-            await self._conn.execute("BEGIN")
+            await self._begin("BEGIN")
             try:
                 heads = await self._rows(
                     "SELECT m.id, c.platform, c.chat_id, m.rules, m.seats, m.seed, m.meta, m.status,"
@@ -602,7 +629,7 @@ class SqliteStore:
                     f"SELECT match_id, kind, at FROM deadlines WHERE match_id IN ({selected})", params
                 )
             finally:
-                await self._conn.execute("COMMIT")
+                await self._end("COMMIT")
         for match_id, slot, message_id in messages:
             matches[match_id].messages[slot] = message_id
         for match_id, kind, at in deadlines:
@@ -620,6 +647,7 @@ class SqliteStore:
         from persistence.backup import backup_connection
 
         async with self._lock:
+            await self._settle()
             await backup_connection(self._conn, Path(target))
 
     async def integrity_check(self) -> list[str]:

@@ -165,3 +165,13 @@ def test_the_module_runs_standalone(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "backed up" in done.stdout and (tmp_path / "b.sqlite3").exists()
+
+
+async def test_a_file_that_is_not_a_database_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"this is not SQLite" * 100)
+    assert await db_main(["--db", str(junk), "check"]) == 1
+    assert "cannot open" in capsys.readouterr().err
+    assert junk.read_bytes() == b"this is not SQLite" * 100

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from persistence import BROKEN, MatchClosed, SequenceConflict, SqliteStore, UnknownMatch
+from persistence import BROKEN, MatchClosed, SequenceConflict, SqliteStore, Store, UnknownMatch
 from tests.persistence.conftest import RULES, SEATS, FakeClock
 
 
@@ -349,3 +351,76 @@ class TestLoadUnfinished:
                 raise RuntimeError("boom")
         assert await _rows(store, "SELECT count(*) FROM actions") == [(0,)]
         assert await store.append_action(match_id, 0, {"t": "deal", "n": 1}, None) == "applied"
+
+
+def _satisfies_the_port(store: SqliteStore) -> Store:
+    """mypy checks here that SqliteStore offers everything the Store protocol promises."""
+    return store
+
+
+async def test_two_processes_worth_of_writers_share_one_file(tmp_path: Path) -> None:
+    """Separate connections appending at once wait for each other (busy timeout) instead of failing."""
+    path = tmp_path / "shared.sqlite3"
+    stores = [await SqliteStore.open(path, synchronous="NORMAL") for _ in range(3)]
+    try:
+        ids = [await s.create_match("telegram", f"-{i}", RULES, SEATS, i, {}) for i, s in enumerate(stores)]
+
+        async def write(store: SqliteStore, match_id: int) -> None:
+            for seq in range(40):
+                assert (
+                    await store.append_action(match_id, seq, {"t": "deal", "n": seq}, f"{match_id}:{seq}")
+                    == "applied"
+                )
+
+        await asyncio.gather(*(write(s, m) for s, m in zip(stores, ids, strict=True)))
+        loaded = await stores[0].load_unfinished()
+        assert [len(m.actions) for m in loaded] == [40, 40, 40]
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_tasks_cancelled_mid_transaction_do_not_wedge_the_store(tmp_path: Path) -> None:
+    """The host cancels table tasks on stop; a cancel at any await must leave the connection usable."""
+    path = tmp_path / "c.sqlite3"
+    store = await SqliteStore.open(path, synchronous="NORMAL")
+    try:
+        match_id = await _new_match(store)
+        for i in range(120):
+            chores = (
+                lambda n=i: store.set_chat("telegram", "-1", {"i": n}),
+                store.load_unfinished,
+                lambda: store.get_match(match_id),
+            )
+            task = asyncio.ensure_future(chores[i % 3]())
+            for _ in range(i % 6):
+                await asyncio.sleep(0)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        assert await store.append_action(match_id, 0, {"t": "deal", "n": 1}, "after") == "applied"
+        other = sqlite3.connect(path)
+        try:
+            assert other.execute("SELECT count(*) FROM actions").fetchone() == (
+                1,
+            )  # committed, not stuck open
+        finally:
+            other.close()
+    finally:
+        await store.close()
+
+
+async def test_an_in_memory_store_works_for_throwaway_tables() -> None:
+    store = await SqliteStore.open(":memory:")
+    try:
+        match_id = await _new_match(store)
+        assert await store.append_action(match_id, 0, {"t": "deal", "n": 1}, "k") == "applied"
+        assert [m.actions for m in await store.load_unfinished()] == [[{"t": "deal", "n": 1}]]
+    finally:
+        await store.close()
+
+
+async def test_an_unknown_synchronous_mode_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="synchronous must be"):
+        await SqliteStore.open(tmp_path / "x.sqlite3", synchronous="SOMETIMES")  # type: ignore[arg-type]
+    assert not (tmp_path / "x.sqlite3").exists()

@@ -1,0 +1,126 @@
+"""`tractor-host simulate`: AI-only matches through the whole host, persistence included."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.host import Host
+from bot.platform import Incoming, User, View, Where
+from bot.settings import TableSettings
+from bot.storage import open_store
+
+SIM_SETTINGS = TableSettings(turn=0, bury=0, declare=0, deal=0, next=0, lobby=0, ai_budget=0.05)
+
+
+class CountingPlatform:
+    """A platform that only counts what the host asks of it."""
+
+    name = "sim"
+
+    def __init__(self) -> None:
+        self.sends = 0
+        self.edits = 0
+
+    async def send(self, where: Where, view: View) -> str:
+        self.sends += 1
+        return str(self.sends)
+
+    async def edit(self, where: Where, message_id: str, view: View) -> None:
+        self.edits += 1
+
+    async def delete(self, where: Where, message_id: str) -> None:
+        return None
+
+    def join_link(self, payload: str) -> str | None:
+        return None
+
+
+@dataclass
+class SimSummary:
+    """What a simulation did."""
+
+    matches: int
+    finished: int = 0
+    hands: int = 0
+    actions: int = 0
+    seconds: float = 0.0
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    api_calls: int = 0
+    db: str = ""
+    errors: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        per = self.actions / self.seconds if self.seconds else 0.0
+        lines = [
+            f"{self.finished}/{self.matches} matches finished, {self.hands} hands, {self.actions} actions "
+            f"in {self.seconds:.2f}s ({per:.0f} actions/s)",
+            f"wins: Team A {self.wins[0]} · Team B {self.wins[1]}",
+            f"platform calls: {self.api_calls} ({self.api_calls / max(1, self.actions):.3f} per action)",
+            f"database: {self.db}",
+        ]
+        lines += [f"error: {e}" for e in self.errors]
+        return "\n".join(lines)
+
+
+async def simulate(*, matches: int, preset: str = "classic", db: str | None = None, seed: int = 1,
+                   level: str = "basic", options: list[str] | None = None,
+                   settings: TableSettings = SIM_SETTINGS, synchronous: str | None = "NORMAL") -> SimSummary:
+    """Opens `matches` tables at once, four AIs each, and plays them to the end."""
+    path = db or str(Path(tempfile.mkdtemp(prefix="tractor-sim-")) / "sim.sqlite3")
+    store = await open_store(path, synchronous=synchronous)
+    platform = CountingPlatform()
+    host = Host(store, defaults=settings, rng=random.Random(seed))
+    host.register(platform)
+    summary = SimSummary(matches, db=path)
+    user = User("sim", "sim", "Sim", "en")
+    keys = iter(range(1, 10**9))
+    replies: list[str] = []
+
+    class Reply:
+        async def notice(self, text: str, alert: bool = False) -> None:
+            replies.append(text)
+
+    async def command(chat: str, name: str, *args: str) -> None:
+        await host.handle(Incoming("command", user, Where("sim", chat), key=f"sim:{seed}:{next(keys)}", name=name,
+                                   args=args, reply=Reply()))
+
+    start = time.perf_counter()
+    try:
+        await host.start()
+        ids: list[int] = []
+        for i in range(matches):
+            chat = f"sim-{seed}-{i}"
+            await command(chat, "new", preset, *(options or []))
+            table = host.by_chat.get(("sim", chat))
+            if table is None:
+                summary.errors.append(f"match {i}: {replies[-1] if replies else 'not created'}")
+                continue
+            ids.append(table.id)
+            await command(chat, "leave")
+            for _ in range(4):
+                await command(chat, "addbot", level)
+        await host.settle()
+        for i in range(matches):
+            await command(f"sim-{seed}-{i}", "start")
+        await host.settle()
+        summary.seconds = time.perf_counter() - start
+        for mid in ids:
+            stored = await store.get_match(mid)
+            if stored is None:
+                continue
+            summary.actions += len(stored.actions)
+            summary.hands += 1 + sum(1 for a in stored.actions if a.get("t") == "next")
+            result: Any = getattr(stored, "result", None)
+            if stored.status == "finished" and result:
+                summary.finished += 1
+                summary.wins[int(result.get("winner_team", 0))] += 1
+        summary.api_calls = platform.sends + platform.edits
+    finally:
+        await host.stop()
+        await store.close()
+    return summary

@@ -1,0 +1,85 @@
+"""Random legal play, fast: for benchmarks, property tests and the random AI's playouts."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from .cards import NUM_FACES, cards_str
+from .combos import pair_count, runs_of, tractor_lengths
+from .hand import BURYING, CHAO, DEALING, DECLARING, PLAYING, Hand
+from .match import Match
+from .play import Lead, lead_options, suit_cards
+
+
+def random_follow(hand: list[int], lead: Lead, rng: random.Random, order: Any) -> tuple[int, ...]:
+    """A uniformly-ish random legal follow: structure the rules demand, the rest at random."""
+    n = len(lead.faces)
+    have = suit_cards(hand, lead.suit, order)
+    if len(have) <= n:
+        rest = [f for f in range(NUM_FACES) if hand[f] and order.suit[f] != lead.suit for _ in range(hand[f])]
+        return tuple(have) + tuple(rng.sample(rest, n - len(have)))
+    pool = Counter(have)
+    picked: list[int] = []
+    pairs_needed = pair_count(lead.units)
+    for need in tractor_lengths(lead.units):
+        runs = [r for r in runs_of([f for f, c in pool.items() if c >= 2], order) if len(r) >= need]
+        if not runs:
+            continue
+        run = rng.choice(runs)
+        start = rng.randrange(len(run) - need + 1)
+        for f in run[start : start + need]:
+            picked += [f, f]
+            pool[f] -= 2
+        pairs_needed -= need
+    pairs = [f for f, c in pool.items() if c >= 2]
+    rng.shuffle(pairs)
+    for f in pairs[: max(pairs_needed, 0)]:
+        picked += [f, f]
+        pool[f] -= 2
+    singles = [f for f, c in pool.items() for _ in range(c)]
+    picked += rng.sample(singles, n - len(picked))
+    return tuple(picked)
+
+
+def random_action(m: Match, rng: random.Random, declare_rate: float = 0.3) -> dict[str, Any]:
+    """One random legal action for whoever must act (the system's clock included)."""
+    h: Hand = m.hand
+    if h.phase == DEALING:
+        return {"t": "deal", "n": 4}
+    if h.phase == DECLARING:
+        seats = h.to_act()
+        for seat in rng.sample(seats, len(seats)):
+            opts = [a for a in m.legal_actions(seat) if a["t"] == "declare"]
+            if opts and (h.forced or rng.random() < declare_rate):
+                return rng.choice(opts)
+        if h.forced:
+            return {"t": "declare", "seat": seats[0], "cards": []}  # unreachable: forced seats hold a level card
+        return {"t": "close"}
+    if h.phase in (BURYING, CHAO):
+        seat = h.to_act()[0]
+        if h.phase == CHAO:
+            opts = [a for a in m.legal_actions(seat) if a["t"] == "chao"]
+            if opts and rng.random() < declare_rate:
+                return rng.choice(opts)
+            return {"t": "pass", "seat": seat}
+        cards = [f for f in range(NUM_FACES) for _ in range(h.hands[seat][f])]
+        return {"t": "bury", "seat": seat, "cards": cards_str(rng.sample(cards, 8))}
+    if h.phase == PLAYING:
+        assert h.turn is not None and h.order is not None
+        seat = h.turn
+        if not h.trick:
+            return {"t": "play", "seat": seat, "cards": cards_str(rng.choice(lead_options(h.hands[seat], h.order)))}
+        assert h.lead is not None
+        return {"t": "play", "seat": seat, "cards": cards_str(random_follow(h.hands[seat], h.lead, rng, h.order))}
+    return {"t": "next"}
+
+
+def play_random_hand(m: Match, rng: random.Random, declare_rate: float = 0.3) -> int:
+    """Play the current hand to its end with random legal moves; returns the actions applied."""
+    n = 0
+    while m.phase not in ("hand_over", "match_over"):
+        m.apply(random_action(m, rng, declare_rate))
+        n += 1
+    return n

@@ -1,0 +1,87 @@
+"""The terminal table, driven from a script (stdin is not a terminal)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from adapters.console.app import run_console
+from bot.memstore import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_scripted_session_plays_a_whole_match() -> None:
+    store = MemoryStore()
+    script = "help\nnonsense here\nplay ZZ\nhint\ntable\n" + "auto\n" * 3000
+    out = io.StringIO()
+    code = await run_console(db=None, resume=False, inp=io.StringIO(script), out=out, lang="en",
+                             options=["target=3"], store=store, seed=5)
+    text = out.getvalue()
+    assert code == 0
+    assert "Commands:" in text  # help
+    assert "I did not understand that" in text and "Not a card I know: ZZ" in text
+    assert "Suggestion:" in text
+    assert "🏆" in text
+    [match] = store.matches.values()
+    assert match.status == "finished" and match.result is not None
+    assert "Saved." not in text
+
+
+async def test_end_of_input_saves_and_resume_goes_on() -> None:
+    store = MemoryStore()
+    out = io.StringIO()
+    await run_console(db=None, resume=False, inp=io.StringIO("auto\n" * 40), out=out, lang="en",
+                      options=["target=5"], store=store, seed=3)
+    [match] = store.matches.values()
+    assert match.status == "active" and len(match.actions) > 40
+    assert "Saved. Resume with: tractor-host console --resume" in out.getvalue()
+    done = len(match.actions)
+    out2 = io.StringIO()
+    await run_console(db=None, resume=True, inp=io.StringIO("auto\n" * 3000), out=out2, lang="en", store=store)
+    assert len(store.matches) == 1
+    assert store.matches[match.id].status == "finished"
+    assert len(store.matches[match.id].actions) > done
+    assert "🏆" in out2.getvalue()
+
+
+async def test_resume_with_nothing_to_resume_starts_a_new_match() -> None:
+    store = MemoryStore()
+    out = io.StringIO()
+    await run_console(db=None, resume=True, inp=io.StringIO("quit\n"), out=out, lang="zh", store=store)
+    assert "没有未完成的终端比赛" in out.getvalue()
+    assert len(store.matches) == 1
+
+
+async def test_bad_preset_option_is_refused() -> None:
+    out = io.StringIO()
+    code = await run_console(db=None, resume=False, inp=io.StringIO(""), out=out, lang="en",
+                             options=["target=banana"], store=MemoryStore())
+    assert code == 2 and "Bad option" in out.getvalue()
+
+
+def _matches(db: Path) -> list[tuple[int, str, int]]:
+    with sqlite3.connect(db) as conn:
+        return [tuple(r) for r in conn.execute("SELECT id, status, version FROM matches ORDER BY id")]
+
+
+def test_cli_console_from_a_pipe(tmp_path: Path) -> None:
+    """The real entry point, stdin a pipe: plays, stops at end of input, resumes from the same file."""
+    db = tmp_path / "t.sqlite3"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    base = [sys.executable, "-m", "bot.cli", "console", "--db", str(db), "--lang", "en"]
+    first = subprocess.run(base, input="auto\n" * 10, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert "80 Points" in first.stdout and "Your hand" in first.stdout and "Saved." in first.stdout
+    [(mid, status, version)] = _matches(db)
+    assert status == "active" and version > 10
+    resumed = subprocess.run([*base, "--resume"], input="table\n" + "auto\n" * 10, capture_output=True, text=True,
+                             cwd=ROOT, env=env, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "No unfinished" not in resumed.stdout and "80 Points" in resumed.stdout
+    [(mid2, status2, version2)] = _matches(db)
+    assert (mid2, status2) == (mid, "active") and version2 > version

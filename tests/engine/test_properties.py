@@ -1,0 +1,152 @@
+"""Invariants over thousands of random hands, for every preset.
+
+Seeded random matches with random legal play (engine.randplay), plus a
+hypothesis test over random seeds and declaring habits.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Match, preset
+from engine.cards import FULL_DECK, POINTS, card_str, cards_str
+from engine.hand import BURYING, DEALING, Hand
+from engine.randplay import random_action
+
+HANDS_PER_PRESET = int(os.environ.get("TRACTOR_PROPERTY_HANDS", "2000"))
+PRESETS = ("classic", "competition", "chaodipi", "super")
+
+
+def all_cards(h: Hand) -> Counter[int]:
+    """Every card of the hand wherever it is: hands, kitty, tricks, undealt deck."""
+    c: Counter[int] = Counter()
+    for seat in range(4):
+        for f, n in enumerate(h.hands[seat]):
+            c[f] += n
+    if h.phase == DEALING:
+        c.update(h.deck[h.drawn : 100])
+    if h.phase != BURYING:
+        c.update(h.kitty)
+    for trick, _, _ in h.tricks:
+        for _, p in trick:
+            c.update(p)
+    for _, p in h.trick:
+        c.update(p)
+    return c
+
+
+def check_views(m: Match) -> None:
+    h = m.hand
+    public = m.public_view()
+    assert "hand" not in public and "kitty" not in public
+    for seat in range(4):
+        v = m.view(seat)
+        own = Counter(card_str(f) for f in range(54) for _ in range(h.hands[seat][f]))
+        assert Counter(v["hand"]) == own
+        if "kitty" in v:
+            assert h.phase == BURYING and h.burier == seat
+        for key, value in v.items():
+            if key in ("hand", "kitty"):
+                continue
+            assert value == public.get(key, value) or key in ("seat", "can_revolt")
+
+
+def play_one_hand(m: Match, rng: random.Random, declare_rate: float, stats: Counter[str]) -> None:
+    start = m.hand
+    assert all_cards(start) == Counter(FULL_DECK)
+    steps = 0
+    while m.phase not in ("hand_over", "match_over"):
+        action = random_action(m, rng, declare_rate)
+        assert m.check(action) is None, (action, m.check(action))
+        events = m.apply(action)
+        h = m.hand
+        assert h is start
+        for e in events:
+            if e["e"] == "trick":
+                stats["tricks"] += 1
+                assert e["winner"] in range(4)
+                assert e["winner"] in [s for s, _ in h.tricks[-1][0]]
+                assert len(h.tricks[-1][0]) == 4
+        steps += 1
+        if steps % 17 == 0:
+            assert all_cards(h) == Counter(FULL_DECK)
+            check_views(m)
+    h = m.hand
+    assert all_cards(h) == Counter(FULL_DECK)
+    assert sum(POINTS[f] * n for f, n in all_cards(h).items()) == 200
+    r = h.result
+    assert r is not None
+    stats[r.reason] += 1
+    if r.reason == "played":
+        captured = sum(pts for _, _, pts in h.tricks)
+        assert captured + r.kitty_points == 200
+        assert sum(len(p) for t, _, _ in h.tricks for _, p in t) == 100
+        assert all(sum(c) == 0 for c in h.hands)
+
+
+def run_matches(name: str, hands: int, seed: int, declare_rate: float = 0.3) -> Counter[str]:
+    rng = random.Random(seed)
+    stats: Counter[str] = Counter()
+    s = seed * 100_000
+    while stats["hands"] < hands:
+        m = Match.new(preset(name), s)
+        s += 1
+        while stats["hands"] < hands:
+            play_one_hand(m, rng, declare_rate, stats)
+            stats["hands"] += 1
+            if m.phase == "match_over":
+                stats["matches_over"] += 1
+                break
+            m.apply({"t": "next"})
+        again = Match.replay(m.rules, m.seed, m.actions)
+        assert again.public_view() == m.public_view()
+        for seat in range(4):
+            assert again.view(seat) == m.view(seat)
+        assert again.levels == m.levels and again.history == m.history
+    return stats
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_random_hands_keep_every_invariant(name: str) -> None:
+    stats = run_matches(name, HANDS_PER_PRESET, seed=PRESETS.index(name) + 1)
+    assert stats["hands"] == HANDS_PER_PRESET
+    assert stats["tricks"] >= 5 * stats["played"]
+    assert stats["played"] > HANDS_PER_PRESET * 0.9
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    name=st.sampled_from(PRESETS),
+    seed=st.integers(min_value=0, max_value=2**32),
+    rate=st.floats(min_value=0.0, max_value=1.0),
+)
+def test_any_seed_plays_a_legal_hand(name: str, seed: int, rate: float) -> None:
+    m = Match.new(preset(name), seed)
+    rng = random.Random(seed)
+    stats: Counter[str] = Counter()
+    play_one_hand(m, rng, rate, stats)
+    if m.phase != "match_over":
+        m.apply({"t": "next"})
+        assert m.phase == "dealing"
+    again = Match.replay(m.rules, m.seed, [dict(a) for a in m.actions])
+    assert again.public_view() == m.public_view()
+
+
+def test_actions_are_plain_json() -> None:
+    import json
+
+    m = Match.new(preset("classic"), 5)
+    rng = random.Random(5)
+    play_one_hand(m, rng, 0.5, Counter())
+    text = json.dumps(m.actions)
+    restored: list[dict[str, Any]] = json.loads(text)
+    assert Match.replay(m.rules, 5, restored).public_view() == m.public_view()
+    assert all(isinstance(c, str) for a in restored for c in a.get("cards", []))
+    _ = cards_str

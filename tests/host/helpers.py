@@ -1,0 +1,124 @@
+"""Scripted people: they act only through what a client sees (buttons, text, inline choices)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot import tokens
+from bot.cardtext import cards_text
+from bot.platform import Button, View
+from bot.table import Table
+from tests.host.conftest import Rig
+
+
+async def send(rig: Rig, ev: Any) -> list[str]:
+    """Feeds one event, waits until the host is idle, returns the notices it got.
+
+    A button press (or chosen inline result) is always answered exactly once, as platforms expect.
+    """
+    rec = ev.reply
+    await rig.host.handle(ev)
+    await rig.host.settle()
+    texts = list(rec.texts) if rec is not None else []
+    if ev.kind in ("press", "chosen"):
+        assert len(texts) == 1, (ev.token, texts)
+    return texts
+
+
+def hand_message(rig: Rig, table: Table, s: int) -> View:
+    return rig.platform.messages[table.messages[f"hand{s}"]][1]
+
+
+def buttons(view: View) -> list[tuple[tokens.Token, Button]]:
+    return [(tokens.parse(b.token), b) for row in view.buttons for b in row if b.kind == "callback"]
+
+
+def find(view: View, code: str, arg: str | None = None) -> str:
+    for t, b in buttons(view):
+        if t.code == code and (arg is None or t.arg == arg):
+            return b.token
+    raise AssertionError(f"no {code} {arg} button in {view.text!r}")
+
+
+async def press_cards(rig: Rig, table: Table, uid: str, s: int, cards: list[str]) -> None:
+    """Toggles the cards on (paging as needed) like a person would."""
+    hand = list(table.match.view(s)["hand"])
+    used: set[int] = set()
+    for c in cards:
+        i = next(j for j, h in enumerate(hand) if h == c and j not in used)
+        used.add(i)
+        for _ in range(5):
+            v = hand_message(rig, table, s)
+            toggles = {t.arg for t, _ in buttons(v) if t.code == tokens.TOGGLE}
+            if tokens.to_b36(i) in toggles:
+                break
+            await send(rig, rig.d.press(uid, find(v, tokens.PAGE)))
+        await send(rig, rig.d.press(uid, find(hand_message(rig, table, s), tokens.TOGGLE, tokens.to_b36(i))))
+
+
+async def act_as_human(rig: Rig, table: Table, uid: str, style: str) -> bool:
+    """If this person must act, does what the engine's auto_action would, through the client."""
+    m = table.match
+    s = table.seat_of(uid)
+    if m is None or s is None or s not in m.to_act() or table.status != "active":
+        return False
+    action = m.auto_action(s, rng_seed=m.version)
+    if action is None:
+        return False
+    version = m.version
+    t = action["t"]
+    v = hand_message(rig, table, s)
+    if t == "pass":
+        notes = await send(rig, rig.d.press(uid, find(v, tokens.PASS)))
+    elif t == "declare":
+        notes = await send(rig, rig.d.press(uid, find(v, tokens.DECLARE, "".join(action["cards"]))))
+    elif style == "text":
+        word = "play" if t == "play" else "bury"
+        notes = await send(rig, rig.d.text(uid, f"{word} {' '.join(action['cards'])}"))
+    elif style == "inline" and t == "play":
+        choices = await rig.host.inline_choices(rig.d.user(uid), rig.d.event("text", uid).where,
+                                                  " ".join(action["cards"]))
+        want = cards_text(action["cards"])
+        match = [c for c in choices if sorted(c.title.split()) == sorted(want.split())]
+        assert match, (want, [c.title for c in choices], table.match.phase)
+        choice = match[0]
+        notes = await send(rig, rig.d.event("chosen", uid, token=choice.token))
+    else:
+        await press_cards(rig, table, uid, s, list(action["cards"]))
+        code = tokens.PLAY if t == "play" else tokens.BURY
+        notes = await send(rig, rig.d.press(uid, find(hand_message(rig, table, s), code)))
+    assert table.match.version > version, (action, notes)
+    return True
+
+
+async def play_out(rig: Rig, table: Table, styles: dict[str, str], max_steps: int = 5000,
+                   hands: int | None = None) -> None:
+    """Runs the match to its end (or `hands` hands): people act when asked, the clock moves when all wait."""
+    for _ in range(max_steps):
+        if table.status in ("finished", "abandoned"):
+            return
+        if hands is not None and int(table.match.public_view().get("hand_no", 0)) > hands:
+            return
+        acted = False
+        for uid, style in styles.items():
+            if await act_as_human(rig, table, uid, style):
+                acted = True
+        if not acted:
+            if not table.deadlines:
+                raise AssertionError(f"stuck: phase {table.match.phase}, to_act {table.match.to_act()}")
+            rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.001)
+            await rig.host.settle()
+    raise AssertionError("match did not end")
+
+
+async def open_table(rig: Rig, humans: list[str], bots: int, *opts: str) -> Table:
+    """`new` by the first person (who sits down), the others join, AIs fill, start."""
+    await send(rig, rig.d.command(humans[0], "new", *opts))
+    for uid in humans[1:]:
+        await send(rig, rig.d.command(uid, "join"))
+    for _ in range(bots):
+        await send(rig, rig.d.command(humans[0], "addbot"))
+    await send(rig, rig.d.command(humans[0], "start"))
+    table = rig.host.by_chat[("fake", "g1")]
+    assert table.status == "active"
+    return table
