@@ -34,7 +34,7 @@ CARD_RE = re.compile(r"大王|小王|[♠♥♦♣](?:10|[2-9JQKA])")
 _FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
 TEXT_TO_CODE = {card_text(c): c for c in _FACES}
 
-SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, deal_step=0, next=30, lobby=0, ai_budget=0.05)
+SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, next=30, lobby=0, ai_budget=0.05)
 
 
 def token_of(custom_id: str) -> tokens.Token | None:
