@@ -49,7 +49,11 @@ def validate(
     if not joker and rank_of(face) != level:
         raise IllegalAction("not_level_card")
     reinforcing = (
-        current is not None and current.seat == seat and current.face == face and current.count == 1 and len(faces) == 1
+        current is not None
+        and current.seat == seat
+        and current.face == face
+        and current.count == 1
+        and len(faces) == 1
     )
     count = 2 if reinforcing else len(faces)
     if held < count:

@@ -20,7 +20,14 @@ from .play import Lead, check_follow, check_lead, holds, trick_winner
 from .rules import Rules
 from .scoring import Outcome, kitty_multiplier, knockback, outcome
 
-DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = "dealing", "declaring", "burying", "chao", "playing", "hand_over"
+DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = (
+    "dealing",
+    "declaring",
+    "burying",
+    "chao",
+    "playing",
+    "hand_over",
+)
 HAND_SIZE = 25
 KITTY_SIZE = 8
 
@@ -59,7 +66,10 @@ class HandResult:
             d.update(
                 winner=o.winner,
                 levels=o.levels,
-                next_levels={"declarers": rank_str(o.declarer_level), "defenders": rank_str(o.defender_level)},
+                next_levels={
+                    "declarers": rank_str(o.declarer_level),
+                    "defenders": rank_str(o.defender_level),
+                },
                 passed=o.passed,
             )
         if self.knocked_to is not None:
@@ -484,13 +494,15 @@ class Hand:
             "defender_points": self.defender_points,
             "tricks_played": self.tricks_played,
             "tricks": [
-                {"plays": [[s, cards_str(p)] for s, p in t], "winner": w, "points": pts} for t, w, pts in self.tricks
+                {"plays": [[s, cards_str(p)] for s, p in t], "winner": w, "points": pts}
+                for t, w, pts in self.tricks
             ],
             "lead_shape": self.lead_units_shape(),
             "hand_counts": self.cards_left(),
             "cards_dealt": self.drawn,
             "burier": self.burier if self.phase == BURYING else None,
             "chao_turn": self.chao_turn,
+            "forced": self.forced,
             "to_act": self.to_act(),
         }
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .cards import (
+    CARD_INDEX,
     FULL_DECK,
     NUM_FACES,
     POINTS,
@@ -172,7 +173,15 @@ class Match:
         t = action.get("t")
         h = self.hand
         events: list[dict[str, Any]]
-        if t == "deal":
+        if t == "play":
+            seat = _seat(action)
+            faces = _faces(action)
+            events = [{"e": "played", "seat": seat}]
+            events += h.play(seat, faces)
+            events[0]["cards"] = cards_str(h.last_trick[-1][1] if not h.trick else h.trick[-1][1])
+            if h.phase == OVER:
+                events += self._end_hand()
+        elif t == "deal":
             n = action.get("n", DEAL_STEP)
             if not isinstance(n, int) or isinstance(n, bool):
                 raise IllegalAction("bad_action")
@@ -202,14 +211,6 @@ class Match:
             seat = _seat(action)
             h.revolt(seat)
             events = [{"e": "revolution", "seat": seat}, *self._end_hand()]
-        elif t == "play":
-            seat = _seat(action)
-            faces = _faces(action)
-            events = [{"e": "played", "seat": seat}]
-            events += h.play(seat, faces)
-            events[0]["cards"] = cards_str(h.last_trick[-1][1] if not h.trick else h.trick[-1][1])
-            if h.phase == OVER:
-                events += self._end_hand()
         elif t == "next":
             if h.phase != OVER:
                 raise IllegalAction("wrong_phase")
@@ -229,7 +230,14 @@ class Match:
 
     def _after_declaring(self, h: Hand) -> list[dict[str, Any]]:
         if h.phase == BURYING:
-            return [{"e": "trump", "trump": h.public()["trump"], "dealer": h.dealer, "from_kitty": h.trump_from_kitty}]
+            return [
+                {
+                    "e": "trump",
+                    "trump": h.public()["trump"],
+                    "dealer": h.dealer,
+                    "from_kitty": h.trump_from_kitty,
+                }
+            ]
         if h.phase == OVER:
             return self._end_hand()
         return []
@@ -434,6 +442,8 @@ class Match:
         v["hand"] = cards_str(faces)
         if h.phase == BURYING and seat == h.burier:
             v["kitty"] = cards_str(h.picked_kitty)
+        elif h.phase in (CHAO, PLAYING) and seat == h.burier:
+            v["buried"] = cards_str(h.kitty)  # the seat put these there itself
         v["can_revolt"] = h.can_revolt(seat)
         return v
 
@@ -447,16 +457,23 @@ def _seat(action: dict[str, Any]) -> int:
 
 def _faces(action: dict[str, Any]) -> list[int]:
     cards = action.get("cards")
-    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards) or len(cards) > 33:
+    if not isinstance(cards, list) or len(cards) > 33:
         raise IllegalAction("bad_card")
-    try:
-        return [parse_card(c) for c in cards]
-    except CardError:
-        raise IllegalAction("bad_card") from None
+    out: list[int] = []
+    for c in cards:
+        f = CARD_INDEX.get(c) if isinstance(c, str) else None
+        if f is None:
+            if not isinstance(c, str):
+                raise IllegalAction("bad_card")
+            try:
+                f = parse_card(c)
+            except CardError:
+                raise IllegalAction("bad_card") from None
+        out.append(f)
+    return out
 
 
 def hidden_cards(view: dict[str, Any]) -> Sequence[str]:
     """Cards a view shows as its own hand."""
     hand = view.get("hand", [])
     return list(hand) if isinstance(hand, list) else []
-

@@ -74,7 +74,9 @@ def _beats_unit(unit: Unit, cards: Sequence[int], order: Order) -> bool:
     return any(len(r) >= unit.pairs and order.rank[r[-1]] > unit.top for r in runs_of(pairs, order))
 
 
-def check_lead(faces: Sequence[int], hand: Sequence[int], others: Sequence[Sequence[int]], order: Order) -> Lead:
+def check_lead(
+    faces: Sequence[int], hand: Sequence[int], others: Sequence[Sequence[int]], order: Order
+) -> Lead:
     if not faces:
         raise IllegalAction("wrong_count")
     if not holds(hand, faces):
@@ -99,6 +101,10 @@ def check_follow(faces: Sequence[int], hand: Sequence[int], lead: Lead, order: O
         raise IllegalAction("wrong_count", count=n)
     if not holds(hand, faces):
         raise IllegalAction("not_in_hand")
+    if n == 1:  # the common case: a single
+        if order.suit[faces[0]] != lead.suit and any(hand[f] for f in order.members[lead.suit]):
+            raise IllegalAction("must_follow_suit")
+        return
     have = suit_cards(hand, lead.suit, order)
     played = [f for f in faces if order.suit[f] == lead.suit]
     if len(played) < min(n, len(have)):

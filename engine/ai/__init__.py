@@ -1,0 +1,53 @@
+"""AI players: ``choose(view, level, seed, budget_s)`` gives one legal action from a seat's view.
+
+The AI sees exactly what ``Match.view(seat)`` shows that seat, never the
+full state. Levels: ``random`` (uniform among legal choices), ``basic``
+(hand-written rules) and ``strong`` (determinized playouts over sampled
+deals with ``basic`` as the playout policy). Same view, level and seed: the
+same action.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import basic, rand, search
+from .seen import read_view
+
+LEVELS = ("random", "basic", "strong")
+DEFAULT_BUDGET_S = 0.5
+
+
+def choose(
+    view: dict[str, Any],
+    level: str = "basic",
+    seed: int = 0,
+    budget_s: float = DEFAULT_BUDGET_S,
+    *,
+    deals: int | None = None,
+) -> dict[str, Any]:
+    """One action for the seat whose view this is.
+
+    Legal for the seat's current decision (declare or pass while declaring,
+    chao or pass, bury 8, revolt or play). While the deal is still running a
+    seat that does not want to declare yet gets ``{"t": "pass"}``, which the
+    host should read as "nothing now" (the engine only takes passes once the
+    deal is done). The view is not changed. Plain and blocking: the host runs
+    it in a worker thread; ``strong`` spends about ``budget_s`` seconds, or
+    samples exactly ``deals`` deals per decision when that is given.
+
+    :raises ValueError: for an unknown level.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown AI level {level!r}; choose from {', '.join(LEVELS)}")
+    seen = read_view(view)
+    rng = random.Random(f"ai:{seed}:{seen.seat}")
+    if level == "random":
+        return rand.decide(seen, rng)
+    if level == "basic":
+        return basic.decide(seen)
+    return search.decide(seen, rng, budget_s, deals=deals)
+
+
+__all__ = ["DEFAULT_BUDGET_S", "LEVELS", "choose"]

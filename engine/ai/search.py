@@ -1,0 +1,164 @@
+"""The ``strong`` level: determinized playouts with ``policy`` as the playout policy.
+
+For a play it keeps the policy's few best candidates, deals the hidden cards
+many times consistently with what the seat has seen (``sampling``), plays
+each candidate out to the end of the hand on every deal with the policy for
+all four seats, and picks the candidate with the best average result for its
+team (points plus a bonus for winning the hand). Every candidate sees the
+same deals, so their differences are not noise from the deal.
+
+Other decisions (declaring, burying, 炒底, revolution) use ``basic``.
+
+The number of deals comes from the budget through a fixed cost model, not
+from the clock, so the same view and seed always give the same move; the
+clock is only a guard that stops the search on a much slower machine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..cards import cards_str, parse_rank
+from ..hand import Hand
+from ..rules import Rules
+from ..scoring import level_change
+from . import basic, rollout
+from .options import action
+from .policy import ranked_plays
+from .sampling import Deal, sample
+from .seen import Seen
+
+MAX_CANDIDATES = 4
+RACE_AFTER = 3  # deals before clearly worse candidates stop being played out
+CONFIDENCE = 1.0  # standard errors a candidate must clear to replace the policy's choice
+WIN_BONUS = 30.0  # a won hand is worth this many points on top of the points themselves
+LEVEL_BONUS = 10.0
+COST_PER_CARD_S = 0.00025  # measured playout cost per card left in play (one candidate, one deal)
+MIN_DEALS, MAX_DEALS = 2, 400
+
+
+def deals_for(budget_s: float, candidates: int, cards_left: int) -> int:
+    """How many deals fit in the budget: a deterministic cost model, so the move never depends on the clock."""
+    per_deal = max(1, candidates) * max(4, cards_left) * COST_PER_CARD_S
+    return max(MIN_DEALS, min(MAX_DEALS, int(budget_s / per_deal)))
+
+
+def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None = None) -> dict[str, Any]:
+    if seen.phase != "playing" or (seen.view.get("can_revolt") and basic.should_revolt(seen)):
+        return basic.decide(seen)
+    spot = basic.spot_of(seen)
+    ranked = ranked_plays(spot)
+    cands: list[tuple[int, ...]] = []
+    keys: set[tuple[int, ...]] = set()
+    for _, c in ranked:
+        key = tuple(sorted(c))
+        if key not in keys:
+            keys.add(key)
+            cands.append(c)
+        if len(cands) >= MAX_CANDIDATES:
+            break
+    if len(cands) == 1:
+        return action("play", seen.seat, cards_str(cands[0]))
+    cards_left = sum(seen.hand_counts)
+    n = deals if deals is not None else deals_for(budget_s, len(cands), cards_left)
+    deadline = time.perf_counter() + max(budget_s, 0.01) * 3 if deals is None else None
+    k = len(cands)
+    sums, squares, counts = [0.0] * k, [0.0] * k, [0] * k
+    active = list(range(1, k))
+    for i in range(n):
+        deal = sample(seen, rng)
+        base = playout(seen, deal, cands[0])
+        for j in active:
+            d = playout(seen, deal, cands[j]) - base
+            sums[j] += d
+            squares[j] += d * d
+            counts[j] += 1
+        if i + 1 >= RACE_AFTER:  # drop candidates clearly worse than the policy's choice
+            active = [j for j in active if _bound(sums[j], squares[j], counts[j], -CONFIDENCE * 2) >= 0.0]
+            if not active:
+                break
+        if deadline is not None and i >= 1 and time.perf_counter() > deadline:
+            break  # only on a machine far slower than the cost model assumes
+    return action("play", seen.seat, cards_str(cands[pick(sums, squares, counts)]))
+
+
+def _bound(total: float, square: float, n: int, z: float) -> float:
+    """The mean gain over the policy's choice, moved ``z`` standard errors (down for z > 0)."""
+    if n == 0:
+        return 0.0
+    mean = total / n
+    if n == 1:
+        return mean - z * 100.0
+    var = max(0.0, square / n - mean * mean)
+    return mean - z * math.sqrt(var / (n - 1))
+
+
+def pick(sums: list[float], squares: list[float], counts: list[int]) -> int:
+    """Leave the policy's own choice (index 0) only for a candidate that beats it with some confidence.
+
+    Each candidate is compared with the policy's choice on the same deals;
+    its mean gain must stay positive after ``CONFIDENCE`` standard errors.
+    With few deals the evidence is weak and the policy's choice stands,
+    so a small budget does not play worse than ``basic`` by chasing noise.
+    """
+    best, best_bound = 0, 0.0
+    for j in range(1, len(sums)):
+        bound = _bound(sums[j], squares[j], counts[j], CONFIDENCE)
+        if bound > best_bound:
+            best, best_bound = j, bound
+    return best
+
+
+def start_hand(seen: Seen, deal: Deal) -> Hand:
+    """The sampled deal as an engine ``Hand`` at this seat's turn, the current trick replayed."""
+    assert seen.dealer is not None and seen.trump is not None
+    levels = seen.view.get("levels") or ["2", "2"]
+    dteam = seen.dealer % 2
+    leader = seen.trick[0][0] if seen.trick else seen.seat
+    h = Hand.at_trick(
+        seen.rules,
+        seen.level,
+        seen.trump,
+        [seen.dealer, (seen.dealer + 2) % 4],
+        [list(x) for x in deal.hands],
+        leader,
+        deal.kitty,
+        seen.defender_points,
+        parse_rank(str(levels[1 - dteam])),
+    )
+    if seen.trick:
+        h.trick = list(seen.trick)
+        h.lead = seen.lead
+        h.turn = seen.seat
+    return h
+
+
+def playout(seen: Seen, deal: Deal, first: Sequence[int]) -> float:
+    """Play ``first`` then finish the hand with the policy; the result for the seat's team."""
+    assert seen.order is not None and seen.dealer is not None
+    pts = rollout.run_out(
+        seen.rules,
+        seen.order,
+        seen.dealer,
+        [list(x) for x in deal.hands],
+        deal.kitty,
+        seen.trick,
+        seen.lead,
+        seen.seat,
+        seen.defender_points,
+        first,
+    )
+    return value_for(seen.rules, pts, seen.seat % 2 != seen.dealer % 2)
+
+
+def value_for(rules: Rules, points: int, defenders: bool) -> float:
+    """A hand's result for one side: its points (the defenders' points, negated for the declarers)
+    plus a bonus for winning the hand, larger the more levels it gains."""
+    winner, levels = level_change(rules, points)
+    won = (winner == "defenders") == defenders
+    sign = 1.0 if defenders else -1.0
+    return sign * points + (WIN_BONUS + LEVEL_BONUS * levels) * (1.0 if won else -1.0)

@@ -1,0 +1,159 @@
+"""``python -m engine.arena``: two AI levels play duplicate deals against each other.
+
+Each deal is played twice with the same cards and the same decision seeds,
+once with side A in seats 0 and 2 and once with A in seats 1 and 3, so the
+luck of the cards cancels. A deal is the first hand of a fresh match
+(declaring decides the dealer). Prints hands won, levels gained, A's win
+rate with a 95% confidence interval, and decision times per level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from .ai import LEVELS, choose
+from .match import Match
+from .rules import PRESETS, preset
+
+
+@dataclass
+class Game:
+    """One hand: who won it (side "A"/"B", or None for a revolution or a redeal) and the decision times."""
+
+    winner: str | None
+    levels: int
+    points: int
+    times: dict[str, list[float]] = field(default_factory=dict)
+
+
+def decision_seed(deal_seed: int, version: int, seat: int) -> int:
+    return (deal_seed * 1_000_003 + version * 31 + seat) & 0x7FFFFFFF
+
+
+def play_game(
+    preset_name: str,
+    deal_seed: int,
+    seats: Sequence[str],
+    sides: Sequence[str],
+    budget: float,
+    deals: int | None = None,
+) -> Game:
+    """Play the first hand of a match seeded ``deal_seed``; ``seats[s]`` names the level in seat s."""
+    m = Match.new(preset(preset_name), deal_seed)
+    times: dict[str, list[float]] = {lvl: [] for lvl in set(seats)}
+    while m.phase not in ("hand_over", "match_over"):
+        to_act = m.to_act()
+        if not to_act:
+            sys_action = m.system_action()
+            if sys_action is None:
+                break
+            m.apply(sys_action)
+            continue
+        s = to_act[0]
+        view = m.view(s)
+        t0 = time.perf_counter()
+        a = choose(view, seats[s], decision_seed(deal_seed, m.version, s), budget, deals=deals)
+        times[seats[s]].append(time.perf_counter() - t0)
+        if m.check(a) is not None:  # never expected: fall back so one bug does not stop the arena
+            fallback = m.auto_action(s)
+            assert fallback is not None, (a, view)
+            a = fallback
+        m.apply(a)
+    r = m.hand.result
+    if r is None or r.outcome is None:
+        return Game(None, 0, 0, times)
+    dteam = r.declarer_team
+    team = dteam if r.outcome.winner == "declarers" else 1 - dteam
+    return Game(sides[team], r.outcome.levels, r.defender_points, times)
+
+
+def play_deal(args: tuple[str, int, str, str, float, int | None]) -> tuple[Game, Game]:
+    preset_name, deal_seed, a, b, budget, deals = args
+    g1 = play_game(preset_name, deal_seed, [a, b, a, b], ["A", "B"], budget, deals)
+    g2 = play_game(preset_name, deal_seed, [b, a, b, a], ["B", "A"], budget, deals)
+    return g1, g2
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% confidence interval for a win rate (Wilson score interval)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return mid - half, mid + half
+
+
+def percentile(xs: Sequence[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
+
+
+def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, budget: float) -> str:
+    won = {"A": 0, "B": 0}
+    levels = {"A": 0, "B": 0}
+    void = 0
+    times: dict[str, list[float]] = {}
+    for g in games:
+        if g.winner is None:
+            void += 1
+        else:
+            won[g.winner] += 1
+            levels[g.winner] += g.levels
+        for lvl, ts in g.times.items():
+            times.setdefault(lvl, []).extend(ts)
+    n = won["A"] + won["B"]
+    lo, hi = wilson(won["A"], n)
+    rate = won["A"] / n if n else 0.0
+    lines = [
+        f"arena: A={a} vs B={b}, preset {preset_name}, {deals} duplicate deals ({len(games)} hands), budget {budget} s",
+        f"hands won: A {won['A']}, B {won['B']}, no result {void} (revolution or redeal)",
+        f"levels gained: A {levels['A']}, B {levels['B']}",
+        f"A win rate: {rate:.1%} (95% CI {lo:.1%} - {hi:.1%})",
+    ]
+    for lvl in sorted(times):
+        ts = times[lvl]
+        lines.append(
+            f"decision time {lvl}: median {statistics.median(ts) * 1000:.2f} ms, "
+            f"p95 {percentile(ts, 0.95) * 1000:.2f} ms, max {max(ts) * 1000:.1f} ms over {len(ts)} decisions"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m engine.arena", description=__doc__)
+    p.add_argument("--a", default="strong", choices=LEVELS, help="level of side A")
+    p.add_argument("--b", default="basic", choices=LEVELS, help="level of side B")
+    p.add_argument("--deals", type=int, default=400, help="duplicate deals (each is played twice)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--preset", default="classic", choices=sorted(PRESETS))
+    p.add_argument("--budget", type=float, default=0.2, help="seconds per strong decision")
+    p.add_argument(
+        "--jobs", type=int, default=1, help="worker processes (each plays whole deals on one core)"
+    )
+    p.add_argument(
+        "--samples", type=int, default=None, help="strong: sampled deals per decision instead of --budget"
+    )
+    ns = p.parse_args(argv)
+    work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples) for i in range(ns.deals)]
+    games: list[Game] = []
+    if ns.jobs > 1:
+        with ProcessPoolExecutor(ns.jobs) as pool:
+            for g1, g2 in pool.map(play_deal, work, chunksize=1):
+                games += [g1, g2]
+    else:
+        for w in work:
+            games += list(play_deal(w))
+    print(report(games, ns.a, ns.b, ns.deals, ns.preset, ns.budget))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,46 @@
+"""Every AI decision is legal: many random hands, all four presets, every level."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from engine import PRESETS, Match
+from tests.ai.drive import drive
+
+PRESET_NAMES = sorted(PRESETS)
+
+
+@pytest.mark.parametrize("preset_name", PRESET_NAMES)
+@pytest.mark.parametrize("seed", range(4))
+def test_random_and_basic_always_legal(preset_name: str, seed: int) -> None:
+    kinds: Counter[str] = Counter()
+
+    def note(m: Match, s: int, a: dict[str, Any]) -> None:
+        kinds[a["t"]] += 1
+
+    m = drive(preset_name, seed, ["random", "basic", "random", "basic"], hands=3, on_decision=note)
+    assert m.hand_no >= 2 or m.phase == "match_over"
+    assert kinds["play"] > 0 and kinds["bury"] > 0
+
+
+@pytest.mark.parametrize("preset_name", PRESET_NAMES)
+def test_strong_always_legal(preset_name: str) -> None:
+    m = drive(preset_name, 11, ["strong", "basic", "strong", "random"], hands=1, deals=1)
+    assert m.hand.result is not None
+
+
+def test_chao_and_revolt_reached_somewhere() -> None:
+    """The later-hand decisions (炒底, revolution) come up in these presets and stay legal."""
+    kinds: Counter[str] = Counter()
+
+    def note(m: Match, s: int, a: dict[str, Any]) -> None:
+        kinds[a["t"]] += 1
+        if m.phase == "chao":
+            kinds["chao_phase"] += 1
+
+    for seed in range(6):
+        drive("chaodipi", seed, ["random", "basic", "random", "basic"], hands=3, on_decision=note)
+    assert kinds["chao_phase"] > 0
