@@ -26,6 +26,7 @@ from bot.platform import Incoming, User, Where
 log = logging.getLogger(__name__)
 
 ANSWER_BUDGET_S = 2.0  # Discord allows 3 s; keep a margin for the round trip
+LATE_LIMIT_S = 600.0  # a deferred reply's token lives 15 minutes
 TRIVIAL = frozenset({"", "✓", "–", "-"})
 Mode = Literal["command", "hand", "private", "public"]
 
@@ -209,12 +210,30 @@ class Inbound:
                 await i.response.defer(ephemeral=True, thinking=True)
                 if pending and len(pending) == len(waiters):
                     reply.thinking = True  # the host is slow: its words will fill the placeholder
+                    if callable(settle):
+                        self._spawn(self._close_when_done(reply, settle))
                     return
             except discord.HTTPException as exc:
                 log.info("discord: deferring command %s failed: %s", i.id, exc)
                 return
         with contextlib.suppress(discord.HTTPException):
             await i.delete_original_response()  # done, with nothing to say to this user alone
+
+    async def _close_when_done(self, reply: Reply, settle: Any) -> None:
+        """A slow command whose host never spoke: remove the "thinking" placeholder once it is done."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(settle(), LATE_LIMIT_S)
+        async with reply.lock:
+            if not reply.thinking:
+                return
+            reply.thinking = False
+        with contextlib.suppress(discord.HTTPException):
+            await reply.interaction.delete_original_response()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _dm_setting(self, interaction: discord.Interaction[Any], args: tuple[str, ...]) -> None:
         on = bool(args) and args[0] == "on"

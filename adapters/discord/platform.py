@@ -19,6 +19,8 @@ import discord
 from adapters.discord.components import render, signature
 from adapters.discord.outbox import Coalescer
 from adapters.discord.private import PrivateRoutes, Ticket
+from adapters.discord.texts import text
+from bot.i18n import normalize_lang
 from bot.platform import PlatformError, View, Where
 
 log = logging.getLogger(__name__)
@@ -122,6 +124,7 @@ class DiscordPlatform:
                 message = await channel.send(content, view=ui)
                 key = f"d{channel.id}:{message.id}"
                 self._remember(key, view, content, ui)
+                await self._point_to_dm(user_id)
                 return key
             except discord.HTTPException as exc:
                 log.info("discord: DM to %s failed (%s); using an ephemeral message", user_id, exc)
@@ -150,6 +153,17 @@ class DiscordPlatform:
         key = f"e{sent.id}"
         self._remember(key, view, content, ui)
         return key
+
+    async def _point_to_dm(self, user_id: int) -> None:
+        """A "My hand" press waiting for an answer is told where the hand went."""
+        request = self.routes.take_hand_request(user_id)
+        if request is None:
+            return
+        lang = normalize_lang(str(request.interaction.locale.value)) or "en"
+        try:
+            await request.interaction.edit_original_response(content=text(lang, "dm_sent"))
+        except discord.HTTPException as exc:
+            log.info("discord: pointing %s to the DM failed: %s", user_id, exc)
 
     def _remember(self, key: str, view: View, content: str, ui: discord.ui.View) -> None:
         self._views[key] = view

@@ -26,6 +26,12 @@ async def test_a_player_who_opted_for_dms_gets_the_hand_there(rig: Rig) -> None:
     await rig.choose_cards(CAROL, seat, [card])
     assert any(o.get("default") for s in hand.selects() for o in s["options"])
     assert "[" in hand.content  # the selection shows in the hand text too
+    # "My hand" pressed in the channel: the hand goes to the DM, the reply says so
+    count = len([m for m in fake.private_messages(CAROL) if m.via == "dm"])
+    pressed = await fake.click(CAROL, rig.table_message(), "My hand")
+    await rig.idle()
+    assert fake.messages[pressed.original_id or 0].content == "手牌已通过私信发送。"
+    assert len([m for m in fake.private_messages(CAROL) if m.via == "dm"]) == count + 1
     assert not [m for m in fake.private_messages(ALICE) if m.via == "dm"]
     assert fake.unanswered() == [] and fake.protocol_errors == [] and leaks(fake) == []
 
