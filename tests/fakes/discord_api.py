@@ -176,6 +176,7 @@ class FakeInteraction:
     original_id: int | None = None  # message the response created (types 4 and 5)
     late: bool = False
     expired: bool = False
+    answered_at: float | None = None
     choices: list[JSON] = field(default_factory=list)
 
     @property
@@ -614,6 +615,7 @@ class FakeDiscord:
             interaction.late = True
             interaction.answered.set()
             return _error(404, 10062, "Unknown interaction")
+        interaction.answered_at = asyncio.get_running_loop().time()
         body = await self._body(request)
         ctype = int(body.get("type", 0))
         data: JSON = body.get("data") or {}
