@@ -123,7 +123,7 @@ class Match:
             if not faces or h.hands[seat][faces[0]] < 1:
                 raise IllegalAction("not_in_hand")
             level = h.level if t == "chao" else h.seat_level(seat)
-            d = validate(self.rules, h.declaration, seat, faces, h.hands[seat][faces[0]], level)
+            d = validate(self.rules, h.declaration, seat, faces, h.hands[seat][faces[0]], level, h.open and t == "declare")
             if t == "chao" and d.count < 2:
                 raise IllegalAction("cannot_override")
         elif t == "deal":
