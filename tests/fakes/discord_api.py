@@ -213,6 +213,10 @@ class FakeDiscord:
         self._saved: tuple[str, yarl.URL] | None = None
         self.unreachable_users: set[int] = set()
         self.observer: Callable[[], Any] | None = None  # called at every message version (leak tests)
+        # Discord limits writes per channel (about 5 per 5 s); set (count, seconds) to answer 429 beyond it
+        self.channel_limit: tuple[int, float] | None = None
+        self.rate_limited = 0
+        self._channel_writes: dict[int, list[float]] = {}
 
     # ---- lifecycle -------------------------------------------------------
 
@@ -721,6 +725,9 @@ class FakeDiscord:
         visible, via = self._visibility(channel_id)
         if visible is not None and visible in self.unreachable_users:
             return _error(403, 50007, "Cannot send messages to this user")
+        limited = self._over_limit(channel_id)
+        if limited is not None:
+            return limited
         message = self._new_message(channel_id, await self._body(request), visible_to=visible, via=via)
         return _json(message.payload(self.guild_id if via == "channel" else None, self.bot_user))
 
@@ -738,10 +745,33 @@ class FakeDiscord:
             return _error(404, 10008, "Unknown Message")
         return _json(message.payload(self.guild_id if message.via == "channel" else None, self.bot_user))
 
+    def _over_limit(self, channel_id: int) -> web.Response | None:
+        """A 429 as Discord sends it (discord.py sleeps `retry_after` and retries), or None."""
+        if self.channel_limit is None:
+            return None
+        count, window = self.channel_limit
+        now = asyncio.get_running_loop().time()
+        recent = [t for t in self._channel_writes.get(channel_id, []) if now - t < window]
+        if len(recent) >= count:
+            self.rate_limited += 1
+            retry = window - (now - recent[0])
+            self._channel_writes[channel_id] = recent
+            body = json.dumps({"message": "You are being rate limited.", "retry_after": retry, "global": False})
+            return web.Response(status=429, body=body.encode(), headers={
+                "Content-Type": "application/json", "Via": "1.1 google", "Retry-After": str(retry),
+                "X-RateLimit-Limit": str(count), "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset-After": str(retry), "X-RateLimit-Bucket": f"channel{channel_id}"})
+        recent.append(now)
+        self._channel_writes[channel_id] = recent
+        return None
+
     async def _edit_message(self, request: web.Request) -> web.Response:
         message = self._channel_message(request)
         if message is None:
             return _error(404, 10008, "Unknown Message")
+        limited = self._over_limit(message.channel_id)
+        if limited is not None:
+            return limited
         self._update_message(message, await self._body(request))
         return _json(message.payload(self.guild_id if message.via == "channel" else None, self.bot_user))
 
