@@ -41,7 +41,7 @@ async def bench(hands: int) -> None:
             rig = Rig(fake, await MemoryStore.open(), FakeClock())
             await rig.boot()
             await open_table(rig)
-            await play_until(rig, lambda r=rig: hand_over(r))  # type: ignore[misc]
+            await play_until(rig, lambda r=rig: hand_over(r))
             await rig.shutdown()
             waits += [i.answered_at - i.created for i in fake.interactions.values() if i.answered_at is not None]
             requests += Counter(_kind(m, p) for m, p, _ in fake.requests)
