@@ -41,6 +41,11 @@ async def _preset_choices(interaction: discord.Interaction[Any], current: str) -
     return [Choice(name=n, value=n) for n in names]
 
 
+async def _level_choices(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
+    levels = await _inbound(interaction).ai_levels(current)
+    return [Choice(name=n, value=n) for n in levels]
+
+
 SEAT = app_commands.Range[int, 1, 4]
 
 
@@ -73,6 +78,7 @@ class TractorGroup(app_commands.Group):
 
     @app_commands.command(name="addbot", description="Seat an AI player · 添加电脑玩家")
     @app_commands.describe(level="AI level · 电脑水平")
+    @app_commands.autocomplete(level=_level_choices)
     async def addbot(self, interaction: discord.Interaction[Any], level: str | None = None) -> None:
         await _run(interaction, "addbot", level)
 

@@ -162,6 +162,13 @@ class Inbound:
         found = list(names()) if callable(names) else ["classic"]
         return [n for n in found if n.startswith(current.lower())][:25]
 
+    async def ai_levels(self, current: str) -> list[str]:
+        try:
+            from bot.settings import AI_LEVELS
+        except ImportError:
+            return []
+        return [n for n in AI_LEVELS if n.startswith(current.lower())][:25]
+
     # ----- helpers -----
 
     async def _defer_press(self, interaction: discord.Interaction[Any], token: str) -> Reply:

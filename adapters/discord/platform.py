@@ -18,7 +18,7 @@ import discord
 
 from adapters.discord.components import render, signature
 from adapters.discord.outbox import Coalescer
-from adapters.discord.private import PrivateRoutes, Ticket
+from adapters.discord.private import PrivateRoutes, Recent, Ticket
 from adapters.discord.texts import text
 from bot.i18n import normalize_lang
 from bot.platform import PlatformError, View, Where
@@ -39,8 +39,8 @@ class DiscordPlatform:
         self.client = client
         self.routes = routes or PrivateRoutes()
         self.outbox = Coalescer(interval=edit_interval)
-        self._shown: dict[str, tuple[str, str]] = {}
-        self._views: dict[str, View] = {}
+        self._shown: Recent[str, tuple[str, str]] = Recent()
+        self._views: Recent[str, View] = Recent()
         self.unshown = 0  # private views kept back for want of a live interaction
         self.ready = asyncio.Event()  # set once logged in: the host may speak before (resuming tables)
         self.ready_timeout = 120.0

@@ -11,13 +11,32 @@ opted for DMs get ordinary DM messages instead.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import discord
 
 TOKEN_LIFE_S = 14 * 60  # Discord's 15 minutes, less a margin
+KEEP = 20_000  # remembered messages and tokens; older ones are forgotten (their tokens are dead anyway)
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Recent(OrderedDict[K, V], Generic[K, V]):
+    """A dict that forgets its oldest entries beyond `limit`, so a long-running bot stays small."""
+
+    def __init__(self, limit: int = KEEP) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: K, value: V) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
 
 
 @dataclass
@@ -34,10 +53,10 @@ class PrivateRoutes:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self.latest: dict[int, Ticket] = {}
-        self.hand_requests: dict[int, Ticket] = {}
-        self.editors: dict[int, Ticket] = {}
-        self.alias: dict[str, str] = {}
+        self.latest: Recent[int, Ticket] = Recent()
+        self.hand_requests: Recent[int, Ticket] = Recent()
+        self.editors: Recent[int, Ticket] = Recent()
+        self.alias: Recent[str, str] = Recent()
         self.dm_users: set[int] = set()
 
     def live(self, ticket: Ticket | None) -> bool:

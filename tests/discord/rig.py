@@ -213,6 +213,8 @@ async def open_table(rig: Rig) -> None:
     fake = rig.fake
     choices = await fake.autocomplete(ALICE, "new", "preset", "cl")
     assert [c["value"] for c in choices] == ["classic"]
+    levels = await fake.autocomplete(ALICE, "addbot", "level", "b")
+    assert [c["value"] for c in levels] == ["basic"]
     await fake.slash(ALICE, "new", {"preset": "classic"})
     await rig.idle()
     await fake.slash(BOB, "join")

@@ -7,6 +7,7 @@ import asyncio
 from adapters.discord.components import CardSelect, HostButton, is_ours, render, toggled
 from adapters.discord.config import DEFAULT_API_BASE, DiscordConfig
 from adapters.discord.outbox import Coalescer
+from adapters.discord.private import Recent
 from bot import tokens
 from bot.platform import Button, View
 
@@ -92,6 +93,14 @@ async def test_edits_of_one_message_coalesce_into_the_latest() -> None:
     table = [d for d in delivered if d.startswith("v")]
     assert table == ["v0", "v9"]  # the first was already on its way; the other eight collapsed
     assert out.coalesced == 8
+
+
+def test_remembered_messages_are_bounded() -> None:
+    recent: Recent[int, str] = Recent(limit=3)
+    for i in range(5):
+        recent[i] = str(i)
+    recent[2] = "again"
+    assert list(recent) == [3, 4, 2]
 
 
 def test_config_from_env() -> None:
