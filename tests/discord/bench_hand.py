@@ -35,11 +35,14 @@ async def bench(hands: int) -> None:
     waits: list[float] = []
     requests: Counter[str] = Counter()
     coalesced = edits = 0
+    boots: list[float] = []
     start = time.perf_counter()
     for _ in range(hands):
         async with running_fake() as fake:
             rig = Rig(fake, await MemoryStore.open(), FakeClock())
+            t0 = time.perf_counter()
             await rig.boot()
+            boots.append(time.perf_counter() - t0)
             await open_table(rig)
             await play_until(rig, lambda r=rig: hand_over(r))
             await rig.shutdown()
@@ -51,6 +54,8 @@ async def bench(hands: int) -> None:
     elapsed = time.perf_counter() - start
     waits.sort()
     print(f"hands: {hands}, wall time {elapsed:.1f} s ({elapsed / hands:.1f} s a hand)")
+    print(f"start-up (login, /tractor registered, gateway ready, host started): "
+          f"median {statistics.median(boots) * 1000:.0f} ms")
     print(f"interactions: {len(waits)}; answer wait median {statistics.median(waits) * 1000:.1f} ms, "
           f"p95 {waits[int(len(waits) * 0.95)] * 1000:.1f} ms, max {waits[-1] * 1000:.1f} ms (limit 3000 ms)")
     total = sum(requests.values())
