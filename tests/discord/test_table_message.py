@@ -7,6 +7,7 @@ import asyncio
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from bot.platform import Button, Incoming, View, Where
+from tests.discord.rig import ALICE
 from tests.fakes.discord_api import FakeDiscord
 
 
@@ -54,5 +55,29 @@ async def test_a_rate_limited_edit_is_retried(fake_discord: FakeDiscord) -> None
         await runner.idle()
         assert fake_discord.rate_limited >= 1  # Discord said 429; the client waited and tried again
         assert fake_discord.messages[int(table)].content == "v1"
+    finally:
+        await runner.stop()
+
+
+async def test_the_gateway_resumes_after_a_reconnect_request(fake_discord: FakeDiscord) -> None:
+    class Echo:
+        def __init__(self) -> None:
+            self.events: list[Incoming] = []
+
+        async def handle(self, event: Incoming) -> None:
+            self.events.append(event)
+            if event.reply is not None:
+                await event.reply.notice(f"got {event.name}")
+
+    host = Echo()
+    config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
+                           gateway_url=fake_discord.gateway_url, edit_interval=0.0)
+    runner = DiscordRunner(host, config, ready_timeout=10)
+    await runner.start()
+    try:
+        await fake_discord.ask_reconnect()
+        assert fake_discord.resumed == 1 and fake_discord.identified == 1  # resumed, not a new session
+        answered = await fake_discord.slash(ALICE, "help")
+        assert answered.callback_data["content"] == "got help"
     finally:
         await runner.stop()

@@ -204,6 +204,7 @@ class FakeDiscord:
         self.dm_channels: dict[int, int] = {}  # channel id -> user id
         self.protocol_errors: list[str] = []
         self.identified = 0
+        self.resumed = 0
         self._ids = itertools.count(1_000_000)
         self._seq = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
@@ -480,6 +481,15 @@ class FakeDiscord:
             raise RuntimeError("no gateway session is connected")
         await self._sockets[-1].send_str(json.dumps({"op": 0, "t": event, "s": next(self._seq), "d": data}))
 
+    async def ask_reconnect(self, limit_s: float = 10.0) -> None:
+        """Gateway op 7: the client must reconnect and resume; returns once it has."""
+        before = self.resumed
+        await self._sockets[-1].send_str(json.dumps({"op": 7, "d": None}))
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while self.resumed == before and loop.time() - start < limit_s:
+            await asyncio.sleep(0.01)
+
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
@@ -507,6 +517,7 @@ class FakeDiscord:
                 elif op == 6:
                     if ws not in self._sockets:
                         self._sockets.append(ws)
+                    self.resumed += 1
                     await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": next(self._seq), "d": {}}))
         finally:
             if ws in self._sockets:
