@@ -77,7 +77,8 @@ class DiscordRunner:
         await self.platform.flush()
 
     async def stop(self) -> None:
-        await self.platform.flush()
+        if self.platform.ready.is_set():
+            await self.platform.flush()  # never logged in: nothing queued can go out, drop it
         await self.platform.outbox.close()
         await self.client.close()
         if self._task is not None:

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
+import discord
+import pytest
+
 from adapters.discord.components import CardSelect, HostButton, is_ours, render, toggled
 from adapters.discord.config import DEFAULT_API_BASE, DiscordConfig
 from adapters.discord.outbox import Coalescer
 from adapters.discord.private import Recent
+from adapters.discord.run import DiscordRunner
 from bot import tokens
-from bot.platform import Button, View
+from bot.platform import Button, View, Where
+from tests.fakes.discord_api import FakeDiscord
 
 
 def tok(code: str, arg: str = "", version: int = 3) -> str:
@@ -111,3 +116,13 @@ def test_config_from_env() -> None:
     assert c.api_base == "http://127.0.0.1:9/api/v10" and c.sync_commands
     d = DiscordConfig.from_env({"DISCORD_BOT_TOKEN": "x", "DISCORD_SYNC_COMMANDS": "0"})
     assert d is not None and d.api_base == DEFAULT_API_BASE and not d.sync_commands
+
+
+async def test_a_bad_token_fails_to_start_and_stops_cleanly(fake_discord: FakeDiscord) -> None:
+    config = DiscordConfig(token="wrong", api_base=fake_discord.api_base, gateway_url=fake_discord.gateway_url)
+    runner = DiscordRunner(object(), config, ready_timeout=5)
+    await runner.platform.edit(Where("discord", "1"), "2", View("queued before login"))
+    with pytest.raises(discord.LoginFailure):
+        await runner.start()
+    await runner.stop()
+    assert fake_discord.identified == 0
