@@ -173,7 +173,10 @@ class Table:
             self.ai_pending = None
             if self._running() and item.version == self.match.version:
                 act = item.action
-                if act is None or self.match.check(act) is not None:  # a failed or illegal answer
+                if item.seat < 0:  # declarations while dealing: only a legal declare counts
+                    act = act if act is not None and act.get("t") == "declare" else None
+                    act = act if act is not None and self.match.check(act) is None else None
+                elif act is None or self.match.check(act) is not None:  # a failed or illegal answer
                     act = self.match.auto_action(item.seat, rng_seed=item.version)
                 if act is not None:
                     await self._apply(act, None)
@@ -659,8 +662,8 @@ class Table:
                 await self._apply(action, None)
                 await asyncio.sleep(0)  # let other tables and adapters run between moves
                 continue
-            if m.phase == "dealing" and await self._ai_declares_while_dealing():
-                continue
+            if m.phase == "dealing" and self._ai_declares_while_dealing():
+                return  # the deal goes on once the AI seats have answered
             sys_action = m.system_action()
             humans = [s for s in to_act if not self.ai_driven(s)]
             if sys_action is not None:
@@ -680,24 +683,20 @@ class Table:
                         await self._set_deadline(hkind, self.host.clock.now() + delay)
             return
 
-    async def _ai_declares_while_dealing(self) -> bool:
-        """After each deal step the AI seats may show a level card (the quick `basic` rules decide)."""
+    def _ai_declares_while_dealing(self) -> bool:
+        """After each deal step the AI seats may show a level card: asked in a worker thread.
+
+        Returns True when a question is in flight (the deal waits for the answer).
+        """
         m = self.match
-        if self.chooser is None or self._deal_asked == m.version:
+        if self.chooser is None or not self.host.use_ai_threads or self._deal_asked == m.version:
             return False
         self._deal_asked = m.version
-        for s in range(4):
-            if not self.ai_driven(s):
-                continue
-            try:
-                action = self.chooser(m.view(s), "basic", move_seed(self.seed, m.version, s), 0.0)
-            except Exception:
-                log.exception("AI declaring failed at table %s", self.id)
-                return False
-            if isinstance(action, dict) and action.get("t") == "declare" and m.check(action) is None:
-                await self._apply(action, None)
-                return True
-        return False
+        asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4) if self.ai_driven(s)]
+        if not asks:
+            return False
+        self._launch(lambda: _first_declare(self.chooser, asks), seat=-1, version=m.version)
+        return True
 
     def _ai_move(self, s: int) -> dict[str, Any] | None:
         """A move for an AI-driven seat: at once (auto_action), or later from a worker thread."""
@@ -709,11 +708,14 @@ class Table:
             action: dict[str, Any] = m.auto_action(s, rng_seed=seed)
             return action
         view = m.view(s)
-        version = m.version
         chooser = self.chooser
         budget = self.settings.ai_budget
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self.host.executor, chooser, view, level, seed, budget)
+        self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
+        return None
+
+    def _launch(self, job: Any, *, seat: int, version: int) -> None:
+        """Runs an AI job in the host's worker threads; its answer comes back as an "ai" queue item."""
+        fut = asyncio.get_running_loop().run_in_executor(self.host.executor, job)
         self.ai_pending = fut
 
         def back(f: asyncio.Future[Any]) -> None:
@@ -724,10 +726,9 @@ class Table:
             except Exception:
                 log.exception("AI failed at table %s", self.id)
                 act = None
-            self.submit(Item("ai", seat=s, version=version, action=act if isinstance(act, dict) else None))
+            self.submit(Item("ai", seat=seat, version=version, action=act if isinstance(act, dict) else None))
 
         fut.add_done_callback(back)
-        return None
 
     async def _on_tick(self, kind: str) -> None:
         at = self.deadlines.get(kind)
@@ -850,12 +851,11 @@ class Table:
             if kind in self.deadlines:
                 time_left = self.deadlines[kind] - self.host.clock.now()
         hand_no = int(pub.get("hand_no", 1))
-        if self.meta.get("table_hand") != hand_no and "table" in self.messages:
-            self.messages.pop("table")
+        if self.meta.get("table_hand") != hand_no:  # one table message per hand
+            if self.meta.get("table_hand") is not None:
+                self.messages.pop("table", None)
             self.meta["table_hand"] = hand_no
             await self._save_meta()
-        elif "table_hand" not in self.meta:
-            self.meta["table_hand"] = hand_no
         v = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
                        preset=self.preset_name, time_left=time_left, paused=self.status == "paused")
         bare = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
@@ -914,6 +914,15 @@ class Table:
             self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", self.id, slot)
+
+
+def _first_declare(chooser: Any, asks: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:
+    """In a worker thread: the first AI seat that wants to declare now, if any (quick `basic` rules)."""
+    for _, view, seed in asks:
+        action = chooser(view, "basic", seed, 0.0)
+        if isinstance(action, dict) and action.get("t") == "declare":
+            return action
+    return None
 
 
 def action_text(lang: str, action: dict[str, Any]) -> str:
