@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from bot import tokens
 from bot.ai import find_chooser, move_seed
 from bot.cardtext import cards_text, parse_typed_card, suit_text
-from bot.i18n import catalog, tr
+from bot.i18n import catalog, tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL, TableSettings
 from bot.views import (
@@ -291,7 +291,7 @@ class Table:
                 self.rendered.pop("table", None)
                 self.rendered.pop("lobby", None)
         else:
-            await self.answer(ev, tr(lang, "err.unknown_command", name=name[:30]))
+            await self.answer(ev, unknown_command_text(lang, name))
 
     # ----- lobby -----
 
