@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bot import tokens
+from bot.actions import ACTION_WORDS
 from bot.cardtext import parse_typed_card
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
@@ -210,8 +211,6 @@ class Host:
                 await self._command(event, first, tuple(words[1:]), lang)
                 return
             table = self._table_for(event)
-            from bot.table import ACTION_WORDS
-
             if table is None or first not in ACTION_WORDS:
                 await self.answer(event, tr(lang, "err.garbage"))
                 return
