@@ -517,6 +517,7 @@ class Table:
         await self.close("finished", result)
         await self.say(match_result_text(result, self.seat_infos(), self.lang))
         await self.host.record_league(self, result)
+        await self.host.next_in_series(self, result)
 
     async def close(self, status: str, result: dict[str, Any]) -> None:
         self.status = status
