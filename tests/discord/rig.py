@@ -90,6 +90,7 @@ class Rig:
         seen = -1
         while seen != len(self.fake.requests):
             seen = len(self.fake.requests)
+            await self.runner.inbound.idle()
             await self.host.settle()
             await self.runner.idle()
             await self.fake.settle(quiet_s=0.01)
