@@ -329,9 +329,13 @@ class Host:
             if key in self.by_chat:
                 await self.answer(event, tr(lang, "new.exists", id=self.by_chat[key].id))
                 return
+            chat = await self._load_chat(*key)
+            saved = chat.get("timers")
+            remembered: dict[str, str] = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
             try:
                 preset, rule_opts, table_opts = parse_new_args(args, self.presets())
-                settings = settings_with(self.defaults, table_opts)
+                # timers given once stay the chat's own (per-chat timeouts); rules are per match
+                settings = settings_with(self.defaults, {**remembered, **table_opts})
                 rules = self.engine.preset(preset, **rule_opts)
             except OptionError as exc:
                 await self.answer(event, tr(lang, "new.bad_option", option=exc.option[:40]))
@@ -339,7 +343,9 @@ class Host:
             except (ValueError, TypeError, KeyError) as exc:
                 await self.answer(event, tr(lang, "new.bad_option", option=str(exc)[:80]))
                 return
-            chat = await self._load_chat(*key)
+            if table_opts:
+                chat["timers"] = {**remembered, **table_opts}
+                await self.store.set_chat(*key, chat)
             if "lang" not in chat:
                 ulang = normalize_lang(event.user.language)
                 if ulang:

@@ -91,6 +91,7 @@ class Table:
         self.ai_pending: asyncio.Future[Any] | None = None
         self.closed = False
         self._answered = False
+        self._deal_asked = -1
         self.announced_hand = int(meta.get("announced_hand", 0))
         self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
         self.chooser = find_chooser()
@@ -134,8 +135,9 @@ class Table:
 
     def busy(self) -> bool:
         """Something is queued or an AI is thinking (tests wait for this to end)."""
-        return not self.queue.empty() or self.queue._unfinished_tasks > 0 or (  # type: ignore[attr-defined]
-            self.ai_pending is not None and not self.ai_pending.done())
+        # an AI move is in flight until its queue item is processed (which clears ai_pending)
+        return (not self.queue.empty() or self.queue._unfinished_tasks > 0  # type: ignore[attr-defined]
+                or self.ai_pending is not None)
 
     async def _run(self) -> None:
         while True:
@@ -143,14 +145,20 @@ class Table:
             try:
                 if item.kind == "stop":
                     return
-                await self._process(item)
+                try:
+                    await self._process(item)
+                except Exception:
+                    log.exception("table %s failed on %s", self.id, item.kind)
+                    if item.event is not None:
+                        await self.answer(item.event, tr(self.lang, "err.internal"))
                 if self.queue.empty() and not self.closed:
-                    await self._render()
-                    self._rearm()
+                    try:
+                        if self.ai_pending is None or self.ai_pending.done():
+                            await self._render()  # a burst of AI moves ends in one edit
+                    finally:
+                        self._rearm()  # a failed render must not leave the table without its timers
             except Exception:
-                log.exception("table %s failed on %s", self.id, item.kind)
-                if item.event is not None:
-                    await self.answer(item.event, tr(self.lang, "err.internal"))
+                log.exception("table %s could not render", self.id)
             finally:
                 if item.done is not None and not item.done.done():
                     item.done.set_result(None)
@@ -163,11 +171,15 @@ class Table:
             await self._on_tick(item.name)
         elif item.kind == "ai":
             self.ai_pending = None
-            if self._running() and item.version == self.match.version and item.action is not None:
-                if self.match.check(item.action) is None:
-                    await self._apply(item.action, None)
-                else:
-                    await self._apply(self.match.auto_action(item.seat, rng_seed=item.version), None)
+            if self._running() and item.version == self.match.version:
+                act = item.action
+                if item.seat < 0:  # declarations while dealing: only a legal declare counts
+                    act = act if act is not None and act.get("t") == "declare" else None
+                    act = act if act is not None and self.match.check(act) is None else None
+                elif act is None or self.match.check(act) is not None:  # a failed or illegal answer
+                    act = self.match.auto_action(item.seat, rng_seed=item.version)
+                if act is not None:
+                    await self._apply(act, None)
         elif item.kind == "resume":
             self.rendered.clear()
         await self._advance()
@@ -175,8 +187,9 @@ class Table:
     # ----- seats -----
 
     def seat_of(self, user_id: str) -> int | None:
+        """The seat of this person; None for strangers and for people kicked out (an AI keeps their seat)."""
         for s, seat in enumerate(self.seats):
-            if seat.get("kind") == "human" and seat.get("user_id") == user_id:
+            if seat.get("kind") == "human" and seat.get("user_id") == user_id and not seat.get("kicked"):
                 return s
         return None
 
@@ -387,6 +400,9 @@ class Table:
         self.status = "active"
         await self.host.store.update_match(self.id, status="active", seats=self.seats)
         await self._set_deadline("lobby", None)
+        minutes = self.rules.get("time_limit_minutes")
+        if isinstance(minutes, int) and minutes > 0:
+            await self._set_deadline("time_limit", self.host.clock.now() + minutes * 60.0)
         await self.say(tr(lang, "start.ok"))
 
     # ----- votes -----
@@ -423,12 +439,17 @@ class Table:
         self.meta["votes"] = {}
         if what == "pause":
             self.status = "paused"
+            if "time_limit" in self.deadlines:  # the match clock stops while paused
+                self.meta["time_limit_left"] = max(0.0, self.deadlines["time_limit"] - self.host.clock.now())
             for kind in list(self.deadlines):
                 await self._set_deadline(kind, None)
             await self.host.store.update_match(self.id, status="paused", meta=self.meta)
             await self.say(tr(lang, "pause.done"))
         elif what == "resume":
             self.status = "active"
+            left = self.meta.pop("time_limit_left", None)
+            if left is not None:
+                await self._set_deadline("time_limit", self.host.clock.now() + float(left))
             await self.host.store.update_match(self.id, status="active", meta=self.meta)
             await self.say(tr(lang, "resume.done"))
         else:
@@ -641,6 +662,8 @@ class Table:
                 await self._apply(action, None)
                 await asyncio.sleep(0)  # let other tables and adapters run between moves
                 continue
+            if m.phase == "dealing" and self._ai_declares_while_dealing():
+                return  # the deal goes on once the AI seats have answered
             sys_action = m.system_action()
             humans = [s for s in to_act if not self.ai_driven(s)]
             if sys_action is not None:
@@ -660,6 +683,21 @@ class Table:
                         await self._set_deadline(hkind, self.host.clock.now() + delay)
             return
 
+    def _ai_declares_while_dealing(self) -> bool:
+        """After each deal step the AI seats may show a level card: asked in a worker thread.
+
+        Returns True when a question is in flight (the deal waits for the answer).
+        """
+        m = self.match
+        if self.chooser is None or not self.host.use_ai_threads or self._deal_asked == m.version:
+            return False
+        self._deal_asked = m.version
+        asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4) if self.ai_driven(s)]
+        if not asks:
+            return False
+        self._launch(lambda: _first_declare(self.chooser, asks), seat=-1, version=m.version)
+        return True
+
     def _ai_move(self, s: int) -> dict[str, Any] | None:
         """A move for an AI-driven seat: at once (auto_action), or later from a worker thread."""
         m = self.match
@@ -670,23 +708,27 @@ class Table:
             action: dict[str, Any] = m.auto_action(s, rng_seed=seed)
             return action
         view = m.view(s)
-        version = m.version
         chooser = self.chooser
         budget = self.settings.ai_budget
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self.host.executor, chooser, view, level, seed, budget)
+        self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
+        return None
+
+    def _launch(self, job: Any, *, seat: int, version: int) -> None:
+        """Runs an AI job in the host's worker threads; its answer comes back as an "ai" queue item."""
+        fut = asyncio.get_running_loop().run_in_executor(self.host.executor, job)
         self.ai_pending = fut
 
         def back(f: asyncio.Future[Any]) -> None:
+            if f.cancelled():  # the host is stopping
+                return
             try:
                 act = f.result()
             except Exception:
                 log.exception("AI failed at table %s", self.id)
                 act = None
-            self.submit(Item("ai", seat=s, version=version, action=act if isinstance(act, dict) else None))
+            self.submit(Item("ai", seat=seat, version=version, action=act if isinstance(act, dict) else None))
 
         fut.add_done_callback(back)
-        return None
 
     async def _on_tick(self, kind: str) -> None:
         at = self.deadlines.get(kind)
@@ -696,10 +738,15 @@ class Table:
         if kind == "lobby":
             if self.status == "lobby":
                 await self._close("abandoned", {"reason": "lobby_expired"})
+                await self.say(tr(self.lang, "lobby.expired"))
             return
         if not self._running():
             return
         m = self.match
+        if kind == "time_limit":
+            if m.check({"t": "time_up"}) is None:
+                await self._apply({"t": "time_up"}, None)
+            return
         if kind in ("deal", "declare", "next"):
             sys_action = m.system_action()
             if sys_action is None or SYSTEM_TIMER.get(str(sys_action.get("t"))) != kind:
@@ -804,12 +851,11 @@ class Table:
             if kind in self.deadlines:
                 time_left = self.deadlines[kind] - self.host.clock.now()
         hand_no = int(pub.get("hand_no", 1))
-        if self.meta.get("table_hand") != hand_no and "table" in self.messages:
-            self.messages.pop("table")
+        if self.meta.get("table_hand") != hand_no:  # one table message per hand
+            if self.meta.get("table_hand") is not None:
+                self.messages.pop("table", None)
             self.meta["table_hand"] = hand_no
             await self._save_meta()
-        elif "table_hand" not in self.meta:
-            self.meta["table_hand"] = hand_no
         v = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
                        preset=self.preset_name, time_left=time_left, paused=self.status == "paused")
         bare = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
@@ -868,6 +914,15 @@ class Table:
             self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", self.id, slot)
+
+
+def _first_declare(chooser: Any, asks: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:
+    """In a worker thread: the first AI seat that wants to declare now, if any (quick `basic` rules)."""
+    for _, view, seed in asks:
+        action = chooser(view, "basic", seed, 0.0)
+        if isinstance(action, dict) and action.get("t") == "declare":
+            return action
+    return None
 
 
 def action_text(lang: str, action: dict[str, Any]) -> str:

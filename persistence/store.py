@@ -191,7 +191,12 @@ class SqliteStore:
         return cls(conn, target, clock)
 
     async def close(self) -> None:
-        await self._conn.close()
+        """Close the connection, after rolling back any transaction a cancelled task left open."""
+        async with self._lock:
+            await self._settle()
+            with contextlib.suppress(sqlite3.Error):
+                await self._conn.execute("PRAGMA optimize")  # keeps the query planner's statistics fresh
+            await self._conn.close()
 
     # ------------------------------------------------------- transactions, SQL
 
@@ -201,6 +206,7 @@ class SqliteStore:
 
         For persistence modules that add their own tables (leagues): run your
         statements on the connection this yields, and nothing else meanwhile.
+        Not reentrant: calling another store method inside the block deadlocks.
         """
         async with self._lock:
             await self._begin("BEGIN IMMEDIATE")
@@ -348,8 +354,9 @@ class SqliteStore:
     ) -> AppendResult:
         """Append one accepted action, durably, in one transaction.
 
-        :returns: "applied", or "duplicate" when `key` was seen before or this
-            very action is already stored at `seq` (nothing changes then).
+        :returns: "applied", or "duplicate" when `key` was seen before, or when
+            `key` is None and this very action is already stored at `seq`
+            (a retried system action); nothing changes then.
         :raises SequenceConflict: `seq` holds a different action, or is not the next seq.
         :raises UnknownMatch: no such match.
         :raises MatchClosed: the match is finished.
@@ -358,6 +365,7 @@ class SqliteStore:
         text = _dumps(_require_dict(action, "action"), "action")
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
+        key = None if key is None else str(key)
         now = self._clock()
         async with self._lock:
             await self._settle()
