@@ -36,7 +36,7 @@ async def test_restart_mid_hand_and_play_on(fake_discord: FakeDiscord, tmp_path:
     assert fake.identified == 2
     after = rig.table().match
     assert after is not None and after.version == version and after.phase == "playing"
-    assert "hand 1" in rig.table_message().content  # the table is shown again (host's choice: edit or repost)
+    assert rig.table_message() is table_message  # the same table message, re-rendered in place
 
     # someone presses "My hand" on the message the old process drew: the new one answers it
     person = next(p for p in PEOPLE if rig.table().seat_of(str(p.id)) is not None)
