@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bot import tokens
+from bot.actions import ACTION_WORDS
 from bot.cardtext import parse_typed_card
 from bot.clock import CallableClock, Clock, SystemClock
-from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr
+from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
 from bot.table import Item, Table
@@ -210,8 +211,6 @@ class Host:
                 await self._command(event, first, tuple(words[1:]), lang)
                 return
             table = self._table_for(event)
-            from bot.table import ACTION_WORDS
-
             if table is None or first not in ACTION_WORDS:
                 await self.answer(event, tr(lang, "err.garbage"))
                 return
@@ -272,7 +271,7 @@ class Host:
                 return
             table.submit(Item("event", event=event))
         else:
-            await self.answer(event, tr(lang, "err.unknown_command", name=name[:30]))
+            await self.answer(event, unknown_command_text(lang, name))
 
     async def _private_start(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
         """`start <payload>` in a private chat: a deep link (join-<match id>), else a greeting with help."""
@@ -389,7 +388,7 @@ class Host:
             league = importlib.import_module("bot.league")
             command = league.league_command
         except (ImportError, AttributeError):
-            await self.answer(event, tr(lang, "err.unknown_command", name=name))
+            await self.answer(event, unknown_command_text(lang, name))
             return
         reply = await command(self.store, event.where, event.user, name, args, lang,
                               event.extra.get("admin") == "1")

@@ -33,10 +33,13 @@ async def test_commands_become_host_events(fake: FakeTelegram, adapter: Adapter)
     fake.command(11, GROUP, "/Join")
     fake.start_private(11, "m42")
     events = await host.wait_events(3)
-    new, join, start = events
+    # One chat in order; chats side by side (the private /start may come first).
+    new, join = [e for e in events if not e.where.private]
+    (start,) = [e for e in events if e.where.private]
     assert (new.kind, new.name, new.args) == ("command", "new", ("classic", "target=3"))
     assert new.where == G and new.user.user_id == "11" and new.user.language == "zh"
     assert (join.name, join.args) == ("join", ())
+    assert new.extra == {} and start.extra == {}  # Ann is no admin of the group
     assert (start.name, start.args, start.where) == ("start", ("m42",), private(11))
     assert len({e.key for e in events}) == 3
     # Editing the old command sends an edited_message update: it must not act again.
@@ -274,3 +277,16 @@ async def test_webhook_mode(fake: FakeTelegram) -> None:
         assert (event.name, event.key, event.where) == ("help", "telegram:77", G)
     finally:
         await runner.stop()
+
+
+async def test_group_admins_are_marked(fake: FakeTelegram, adapter: Adapter) -> None:
+    """League seasons and rankings are for group admins: commands say who is one."""
+    _, host = adapter
+    fake.add_user(21, "Ivy")
+    fake.add_user(22, "Jo")
+    fake.admins[GROUP] = {21}
+    fake.command(21, GROUP, "/season new")
+    fake.command(22, GROUP, "/season new")
+    ivy, jo = await host.wait_events(2)
+    assert ivy.extra == {"admin": "1"} and jo.extra == {}
+    assert len(fake.calls_of("getChatAdministrators")) == 1  # cached

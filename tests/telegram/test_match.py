@@ -102,6 +102,15 @@ async def test_a_short_match_played_only_through_telegram_updates(world: World) 
     assert set(presses) <= set(fake.callback_answers)
     assert len(fake.calls_of("answerCallbackQuery")) == len(presses)
 
+    # The finished match is in the league: standings come back as text and a picture.
+    before = len(fake.calls)
+    await sim.command(sim.users[0], GROUP, "/standings")
+    await sim.runner.platform.drain()
+    out = [c for c in fake.calls[before:] if c.params.get("chat_id") == GROUP and c.ok]
+    assert any(c.method == "sendMessage" for c in out)
+    photos = [c for c in out if c.method == "sendPhoto"]
+    assert photos and photos[0].params["photo"]["data"].startswith(b"\x89PNG")
+
 
 async def test_restart_mid_hand_resumes_on_the_same_messages(world: World) -> None:
     fake, sim = world.fake, world.sim
