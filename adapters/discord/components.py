@@ -135,8 +135,7 @@ def render(view: View, *, note: str = "") -> tuple[str, discord.ui.View]:
     ui = discord.ui.View(timeout=None)
     toggles = [b for row in view.buttons for b in row if _is_toggle(b)]
     rows: list[list[discord.ui.Item[Any]]] = []
-    for start in range(0, len(toggles), MAX_OPTIONS):
-        chunk = toggles[start:start + MAX_OPTIONS]
+    for chunk in split_by_suit(toggles):
         options = [discord.SelectOption(label=_label(b.label.lstrip("✓")), value=b.token,
                                         default=b.style == "selected") for b in chunk]
         first, last = options[0].label, options[-1].label
@@ -152,6 +151,32 @@ def render(view: View, *, note: str = "") -> tuple[str, discord.ui.View]:
             item.row = index
             ui.add_item(item)
     return content, ui
+
+
+def _suit(label: str) -> str:
+    text = label.lstrip("✓")
+    return text[0] if text[:1] in ("♠", "♥", "♦", "♣") else "*"
+
+
+def split_by_suit(cards: list[Button]) -> list[list[Button]]:
+    """Runs of at most 25 cards for the select menus, cut where the suit changes when that is possible.
+
+    The host sends the hand sorted (trumps, then each suit), so a menu then
+    holds whole suits: a 33-card bury is e.g. trumps and spades, then the rest.
+    """
+    out: list[list[Button]] = []
+    rest = list(cards)
+    while len(rest) > MAX_OPTIONS:
+        cut = MAX_OPTIONS
+        for i in range(MAX_OPTIONS, MAX_OPTIONS // 2, -1):
+            if _suit(rest[i].label) != _suit(rest[i - 1].label):
+                cut = i
+                break
+        out.append(rest[:cut])
+        rest = rest[cut:]
+    if rest:
+        out.append(rest)
+    return out
 
 
 def _button(b: Button) -> discord.ui.Item[Any]:

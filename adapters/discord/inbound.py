@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Iterator
 from typing import Any, Literal, Protocol
 
 import discord
@@ -118,10 +119,33 @@ class Inbound:
         self.budget = budget
         self.errors: list[BaseException] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        self._active = 0
+        self._quiet = asyncio.Event()
+        self._quiet.set()
+
+    @contextlib.contextmanager
+    def _busy(self) -> Iterator[None]:
+        """Counts interactions being handled, so tests (and shutdown) can wait for them."""
+        self._active += 1
+        self._quiet.clear()
+        try:
+            yield
+        finally:
+            self._active -= 1
+            if self._active == 0:
+                self._quiet.set()
+
+    async def idle(self) -> None:
+        """Waits until no interaction is being handled."""
+        await self._quiet.wait()
 
     # ----- entry points (slash commands, buttons, selects) -----
 
     async def on_command(self, interaction: discord.Interaction[Any], name: str, args: tuple[str, ...]) -> None:
+        with self._busy():
+            await self._on_command(interaction, name, args)
+
+    async def _on_command(self, interaction: discord.Interaction[Any], name: str, args: tuple[str, ...]) -> None:
         ticket = self.platform.routes.saw(interaction)
         if name == "dm":
             await self._dm_setting(interaction, args)
@@ -138,18 +162,20 @@ class Inbound:
         await self._feed(event, reply)
 
     async def on_press(self, interaction: discord.Interaction[Any], token: str) -> None:
-        reply = await self._defer_press(interaction, token)
-        event = Incoming("press", user_of(interaction), reply.where, key=str(interaction.id), token=token,
-                         reply=reply, extra=self._extra(interaction))
-        await self._feed(event, reply)
+        with self._busy():
+            reply = await self._defer_press(interaction, token)
+            event = Incoming("press", user_of(interaction), reply.where, key=str(interaction.id), token=token,
+                             reply=reply, extra=self._extra(interaction))
+            await self._feed(event, reply)
 
     async def on_select(self, interaction: discord.Interaction[Any], toggles: list[str]) -> None:
         """A select choice: each changed option is one toggle press, in order."""
-        reply = await self._defer_press(interaction, toggles[0] if toggles else "")
-        for n, token in enumerate(toggles):
-            event = Incoming("press", user_of(interaction), reply.where, key=f"{interaction.id}.{n}", token=token,
-                             reply=reply, extra=self._extra(interaction))
-            await self._feed(event, reply)
+        with self._busy():
+            reply = await self._defer_press(interaction, toggles[0] if toggles else "")
+            for n, token in enumerate(toggles):
+                event = Incoming("press", user_of(interaction), reply.where, key=f"{interaction.id}.{n}",
+                                 token=token, reply=reply, extra=self._extra(interaction))
+                await self._feed(event, reply)
 
     async def refuse_unknown(self, interaction: discord.Interaction[Any]) -> None:
         """A component we never drew (forged, or from an old release): a polite no."""

@@ -71,7 +71,7 @@ class DiscordPlatform:
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
         """Queues an edit; edits of one message in quick succession are coalesced into the latest."""
-        key = self.routes.resolve(message_id) if where.private else message_id
+        key = self.routes.resolve(message_id)
         if key.startswith("p"):
             return
         self._views[key] = view
@@ -203,8 +203,15 @@ class DiscordPlatform:
             partial = self.client.get_partial_messageable(int(channel)).get_partial_message(int(mid_text))
             await partial.edit(content=content, view=ui)
         else:
-            partial = self.client.get_partial_messageable(int(where.chat_id)).get_partial_message(int(key))
-            await partial.edit(content=content, view=ui)
+            target = self.client.get_partial_messageable(int(where.chat_id))
+            try:
+                await target.get_partial_message(int(key)).edit(content=content, view=ui)
+            except discord.NotFound:
+                # someone deleted the table message: post it again and send later edits there
+                message = await target.send(content, view=ui)
+                self.routes.alias[key] = str(message.id)
+                self._shown[str(message.id)] = sig
+                return
         self._shown[key] = sig
 
     async def _resend(self, where: Where, key: str, view: View) -> None:

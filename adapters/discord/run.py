@@ -73,7 +73,8 @@ class DiscordRunner:
         log.info("discord: connected as %s", self.client.user)
 
     async def idle(self) -> None:
-        """Waits until queued edits are out (tests)."""
+        """Waits until interactions in hand are handed over and queued edits are out (tests)."""
+        await self.inbound.idle()
         await self.platform.flush()
 
     async def stop(self) -> None:

@@ -19,7 +19,6 @@ from bot import tokens
 from bot.cardtext import card_text
 from bot.clock import FakeClock
 from bot.host import Host
-from bot.memstore import MemoryStore
 from bot.settings import TableSettings
 from bot.table import Table
 from tests.fakes.discord_api import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
@@ -61,7 +60,7 @@ def cards_in(obj: Any) -> Counter[str]:
 @dataclass
 class Rig:
     fake: FakeDiscord
-    store: MemoryStore
+    store: Any  # MemoryStore or persistence.store.SqliteStore
     clock: FakeClock
     host: Host = field(init=False)
     ever_public: Counter[str] = field(default_factory=Counter)
@@ -90,6 +89,7 @@ class Rig:
         seen = -1
         while seen != len(self.fake.requests):
             seen = len(self.fake.requests)
+            await self.runner.inbound.idle()
             await self.host.settle()
             await self.runner.idle()
             await self.fake.settle(quiet_s=0.01)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from bot.clock import FakeClock
+from persistence.store import SqliteStore
 from tests.discord.rig import PEOPLE, Rig, hand_over, leaks, open_table, play_until
+from tests.fakes.discord_api import FakeDiscord
 
 
 def cards_played(rig: Rig) -> int:
@@ -11,8 +16,12 @@ def cards_played(rig: Rig) -> int:
     return sum(len(a["cards"]) for a in m.actions if a["t"] == "play")
 
 
-async def test_restart_mid_hand_and_play_on(rig: Rig) -> None:
-    fake = rig.fake
+async def test_restart_mid_hand_and_play_on(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+    fake = fake_discord
+    path = str(tmp_path / "tractor.sqlite3")
+    rig = Rig(fake, await SqliteStore.open(path, synchronous="NORMAL"), FakeClock())
+    fake.observer = rig.observe
+    await rig.boot()
     await open_table(rig)
     await play_until(rig, lambda: cards_played(rig) >= 20)
     before = rig.table().match
@@ -20,12 +29,14 @@ async def test_restart_mid_hand_and_play_on(rig: Rig) -> None:
     version = before.version
     table_message = rig.table_message()
 
-    await rig.shutdown()  # the process goes away; the store (and Discord) stay
+    await rig.shutdown()  # the process goes away; the database file (and Discord) stay
+    await rig.store.close()
+    rig.store = await SqliteStore.open(path, synchronous="NORMAL")
     await rig.boot()
     assert fake.identified == 2
     after = rig.table().match
     assert after is not None and after.version == version and after.phase == "playing"
-    assert "hand 1" in rig.table_message().content  # the table is shown again (host's choice: edit or repost)
+    assert rig.table_message() is table_message  # the same table message, re-rendered in place
 
     # someone presses "My hand" on the message the old process drew: the new one answers it
     person = next(p for p in PEOPLE if rig.table().seat_of(str(p.id)) is not None)
@@ -42,3 +53,5 @@ async def test_restart_mid_hand_and_play_on(rig: Rig) -> None:
     assert fake.protocol_errors == []
     assert rig.runner.inbound.errors == [] and rig.runner.client.errors == []
     assert leaks(fake) == []
+    await rig.shutdown()
+    await rig.store.close()

@@ -81,3 +81,22 @@ async def test_the_gateway_resumes_after_a_reconnect_request(fake_discord: FakeD
         assert answered.callback_data["content"] == "got help"
     finally:
         await runner.stop()
+
+
+async def test_a_deleted_table_message_comes_back(fake_discord: FakeDiscord) -> None:
+    config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
+                           gateway_url=fake_discord.gateway_url, edit_interval=0.0)
+    runner = DiscordRunner(NoHost(), config, ready_timeout=10)
+    await runner.start()
+    try:
+        where = Where("discord", str(fake_discord.channel_id))
+        table = await runner.platform.send(where, View("v0"))
+        fake_discord.messages[int(table)].deleted = True  # a moderator removed it
+        await runner.platform.edit(where, table, View("v1"))
+        await runner.idle()
+        await runner.platform.edit(where, table, View("v2"))  # the host still knows the old id
+        await runner.idle()
+        (shown,) = fake_discord.channel_messages()
+        assert shown.id != int(table) and shown.content == "v2" and len(shown.history) == 2
+    finally:
+        await runner.stop()

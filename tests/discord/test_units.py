@@ -7,7 +7,7 @@ import asyncio
 import discord
 import pytest
 
-from adapters.discord.components import CardSelect, HostButton, is_ours, render, toggled
+from adapters.discord.components import CardSelect, HostButton, is_ours, render, split_by_suit, toggled
 from adapters.discord.config import DEFAULT_API_BASE, DiscordConfig
 from adapters.discord.outbox import Coalescer
 from adapters.discord.private import Recent
@@ -45,6 +45,17 @@ def test_a_33_card_bury_becomes_two_selects_and_a_row_of_buttons() -> None:
     assert all(is_ours(c["custom_id"]) for row in rows for c in row["components"])
     assert all(len(c["custom_id"]) <= 100 for row in rows for c in row["components"])
     assert isinstance(ui.children[0], CardSelect) and isinstance(ui.children[-1], HostButton)
+
+
+def test_menus_are_cut_where_the_suit_changes() -> None:
+    labels = ["大王", "♥2"] + [f"♠{r}" for r in "AKQJ98765432"] * 1 + [f"♥{r}" for r in "AKQJ9876"] \
+        + [f"♣{r}" for r in "AKQJ98765"] + ["♦A", "♦K"]
+    cards = [Button(label, tok(tokens.TOGGLE, tokens.to_b36(i))) for i, label in enumerate(labels)]
+    menus = split_by_suit(cards)
+    assert [len(m) for m in menus] == [22, 11]  # trumps, spades and hearts; then clubs and diamonds
+    assert menus[1][0].label == "♣A"
+    long_run = [Button("♠A", tok(tokens.TOGGLE, tokens.to_b36(i))) for i in range(30)]
+    assert [len(m) for m in split_by_suit(long_run)] == [25, 5]
 
 
 def test_wide_rows_are_split_and_rows_capped_at_five() -> None:
