@@ -60,6 +60,7 @@ def card_str(face: int) -> str:
 
 _NAMES = tuple([RANKS[f % 13] + SUITS[f // 13] for f in range(52)] + ["SJ", "BJ"])
 _INDEX = {name: f for f, name in enumerate(_NAMES)}
+CARD_INDEX: dict[str, int] = _INDEX
 
 
 def parse_cards(texts: Iterable[str]) -> list[int]:

@@ -17,6 +17,10 @@ def random_follow(hand: list[int], lead: Lead, rng: random.Random, order: Any) -
     """A uniformly-ish random legal follow: structure the rules demand, the rest at random."""
     n = len(lead.faces)
     have = suit_cards(hand, lead.suit, order)
+    if n == 1:
+        if have:
+            return (rng.choice(have),)
+        return (rng.choice([f for f in range(NUM_FACES) if hand[f] for _ in range(hand[f])]),)
     if len(have) <= n:
         rest = [f for f in range(NUM_FACES) if hand[f] and order.suit[f] != lead.suit for _ in range(hand[f])]
         return tuple(have) + tuple(rng.sample(rest, n - len(have)))
