@@ -425,6 +425,7 @@ class Match:
             last_result=self.last_result,
             result=self.result,
             rules=self.rules.name,
+            rules_options=self.rules.to_dict(),  # overrides included, so an AI reads the rules in play
             time_up=self.time_up,
         )
         if self.result is not None:

@@ -7,6 +7,7 @@ so the levels can reason with integers.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,8 +78,18 @@ _FULL = counts_of(FULL_DECK)
 
 
 def rules_of(view: dict[str, Any]) -> Rules:
-    """The preset the view names (a view carries the preset name only)."""
+    """The rules in play: the view's full options when present, else the preset it names."""
+    options = view.get("rules_options")
+    if isinstance(options, dict):
+        key = json.dumps(options, sort_keys=True)
+        got = _RULES.get(key)
+        if got is None:
+            got = _RULES[key] = Rules.from_dict(options)
+        return got
     return PRESETS.get(str(view.get("rules", "classic")), PRESETS["classic"])
+
+
+_RULES: dict[str, Rules] = {}
 
 
 def faces(cards: Any) -> tuple[int, ...]:

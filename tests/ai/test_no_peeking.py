@@ -89,3 +89,11 @@ def test_unknown_level_is_refused() -> None:
     m = Match.new(preset("classic"), 1)
     with pytest.raises(ValueError, match="unknown AI level"):
         choose(m.view(0), "genius", 0, 0.1)
+
+
+def test_the_ai_reads_overridden_rules_from_the_view() -> None:
+    from engine.ai.seen import read_view
+
+    m = Match.new(preset("classic", chao=True, target="5"), 1)
+    seen = read_view(m.view(0))
+    assert seen.rules.chao and seen.rules.target == 3
