@@ -810,6 +810,7 @@ class Table:
             await self._save_meta()
         elif "table_hand" not in self.meta:
             self.meta["table_hand"] = hand_no
+            await self._save_meta()  # else a restart in hand 1 posts a second table message
         v = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
                        preset=self.preset_name, time_left=time_left, paused=self.status == "paused")
         bare = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,

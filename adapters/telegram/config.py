@@ -1,0 +1,79 @@
+"""Telegram settings, read from the environment, and the flood limits we keep to."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+DEFAULT_API = "https://api.telegram.org"
+
+
+@dataclass(frozen=True)
+class FloodLimits:
+    """The limits the adapter holds itself to, a notch under Telegram's own.
+
+    Telegram allows about 1 message a second per chat with short bursts, 20 a
+    minute per group (edits included) and 30 a second overall; keeping one
+    message of headroom in each absorbs network jitter. `scale` is how many
+    real seconds one Telegram second lasts (tests run the clock fast).
+    """
+
+    scale: float = 1.0
+    chat_per_second: float = 1.0
+    chat_burst: int = 2
+    group_per_minute: int = 19
+    # Of those, edits (the table message) may use only this many, so that an
+    # announcement never waits behind a busy table.
+    group_edits_per_minute: int = 14
+    global_per_second: int = 25
+    max_retries: int = 5
+
+
+@dataclass(frozen=True)
+class TelegramConfig:
+    """Everything the adapter needs to connect; `from_env` reads the TELEGRAM_* variables."""
+
+    token: str
+    api_base_url: str = DEFAULT_API
+    mode: Literal["polling", "webhook"] = "polling"
+    webhook_url: str = ""
+    webhook_listen: str = "0.0.0.0"
+    webhook_port: int = 8443
+    webhook_secret: str = ""
+    poll_timeout: int = 30
+    drop_pending_updates: bool = False
+    limits: FloodLimits = field(default_factory=FloodLimits)
+
+    @property
+    def base_url(self) -> str:
+        """What python-telegram-bot wants: the API root plus "/bot" (it appends the token)."""
+        return self.api_base_url.rstrip("/") + "/bot"
+
+    @property
+    def base_file_url(self) -> str:
+        return self.api_base_url.rstrip("/") + "/file/bot"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> TelegramConfig | None:
+        """The configuration, or None when TELEGRAM_BOT_TOKEN is not set (Telegram stays off).
+
+        TELEGRAM_API_BASE_URL points at another Bot API server; TELEGRAM_WEBHOOK_URL
+        switches from long polling to a webhook (TELEGRAM_WEBHOOK_LISTEN,
+        TELEGRAM_WEBHOOK_PORT and TELEGRAM_WEBHOOK_SECRET tune it).
+        """
+        env = os.environ if env is None else env
+        token = env.get("TELEGRAM_BOT_TOKEN", "").strip()
+        if not token:
+            return None
+        webhook_url = env.get("TELEGRAM_WEBHOOK_URL", "").strip()
+        return cls(
+            token=token,
+            api_base_url=env.get("TELEGRAM_API_BASE_URL", "").strip() or DEFAULT_API,
+            mode="webhook" if webhook_url else "polling",
+            webhook_url=webhook_url,
+            webhook_listen=env.get("TELEGRAM_WEBHOOK_LISTEN", "0.0.0.0"),
+            webhook_port=int(env.get("TELEGRAM_WEBHOOK_PORT", "8443")),
+            webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET", ""),
+        )

@@ -1,0 +1,94 @@
+"""Flood control: when may the next message go to a chat without a 429.
+
+Telegram counts sends and edits: about one a second per chat (short bursts
+allowed), 20 a minute per group, 30 a second overall. The gate keeps a token
+bucket per chat, a sliding minute per group and a sliding second overall,
+and honours a `retry_after` Telegram still hands back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from adapters.telegram.config import FloodLimits
+
+_EPSILON = 0.001
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    at: float
+
+
+class FloodGate:
+    """Shared by every chat's outbox; all times here are real seconds."""
+
+    def __init__(self, limits: FloodLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self._buckets: dict[int, _Bucket] = {}
+        self._groups: dict[int, deque[float]] = {}
+        self._overall: deque[float] = deque()
+        self._held: dict[int, float] = {}
+
+    def delay(self, chat_id: int, *, edit: bool = False) -> float:
+        """How long to wait before a message to `chat_id` fits every limit (0: now).
+
+        An edit of a group message must also leave room for announcements.
+        """
+        lim, now = self.limits, self.clock()
+        second = lim.scale
+        bucket = self._bucket(chat_id, now)
+        waits = [self._held.get(chat_id, 0.0) - now]
+        if bucket.tokens < 1.0:
+            waits.append((1.0 - bucket.tokens) / lim.chat_per_second * second)
+        if chat_id < 0:
+            window = self._groups.setdefault(chat_id, deque())
+            _prune(window, now - 60.0 * second)
+            cap = lim.group_edits_per_minute if edit else lim.group_per_minute
+            if len(window) >= cap:
+                waits.append(window[len(window) - cap] + 60.0 * second - now)
+        _prune(self._overall, now - second)
+        if len(self._overall) >= lim.global_per_second:
+            waits.append(self._overall[0] + second - now)
+        wait = max(waits)
+        return wait + _EPSILON if wait > 0 else 0.0
+
+    def take(self, chat_id: int) -> None:
+        """Count one message to `chat_id` as sent now."""
+        now = self.clock()
+        self._bucket(chat_id, now).tokens -= 1.0
+        if chat_id < 0:
+            self._groups.setdefault(chat_id, deque()).append(now)
+        self._overall.append(now)
+
+    def hold(self, chat_id: int, telegram_seconds: float) -> None:
+        """Telegram said retry_after: nothing more to this chat until then."""
+        until = self.clock() + telegram_seconds * self.limits.scale
+        self._held[chat_id] = max(self._held.get(chat_id, 0.0), until)
+
+    async def acquire(self, chat_id: int, *, edit: bool = False) -> None:
+        """Wait until a message to `chat_id` fits, then count it."""
+        while (wait := self.delay(chat_id, edit=edit)) > 0:
+            await asyncio.sleep(wait)
+        self.take(chat_id)
+
+    def _bucket(self, chat_id: int, now: float) -> _Bucket:
+        lim = self.limits
+        bucket = self._buckets.get(chat_id)
+        if bucket is None:
+            bucket = self._buckets[chat_id] = _Bucket(float(lim.chat_burst), now)
+        refill = (now - bucket.at) / lim.scale * lim.chat_per_second
+        bucket.tokens = min(float(lim.chat_burst), bucket.tokens + refill)
+        bucket.at = now
+        return bucket
+
+
+def _prune(window: deque[float], older_than: float) -> None:
+    while window and window[0] <= older_than:
+        window.popleft()

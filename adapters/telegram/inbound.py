@@ -1,0 +1,299 @@
+"""Telegram updates to host events: commands, button presses, inline queries, chosen results.
+
+Handlers only parse and forward; every decision (who may press what, whether
+a button is stale, what is legal) is the host's. Updates of one chat are
+handled in arrival order, different chats side by side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Sequence
+from typing import Any, Protocol
+
+from telegram import (
+    CallbackQuery,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
+    Update,
+)
+from telegram import User as TgUser
+from telegram.error import TelegramError
+from telegram.ext import (
+    BaseHandler,
+    BaseUpdateProcessor,
+    CallbackQueryHandler,
+    ChosenInlineResultHandler,
+    ContextTypes,
+    InlineQueryHandler,
+    MessageHandler,
+    filters,
+)
+
+from adapters.telegram.platform import PLATFORM, TelegramPlatform
+from adapters.telegram.render import MAX_CALLBACK_BYTES
+from bot.platform import Incoming, PlatformError, Unreachable, User, View, Where
+
+log = logging.getLogger(__name__)
+
+MAX_INLINE_RESULTS = 50
+# The host answers a press from its table actor, after `handle` returned; a press it
+# leaves unanswered is answered empty after this many seconds (the client shows a
+# spinner until then, and Telegram drops answers after about 15 s).
+CALLBACK_ANSWER_DEADLINE = 2.5
+EXPIRED = "这个按钮已失效 / This button has expired."
+
+
+class InlineChoiceLike(Protocol):
+    title: str
+    description: str
+    token: str
+
+
+class HostPort(Protocol):
+    """What the adapter needs from bot.host.Host."""
+
+    async def handle(self, event: Incoming) -> None: ...
+
+    async def inline_choices(self, user: User, where: Where, query: str) -> Sequence[InlineChoiceLike]: ...
+
+
+class CallbackReplier:
+    """Answers one button press exactly once: with the host's first notice, or empty after a deadline."""
+
+    def __init__(self, query: CallbackQuery) -> None:
+        self.query = query
+        self.answered = False
+        self.text = ""
+        self._done = asyncio.Event()
+
+    async def notice(self, text: str, alert: bool = False) -> None:
+        if self.answered:
+            log.debug("second notice for one press dropped: %s", text)
+            return
+        self.answered = True
+        self.text = text[:200]
+        try:
+            await self.query.answer(self.text, show_alert=alert)
+        except TelegramError as exc:
+            log.info("callback answer failed: %s", exc)
+        finally:
+            self._done.set()
+
+    async def finish(self, deadline: float = CALLBACK_ANSWER_DEADLINE) -> None:
+        """Give the host until `deadline` to answer, then answer empty."""
+        if not self.answered:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._done.wait(), deadline)
+        if not self.answered:
+            await self.notice("")
+
+
+class ChatReplier:
+    """Answers a command or a chosen inline result with a short message in a chat.
+
+    With `quiet_acks`, bare acknowledgements ("✓") are not worth a message: a
+    chosen inline result shows itself in the group already; refusals still go out.
+    """
+
+    def __init__(self, platform: TelegramPlatform, where: Where, *, quiet_acks: bool = False) -> None:
+        self.platform = platform
+        self.where = where
+        self.quiet_acks = quiet_acks
+
+    async def notice(self, text: str, alert: bool = False) -> None:
+        if self.quiet_acks and len(text.strip()) <= 2:
+            return
+        try:
+            await self.platform.send(self.where, View(text))
+        except (PlatformError, Unreachable) as exc:
+            log.info("notice to %s not delivered: %s", self.where, exc)
+
+
+class PerChatOrder(BaseUpdateProcessor):
+    """Concurrent across chats, in arrival order within one chat (or one user's inline queries)."""
+
+    def __init__(self, max_concurrent_updates: int = 256) -> None:
+        super().__init__(max_concurrent_updates)
+        self._locks: dict[int, asyncio.Lock] = {}
+        self.done: OrderedDict[int, None] = OrderedDict()  # recently handled update ids
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        key = _order_key(update)
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        try:
+            async with lock:
+                await coroutine
+        finally:
+            if not lock.locked() and self._locks.get(key) is lock:
+                del self._locks[key]
+            if isinstance(update, Update):
+                self.done[update.update_id] = None
+                while len(self.done) > 10_000:
+                    self.done.popitem(last=False)
+
+    async def initialize(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
+
+
+def _order_key(update: object) -> int:
+    if isinstance(update, Update):
+        if update.effective_chat is not None:
+            return update.effective_chat.id
+        if update.effective_user is not None:
+            return update.effective_user.id
+    return 0
+
+
+class Inbound:
+    """Builds the python-telegram-bot handlers that feed the host."""
+
+    def __init__(self, host: HostPort, platform: TelegramPlatform) -> None:
+        self.host = host
+        self.platform = platform
+        self.errors: list[BaseException] = []
+        self._last_group: OrderedDict[int, int] = OrderedDict()
+        self._pending: set[asyncio.Task[None]] = set()
+        self.answer_deadline = CALLBACK_ANSWER_DEADLINE
+
+    async def settle(self) -> None:
+        """Wait for every pending callback answer (tests, shutdown)."""
+        while self._pending:
+            await asyncio.gather(*list(self._pending), return_exceptions=True)
+
+    def handlers(self) -> list[BaseHandler[Update, ContextTypes.DEFAULT_TYPE, None]]:
+        return [
+            MessageHandler(filters.COMMAND, self.on_command),
+            MessageHandler(filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND, self.on_private_text),
+            CallbackQueryHandler(self.on_press),
+            InlineQueryHandler(self.on_inline_query),
+            ChosenInlineResultHandler(self.on_chosen),
+        ]
+
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The one place unexpected errors end up: logged and kept for tests."""
+        if context.error is not None:
+            self.errors.append(context.error)
+            log.error("update %r failed", update, exc_info=context.error)
+
+    async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """/new, /join, /start <payload>, ...: the host decides what each means."""
+        message, tg_user = update.effective_message, update.effective_user
+        if message is None or message.text is None or tg_user is None or message.via_bot is not None:
+            return
+        head, *args = message.text.split()
+        name, _, addressee = head[1:].partition("@")
+        if addressee and addressee.lower() != self.platform.username.lower():
+            return  # a command for another bot in the same group
+        where = self._where(message.chat.id, message.chat.type)
+        self._remember(tg_user.id, where)
+        await self.host.handle(Incoming(
+            "command", _user(tg_user), where, _key(update), name=name.lower(), args=tuple(args),
+            reply=ChatReplier(self.platform, where),
+        ))
+
+    async def on_private_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Free text in the private chat (the host may answer with help)."""
+        message, tg_user = update.effective_message, update.effective_user
+        if message is None or message.text is None or tg_user is None or message.via_bot is not None:
+            return
+        where = self._where(message.chat.id, message.chat.type)
+        await self.host.handle(Incoming("text", _user(tg_user), where, _key(update), text=message.text,
+                                        reply=ChatReplier(self.platform, where)))
+
+    async def on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A button: the token goes to the host; the press is always answered, once."""
+        query = update.callback_query
+        if query is None:
+            return
+        replier = CallbackReplier(query)
+        token = self.platform.aliases.decode(query.data or "")
+        message = query.message
+        if token is None or message is None or len((query.data or "").encode()) > MAX_CALLBACK_BYTES:
+            await replier.notice(EXPIRED, alert=True)
+            return
+        where = self._where(message.chat.id, message.chat.type)
+        self._remember(query.from_user.id, where)
+        event = Incoming("press", _user(query.from_user), where, _key(update), token=token, reply=replier,
+                         extra={"message_id": str(message.message_id)})
+        try:
+            await self.host.handle(event)
+        finally:
+            # Not awaited here: later updates of this chat must not wait for the answer.
+            task = asyncio.get_running_loop().create_task(replier.finish(self.answer_deadline))
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
+
+    async def on_inline_query(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The player's own legal plays, personal and never cached."""
+        query = update.inline_query
+        if query is None:
+            return
+        user = _user(query.from_user)
+        where = self._inline_where(query.from_user.id, query.chat_type)
+        choices = list(await self.host.inline_choices(user, where, query.query))[:MAX_INLINE_RESULTS]
+        results = [
+            InlineQueryResultArticle(
+                id=self.platform.aliases.encode(c.token),
+                title=c.title,
+                description=c.description or None,
+                input_message_content=InputTextMessageContent(c.title),
+            )
+            for c in choices
+        ]
+        try:
+            await query.answer(results, cache_time=0, is_personal=True)
+        except TelegramError as exc:
+            log.info("inline answer failed: %s", exc)
+
+    async def on_chosen(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A chosen inline result plays it (needs inline feedback switched on in BotFather)."""
+        chosen = update.chosen_inline_result
+        if chosen is None:
+            return
+        token = self.platform.aliases.decode(chosen.result_id)
+        tg_user = chosen.from_user
+        private = Where(PLATFORM, str(tg_user.id), private=True)
+        if token is None:
+            await ChatReplier(self.platform, private).notice(EXPIRED)
+            return
+        where = self._inline_where(tg_user.id, None)
+        await self.host.handle(Incoming("chosen", _user(tg_user), where, _key(update), token=token,
+                                        text=chosen.query,
+                                        reply=ChatReplier(self.platform, private, quiet_acks=True)))
+
+    def _where(self, chat_id: int, chat_type: str) -> Where:
+        return Where(PLATFORM, str(chat_id), private=chat_type == "private")
+
+    def _remember(self, user_id: int, where: Where) -> None:
+        """Inline queries carry no chat: remember the last group each user acted in."""
+        if where.private:
+            return
+        self._last_group[user_id] = int(where.chat_id)
+        self._last_group.move_to_end(user_id)
+        while len(self._last_group) > 100_000:
+            self._last_group.popitem(last=False)
+
+    def _inline_where(self, user_id: int, chat_type: str | None) -> Where:
+        """Inline queries and chosen results name no chat: the group this user last acted in,
+        else their private chat (the host then finds the table they sit at)."""
+        group = self._last_group.get(user_id)
+        if chat_type in ("sender", "private") or group is None:
+            return Where(PLATFORM, str(user_id), private=True)
+        return Where(PLATFORM, str(group), private=False)
+
+
+def _user(tg_user: TgUser) -> User:
+    return User(PLATFORM, str(tg_user.id), tg_user.full_name, tg_user.language_code)
+
+
+def _key(update: Update) -> str:
+    return f"{PLATFORM}:{update.update_id}"

@@ -1,0 +1,295 @@
+"""One outbox per chat: sends in order, edits coalesced, everything inside the flood limits.
+
+A send is awaited (the host needs the message id). An edit returns at once:
+if the same message is edited again before the first edit went out, only the
+newest content is sent, which is what keeps a busy table under 20 messages a
+minute. Plain announcements waiting behind the limit are joined into one
+message. An edit to the content a message already shows is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import warnings
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from telegram import Bot, Chat, InlineKeyboardMarkup, Message
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+
+from adapters.telegram.flood import FloodGate
+from adapters.telegram.render import MAX_TEXT
+from bot.platform import Button
+
+log = logging.getLogger(__name__)
+
+_Call = Callable[[], Awaitable[Message]]
+_EPOCH = datetime.fromtimestamp(0, tz=UTC)
+
+
+class SendFailed(Exception):
+    """A send could not be delivered; `forbidden` when Telegram said 403."""
+
+    def __init__(self, chat_id: int, reason: str, *, forbidden: bool = False) -> None:
+        super().__init__(reason)
+        self.chat_id = chat_id
+        self.reason = reason
+        self.forbidden = forbidden
+
+
+Buttons = tuple[tuple[Button, ...], ...]
+
+
+@dataclass
+class Outgoing:
+    """One message: text and buttons, or a file with a caption.
+
+    The Telegram keyboard is built only when the message really goes out, so
+    an edit that a newer one replaces costs nothing.
+    """
+
+    text: str
+    buttons: Buttons = ()
+    file_name: str = ""
+    file_data: bytes = b""
+    mergeable: bool = False
+    keyboard: Callable[[Buttons], InlineKeyboardMarkup | None] | None = None
+
+    @property
+    def content_key(self) -> tuple[str, Buttons]:
+        return (self.text, self.buttons)
+
+    @property
+    def markup(self) -> InlineKeyboardMarkup | None:
+        if not self.buttons or self.keyboard is None:
+            return None
+        return self.keyboard(self.buttons)
+
+
+@dataclass
+class _Send:
+    out: Outgoing
+    done: asyncio.Future[int]
+
+
+@dataclass
+class OutboxStats:
+    """What the outboxes did, for tests and benchmarks."""
+
+    sent: int = 0
+    edited: int = 0
+    edits_coalesced: int = 0
+    edits_skipped: int = 0
+    merged: int = 0
+    retry_after: int = 0
+    failures: int = 0
+    by_method: dict[str, int] = field(default_factory=dict)
+
+
+class _ChatOutbox:
+    def __init__(self, chat_id: int) -> None:
+        self.chat_id = chat_id
+        self.sends: deque[_Send] = deque()
+        self.edits: dict[int, Outgoing] = {}
+        self.shown: dict[int, tuple[str, Buttons]] = {}
+        self.worker: asyncio.Task[None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.sends or self.edits)
+
+
+class Outboxes:
+    """Every chat's outbox, sharing one flood gate and one bot."""
+
+    def __init__(self, bot: Bot, gate: FloodGate) -> None:
+        self.bot = bot
+        self.gate = gate
+        self.stats = OutboxStats()
+        self._chats: dict[int, _ChatOutbox] = {}
+
+    def _chat(self, chat_id: int) -> _ChatOutbox:
+        box = self._chats.get(chat_id)
+        if box is None:
+            box = self._chats[chat_id] = _ChatOutbox(chat_id)
+        return box
+
+    async def send(self, chat_id: int, out: Outgoing) -> int:
+        """Queue a message and wait until it is in the chat; returns its id. Raises SendFailed."""
+        box = self._chat(chat_id)
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        box.sends.append(_Send(out, done))
+        self._wake(box)
+        return await done
+
+    def edit(self, chat_id: int, message_id: int, out: Outgoing) -> None:
+        """Queue an edit; a newer edit of the same message replaces it."""
+        box = self._chat(chat_id)
+        if message_id in box.edits:
+            self.stats.edits_coalesced += 1
+        elif box.shown.get(message_id) == out.content_key:
+            self.stats.edits_skipped += 1
+            return
+        box.edits[message_id] = out
+        self._wake(box)
+
+    def forget(self, chat_id: int, message_id: int) -> None:
+        """The message is being deleted: drop its pending edit."""
+        box = self._chat(chat_id)
+        box.edits.pop(message_id, None)
+        box.shown.pop(message_id, None)
+
+    async def drain(self) -> None:
+        """Wait until every queued send and edit went out (or failed)."""
+        while True:
+            workers = [b.worker for b in self._chats.values() if b.worker is not None and not b.worker.done()]
+            if not workers:
+                return
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def drain_chat(self, chat_id: int) -> None:
+        """Wait until this chat's queue is empty."""
+        box = self._chats.get(chat_id)
+        while box is not None and box.worker is not None and not box.worker.done():
+            await asyncio.gather(box.worker, return_exceptions=True)
+
+    async def close(self) -> None:
+        for box in self._chats.values():
+            if box.worker is not None:
+                box.worker.cancel()
+            for item in box.sends:
+                if not item.done.done():
+                    item.done.set_exception(SendFailed(box.chat_id, "adapter stopped"))
+            box.sends.clear()
+            box.edits.clear()
+
+    def _wake(self, box: _ChatOutbox) -> None:
+        if box.worker is None or box.worker.done():
+            box.worker = asyncio.get_running_loop().create_task(self._work(box))
+
+    async def _work(self, box: _ChatOutbox) -> None:
+        while box.busy:
+            await self.gate.acquire(box.chat_id, edit=not box.sends)
+            if box.sends:
+                await self._send_next(box)
+            elif box.edits:
+                await self._edit_next(box)
+
+    def _take_sends(self, box: _ChatOutbox) -> tuple[Outgoing, list[_Send]]:
+        first = box.sends.popleft()
+        batch = [first]
+        if not first.out.mergeable:
+            return first.out, batch
+        text = first.out.text
+        while box.sends and box.sends[0].out.mergeable and len(text) + 1 + len(box.sends[0].out.text) <= MAX_TEXT:
+            nxt = box.sends.popleft()
+            text += "\n" + nxt.out.text
+            batch.append(nxt)
+        self.stats.merged += len(batch) - 1
+        return Outgoing(text, mergeable=True), batch
+
+    async def _send_next(self, box: _ChatOutbox) -> None:
+        out, batch = self._take_sends(box)
+        try:
+            message = await self._retrying(box.chat_id, lambda: self._deliver(box.chat_id, out))
+        except SendFailed as exc:
+            self.stats.failures += 1
+            for item in batch:
+                if not item.done.done():
+                    item.done.set_exception(exc)
+            return
+        self.stats.sent += 1
+        box.shown[message.message_id] = out.content_key
+        for item in batch:
+            if not item.done.done():
+                item.done.set_result(message.message_id)
+
+    async def _edit_next(self, box: _ChatOutbox) -> None:
+        message_id = next(iter(box.edits))
+        out = box.edits.pop(message_id)
+        if box.shown.get(message_id) == out.content_key:
+            self.stats.edits_skipped += 1
+            return
+        try:
+            await self._retrying(box.chat_id, lambda: self._deliver_edit(box.chat_id, message_id, out))
+        except SendFailed as exc:
+            self.stats.failures += 1
+            log.warning("edit of %s in chat %s failed: %s", message_id, box.chat_id, exc.reason)
+            return
+        self.stats.edited += 1
+        box.shown[message_id] = out.content_key
+
+    async def _deliver(self, chat_id: int, out: Outgoing) -> Message:
+        if out.file_name.lower().endswith((".png", ".jpg", ".jpeg")):
+            self._count("sendPhoto")
+            return await self.bot.send_photo(chat_id, out.file_data, caption=out.text or None,
+                                             filename=out.file_name, reply_markup=out.markup)
+        if out.file_name:
+            self._count("sendDocument")
+            return await self.bot.send_document(chat_id, out.file_data, caption=out.text or None,
+                                                filename=out.file_name, reply_markup=out.markup)
+        self._count("sendMessage")
+        return await self.bot.send_message(chat_id, out.text, reply_markup=out.markup)
+
+    async def _deliver_edit(self, chat_id: int, message_id: int, out: Outgoing) -> Message:
+        self._count("editMessageText")
+        try:
+            result = await self.bot.edit_message_text(out.text, chat_id=chat_id, message_id=message_id,
+                                                      reply_markup=out.markup)
+        except BadRequest as exc:
+            if "not modified" in exc.message:
+                # Shown already (for example after a restart, when we had forgotten what was shown).
+                return Message(message_id, _EPOCH, _chat_stub(chat_id))
+            raise
+        if isinstance(result, Message):
+            return result
+        return Message(message_id, _EPOCH, _chat_stub(chat_id))
+
+    def _count(self, method: str) -> None:
+        self.stats.by_method[method] = self.stats.by_method.get(method, 0) + 1
+
+    async def _retrying(self, chat_id: int, call: _Call) -> Message:
+        """Run one API call, waiting out 429s and retrying network trouble a few times."""
+        limits = self.gate.limits
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await call()
+            except RetryAfter as exc:
+                self.stats.retry_after += 1
+                self.gate.hold(chat_id, retry_after_seconds(exc))
+                if attempt > limits.max_retries:
+                    raise SendFailed(chat_id, f"flood control: {exc}") from exc
+                await asyncio.sleep(max(0.0, self.gate.delay(chat_id)))
+                self.gate.take(chat_id)
+            except Forbidden as exc:
+                raise SendFailed(chat_id, exc.message, forbidden=True) from exc
+            except BadRequest as exc:
+                raise SendFailed(chat_id, exc.message) from exc
+            except NetworkError as exc:  # includes TimedOut
+                if attempt > limits.max_retries:
+                    raise SendFailed(chat_id, f"network: {exc}") from exc
+                await asyncio.sleep(min(0.25 * 2 ** (attempt - 1), 4.0))
+            except TelegramError as exc:
+                raise SendFailed(chat_id, str(exc)) from exc
+
+
+def retry_after_seconds(exc: RetryAfter) -> float:
+    """RetryAfter.retry_after is an int or a timedelta depending on PTB settings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value: object = exc.retry_after
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, int | float):
+        return float(value)
+    return 1.0
+
+
+
+def _chat_stub(chat_id: int) -> Chat:
+    return Chat(chat_id, Chat.PRIVATE if chat_id > 0 else Chat.SUPERGROUP)

@@ -1,0 +1,99 @@
+"""The host's view of Telegram: send, edit, delete, files and deep links (bot.platform.Platform)."""
+
+from __future__ import annotations
+
+import re
+
+from telegram import Bot, InlineKeyboardMarkup
+
+from adapters.telegram.flood import FloodGate
+from adapters.telegram.outbox import Outboxes, Outgoing, SendFailed
+from adapters.telegram.render import CallbackAliases, fit_text, to_markup
+from bot.platform import Button, PlatformError, Unreachable, View, Where
+
+PLATFORM = "telegram"
+_PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class TelegramPlatform:
+    """Implements `bot.platform.Platform` over one python-telegram-bot `Bot`.
+
+    Messages go through per-chat outboxes that keep to Telegram's flood
+    limits; `edit` returns as soon as the edit is queued (see outbox.py).
+    """
+
+    name = PLATFORM
+    # Telegram takes up to 100 buttons: a whole hand and its kitty fit on one page.
+    hand_page_size = 40
+
+    def __init__(self, bot: Bot, gate: FloodGate) -> None:
+        self.bot = bot
+        self.aliases = CallbackAliases()
+        self.outboxes = Outboxes(bot, gate)
+
+    @property
+    def username(self) -> str:
+        return self.bot.username
+
+    async def send(self, where: Where, view: View) -> str:
+        """Post a message; a private chat the bot cannot reach raises Unreachable."""
+        out = self._outgoing(view, mergeable=not where.private and not view.buttons)
+        return str(await self._send(where, out))
+
+    async def edit(self, where: Where, message_id: str, view: View) -> None:
+        """Queue an edit in place; identical content and superseded edits never reach Telegram."""
+        self.outboxes.edit(_chat_id(where), int(message_id), self._outgoing(view))
+
+    async def delete(self, where: Where, message_id: str) -> None:
+        chat_id = _chat_id(where)
+        self.outboxes.forget(chat_id, int(message_id))
+        try:
+            await self.bot.delete_message(chat_id, int(message_id))
+        except Exception as exc:  # a message already gone is not the host's problem
+            raise PlatformError(f"delete {message_id} in {chat_id}: {exc}") from exc
+
+    async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
+        """A PNG goes as a photo, anything else (CSV) as a document."""
+        out = Outgoing(caption[:1024], file_name=filename, file_data=data)
+        return str(await self._send(where, out))
+
+    def join_link(self, payload: str) -> str | None:
+        """t.me/<bot>?start=<payload>: opens the private chat, so the bot may write there."""
+        if not _PAYLOAD.match(payload):
+            raise ValueError(f"deep-link payload must be 1-64 of A-Z a-z 0-9 _ -: {payload!r}")
+        return f"https://t.me/{self.username}?start={payload}"
+
+    def how_to_fix(self) -> str:
+        """Where an unreachable player must press Start."""
+        return f"https://t.me/{self.username}"
+
+    async def drain(self) -> None:
+        """Wait until every queued message and edit has gone out (tests, shutdown)."""
+        await self.outboxes.drain()
+
+    async def close(self) -> None:
+        await self.outboxes.close()
+
+    def _outgoing(self, view: View, *, mergeable: bool = False) -> Outgoing:
+        return Outgoing(fit_text(view.text), view.buttons, mergeable=mergeable, keyboard=self._keyboard)
+
+    def _keyboard(self, buttons: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
+        return to_markup(View("", buttons), self.aliases)
+
+    async def _send(self, where: Where, out: Outgoing) -> int:
+        chat_id = _chat_id(where)
+        try:
+            return await self.outboxes.send(chat_id, out)
+        except SendFailed as exc:
+            if exc.forbidden and where.private:
+                raise Unreachable(where.chat_id, self.how_to_fix()) from exc
+            raise PlatformError(f"send to {chat_id}: {exc.reason}") from exc
+
+
+def _chat_id(where: Where) -> int:
+    if where.platform != PLATFORM:
+        raise PlatformError(f"not a Telegram chat: {where}")
+    try:
+        return int(where.chat_id)
+    except ValueError as exc:
+        raise PlatformError(f"bad Telegram chat id {where.chat_id!r}") from exc

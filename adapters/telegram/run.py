@@ -1,0 +1,118 @@
+"""Starting and stopping the Telegram side inside an already running event loop.
+
+`run_polling()` owns its loop, so it cannot serve a host that shares the
+loop with other adapters (or a test). The sequence here can:
+
+    runner = TelegramRunner(config, host)
+    host.register(runner.platform)
+    await runner.connect()      # getMe: the bot's name, for deep links
+    await host.start()          # resume matches, re-render their messages
+    await runner.listen()       # long polling (default) or the webhook
+    ...
+    await runner.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from telegram import BotCommand
+from telegram.ext import Application, ApplicationBuilder
+from telegram.request import HTTPXRequest
+
+from adapters.telegram.config import TelegramConfig
+from adapters.telegram.flood import FloodGate
+from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
+from adapters.telegram.platform import TelegramPlatform
+
+log = logging.getLogger(__name__)
+
+COMMANDS = ("new", "join", "leave", "start", "addbot", "kick", "rules", "lang", "help", "back", "pause",
+            "resume", "abandon", "standings", "stats", "history", "season", "export")
+DRAIN_ON_STOP = 10.0
+
+
+class TelegramRunner:
+    """Owns the python-telegram-bot Application, the platform object and the inbound handlers."""
+
+    def __init__(self, config: TelegramConfig, host: HostPort, *,
+                 clock: Callable[[], float] = time.monotonic, request_timeout: float = 10.0) -> None:
+        self.config = config
+        self.order = PerChatOrder()
+        self.app: Application = self._build(config, request_timeout, self.order)  # type: ignore[type-arg]
+        self.platform = TelegramPlatform(self.app.bot, FloodGate(config.limits, clock))
+        self.inbound = Inbound(host, self.platform)
+        for handler in self.inbound.handlers():
+            self.app.add_handler(handler)
+        self.app.add_error_handler(self.inbound.on_error)
+        self._listening = False
+
+    @staticmethod
+    def _build(config: TelegramConfig, request_timeout: float,
+               order: PerChatOrder) -> Application:  # type: ignore[type-arg]
+        builder = (
+            ApplicationBuilder()
+            .token(config.token)
+            .base_url(config.base_url)
+            .base_file_url(config.base_file_url)
+            .request(HTTPXRequest(connection_pool_size=64, read_timeout=request_timeout,
+                                  write_timeout=request_timeout, connect_timeout=request_timeout))
+            .get_updates_request(HTTPXRequest(read_timeout=config.poll_timeout + 10.0))
+            .concurrent_updates(order)
+        )
+        return builder.build()
+
+    async def connect(self) -> None:
+        """Initialise the client (getMe); after this, join links know the bot's name."""
+        await self.app.initialize()
+
+    async def listen(self) -> None:
+        """Start taking updates: long polling, or the webhook when one is configured."""
+        await self.app.start()
+        updater = self.app.updater
+        assert updater is not None
+        cfg = self.config
+        if cfg.mode == "webhook":
+            await updater.start_webhook(
+                listen=cfg.webhook_listen, port=cfg.webhook_port, url_path=cfg.token.split(":")[0],
+                webhook_url=cfg.webhook_url, secret_token=cfg.webhook_secret or None,
+                drop_pending_updates=cfg.drop_pending_updates,
+            )
+        else:
+            await updater.start_polling(timeout=cfg.poll_timeout, drop_pending_updates=cfg.drop_pending_updates)
+        self._listening = True
+        log.info("telegram: @%s listening (%s)", self.platform.username, cfg.mode)
+
+    async def start(self) -> None:
+        """connect() and listen() in one go, for callers whose host is already running."""
+        await self.connect()
+        await self.listen()
+
+    async def set_commands(self) -> None:
+        """Offer the host's commands in the client's "/" menu (optional)."""
+        await self.app.bot.set_my_commands([BotCommand(c, c) for c in COMMANDS])
+
+    async def stop(self) -> None:
+        """Stop taking updates, let queued messages go out, then close the client."""
+        updater = self.app.updater
+        if self._listening:
+            if updater is not None and updater.running:
+                await updater.stop()
+            await self.app.stop()
+            self._listening = False
+        await self.inbound.settle()
+        try:
+            await asyncio.wait_for(self.platform.drain(), DRAIN_ON_STOP)
+        except TimeoutError:
+            log.warning("telegram: stopped with messages still queued")
+        await self.platform.close()
+        await self.app.shutdown()
+
+
+def from_env(host: HostPort) -> TelegramRunner | None:
+    """The runner `tractor-host run` starts when TELEGRAM_BOT_TOKEN is set, else None."""
+    config = TelegramConfig.from_env()
+    return TelegramRunner(config, host) if config is not None else None

@@ -1,0 +1,694 @@
+"""A fake Telegram Bot API server on 127.0.0.1 for tests.
+
+The real python-telegram-bot client talks to it unpatched (point the
+application's `base_url` at `fake.base_url`). It keeps chats and messages,
+records every call, lets a test push the updates a real Telegram client
+would produce (commands, button presses, inline queries, chosen inline
+results, a private /start with a deep-link payload), models users who never
+opened the bot or blocked it, refuses identical edits the way Telegram does,
+can enforce Telegram's flood limits (429 with retry_after) on a scaled clock,
+and can inject timeouts, 5xx answers and dropped connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+BOT_ID = 7000001
+BOT_USERNAME = "tractor_test_bot"
+
+# Fields the client JSON-encodes inside a form body; everything else stays a string.
+_JSON_FIELDS = frozenset(
+    {
+        "reply_markup",
+        "entities",
+        "caption_entities",
+        "results",
+        "allowed_updates",
+        "show_alert",
+        "cache_time",
+        "is_personal",
+        "offset",
+        "limit",
+        "timeout",
+        "message_id",
+        "drop_pending_updates",
+        "disable_notification",
+        "link_preview_options",
+        "commands",
+        "button",
+        "reply_parameters",
+        "protect_content",
+    }
+)
+# Calls that put a message into a chat (or change one): these count towards the flood limits.
+_MESSAGE_CALLS = frozenset(
+    {"sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument"}
+)
+
+NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup are "
+    "exactly the same as a current content and reply markup of the message"
+)
+CANT_INITIATE = "Forbidden: bot can't initiate conversation with a user"
+BLOCKED = "Forbidden: bot was blocked by the user"
+QUERY_TOO_OLD = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+
+
+@dataclass
+class FakeUser:
+    """A Telegram user; `opened` once they pressed Start in the private chat."""
+
+    id: int
+    first_name: str
+    language_code: str = "en"
+    opened: bool = False
+    blocked: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "is_bot": False,
+            "first_name": self.first_name,
+            "language_code": self.language_code,
+        }
+
+
+@dataclass
+class FakeMessage:
+    chat_id: int
+    message_id: int
+    text: str
+    reply_markup: dict[str, Any] | None
+    sender: dict[str, Any]
+    kind: str = "text"  # "text", "photo", "document"
+    deleted: bool = False
+    edits: int = 0
+
+
+@dataclass
+class ApiCall:
+    """One request the bot made, with its decoded parameters and what it got back."""
+
+    method: str
+    params: dict[str, Any]
+    at: float
+    status: int = 200
+    result: Any = None
+    description: str = ""
+    snapshot: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200
+
+
+@dataclass
+class Limits:
+    """Telegram's flood limits, on a clock that can run faster than real time.
+
+    `scale` is how many real seconds one Telegram second lasts: 0.05 makes a
+    minute three real seconds, so a test match need not take an hour.
+    """
+
+    scale: float = 1.0
+    chat_per_second: float = 1.0
+    chat_burst: int = 3
+    group_per_minute: int = 20
+    global_per_second: int = 30
+
+
+@dataclass
+class _Fault:
+    method: str | None
+    kind: str  # "timeout", "5xx", "drop", "429"
+    remaining: int
+    delay: float = 0.0
+    retry_after: int = 1
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    at: float
+
+
+@dataclass
+class FakeTelegram:
+    """The fake server. `await start()`, then build the client with `base_url`."""
+
+    token: str = "123456:TEST-TOKEN"
+    limits: Limits | None = None
+    clock: Callable[[], float] = time.monotonic
+    calls: list[ApiCall] = field(default_factory=list)
+    users: dict[int, FakeUser] = field(default_factory=dict)
+    messages: dict[tuple[int, int], FakeMessage] = field(default_factory=dict)
+    callback_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    inline_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    groups: dict[int, str] = field(default_factory=dict)
+    rejected_429: int = 0
+    # Called at every recorded call; what it returns is kept on the call (leak tests).
+    observer: Callable[[], Any] | None = None
+
+    def __post_init__(self) -> None:
+        self._updates: list[dict[str, Any]] = []
+        self._all_updates: list[dict[str, Any]] = []
+        self._forced: list[dict[str, Any]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._confirmed = 0
+        self._update_ids = itertools.count(1000)
+        self._message_ids: dict[int, itertools.count[int]] = {}
+        self._query_ids = itertools.count(9_000_000)
+        self._new_update = asyncio.Condition()
+        self._stopping = False
+        self._faults: list[_Fault] = []
+        self._chat_buckets: dict[int, _Bucket] = {}
+        self._group_window: dict[int, deque[float]] = {}
+        self._global_window: deque[float] = deque()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.webhook: str | None = None
+        self.pending_polls = 0
+
+    # -- server lifecycle -------------------------------------------------
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/bot{token}/{method}", self._dispatch)
+        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        sockets = getattr(server, "sockets", None)
+        assert sockets
+        self.port = sockets[0].getsockname()[1]
+        self._stopping = False
+
+    async def stop(self) -> None:
+        """Release pending long polls, then close the server."""
+        self._stopping = True
+        async with self._new_update:
+            self._new_update.notify_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    @property
+    def base_file_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/file/bot"
+
+    @property
+    def api_root(self) -> str:
+        """What TELEGRAM_API_BASE_URL would be set to."""
+        return f"http://127.0.0.1:{self.port}"
+
+    # -- people and chats -------------------------------------------------
+
+    def add_user(self, user_id: int, first_name: str, *, opened: bool = False, language: str = "en") -> FakeUser:
+        user = FakeUser(user_id, first_name, language, opened=opened)
+        self.users[user_id] = user
+        return user
+
+    def add_group(self, chat_id: int, title: str = "Tractor club") -> int:
+        self.groups[chat_id] = title
+        return chat_id
+
+    def block(self, user_id: int, blocked: bool = True) -> None:
+        self.users[user_id].blocked = blocked
+
+    def _chat(self, chat_id: int) -> dict[str, Any]:
+        if chat_id in self.groups:
+            return {"id": chat_id, "type": "supergroup", "title": self.groups[chat_id]}
+        user = self.users.get(chat_id)
+        name = user.first_name if user else str(chat_id)
+        return {"id": chat_id, "type": "private", "first_name": name}
+
+    def _next_message_id(self, chat_id: int) -> int:
+        counter = self._message_ids.setdefault(chat_id, itertools.count(1))
+        return next(counter)
+
+    @staticmethod
+    def _bot_user() -> dict[str, Any]:
+        return {"id": BOT_ID, "is_bot": True, "first_name": "Tractor", "username": BOT_USERNAME}
+
+    def _message_dict(self, msg: FakeMessage) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "message_id": msg.message_id,
+            "date": int(time.time()),
+            "chat": self._chat(msg.chat_id),
+            "from": msg.sender,
+        }
+        if msg.kind == "text":
+            out["text"] = msg.text
+        elif msg.kind == "photo":
+            out["photo"] = [{"file_id": f"p{msg.message_id}", "file_unique_id": f"u{msg.message_id}",
+                             "width": 10, "height": 10}]
+            out["caption"] = msg.text
+        else:
+            out["document"] = {"file_id": f"d{msg.message_id}", "file_unique_id": f"u{msg.message_id}"}
+            out["caption"] = msg.text
+        if msg.reply_markup is not None:
+            out["reply_markup"] = msg.reply_markup
+        if msg.edits:
+            out["edit_date"] = int(time.time())
+        return out
+
+    # -- what a real client sends -----------------------------------------
+
+    def _push(self, body: dict[str, Any]) -> int:
+        update_id = next(self._update_ids)
+        update = {"update_id": update_id, **body}
+        self._updates.append(update)
+        self._all_updates.append(update)
+        self._wake_soon()
+        return update_id
+
+    def redeliver(self, update_id: int) -> None:
+        """Deliver an update once more, as Telegram does when the bot did not confirm it."""
+        update = next(u for u in self._all_updates if u["update_id"] == update_id)
+        self._forced.append(update)
+        self._wake_soon()
+
+    def _wake_soon(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._wake())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _wake(self) -> None:
+        async with self._new_update:
+            self._new_update.notify_all()
+
+    def send_text(self, user_id: int, chat_id: int, text: str) -> int:
+        """A user types a message (a command gets its bot_command entity, as clients do)."""
+        user = self.users[user_id]
+        if chat_id == user_id:
+            user.opened = True
+        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict())
+        self.messages[(chat_id, msg.message_id)] = msg
+        body = self._message_dict(msg)
+        if text.startswith("/"):
+            length = len(text.split()[0])
+            body["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
+        return self._push({"message": body})
+
+    def command(self, user_id: int, chat_id: int, text: str) -> int:
+        """`/new classic`, `/join@tractor_test_bot`, ... in a chat."""
+        assert text.startswith("/")
+        return self.send_text(user_id, chat_id, text)
+
+    def start_private(self, user_id: int, payload: str = "") -> int:
+        """The user opens the bot (deep link: payload) and presses Start."""
+        text = f"/start {payload}" if payload else "/start"
+        return self.send_text(user_id, user_id, text)
+
+    def press(self, user_id: int, chat_id: int, message_id: int, data: str, *, check: bool = True) -> tuple[int, str]:
+        """The user presses an inline button. With `check`, the button must be on the message.
+
+        Returns (update_id, callback_query_id).
+        """
+        msg = self.messages[(chat_id, message_id)]
+        if check:
+            assert data in self.callback_data_on(chat_id, message_id), (data, msg.reply_markup)
+        query_id = str(next(self._query_ids))
+        body = {
+            "callback_query": {
+                "id": query_id,
+                "from": self.users[user_id].to_dict(),
+                "chat_instance": f"ci{chat_id}",
+                "data": data,
+                "message": self._message_dict(msg),
+            }
+        }
+        return self._push(body), query_id
+
+    def inline_query(self, user_id: int, query: str, *, chat_type: str = "supergroup") -> str:
+        """The user types `@bot query` (or pressed a switch_inline_query_current_chat button)."""
+        query_id = str(next(self._query_ids))
+        self._push(
+            {
+                "inline_query": {
+                    "id": query_id,
+                    "from": self.users[user_id].to_dict(),
+                    "query": query,
+                    "offset": "",
+                    "chat_type": chat_type,
+                }
+            }
+        )
+        return query_id
+
+    def choose_inline(self, user_id: int, query_id: str, result_id: str, chat_id: int) -> int:
+        """The user picks one of the results the bot offered for `query_id`.
+
+        As a real client does, it posts the result's message into the chat
+        ("via @bot") and, with inline feedback on, Telegram sends the bot a
+        chosen_inline_result.
+        """
+        answer = self.inline_answers[query_id]
+        result = next(r for r in answer["results"] if r["id"] == result_id)
+        user = self.users[user_id]
+        text = result.get("input_message_content", {}).get("message_text", "")
+        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict())
+        self.messages[(chat_id, msg.message_id)] = msg
+        return self._push(
+            {
+                "chosen_inline_result": {
+                    "result_id": result_id,
+                    "from": user.to_dict(),
+                    "query": answer["query"],
+                }
+            }
+        )
+
+    # -- looking at what the bot did ---------------------------------------
+
+    def chat_messages(self, chat_id: int, *, from_bot: bool = True) -> list[FakeMessage]:
+        return [
+            m
+            for (c, _), m in sorted(self.messages.items())
+            if c == chat_id and not m.deleted and (not from_bot or m.sender["id"] == BOT_ID)
+        ]
+
+    def callback_data_on(self, chat_id: int, message_id: int) -> list[str]:
+        markup = self.messages[(chat_id, message_id)].reply_markup or {}
+        return [b["callback_data"] for row in markup.get("inline_keyboard", []) for b in row if "callback_data" in b]
+
+    def buttons_on(self, chat_id: int, message_id: int) -> list[dict[str, Any]]:
+        markup = self.messages[(chat_id, message_id)].reply_markup or {}
+        return [b for row in markup.get("inline_keyboard", []) for b in row]
+
+    def calls_of(self, *methods: str) -> list[ApiCall]:
+        return [c for c in self.calls if c.method in methods]
+
+    # -- faults -------------------------------------------------------------
+
+    def inject(self, kind: str, *, method: str | None = None, count: int = 1, delay: float = 0.0,
+               retry_after: int = 1) -> None:
+        """Make the next `count` calls (of `method`, or any) fail: "timeout" (answer after
+        `delay` seconds), "5xx" (502), "drop" (close the connection before acting) or "429". A timed-out call
+        still takes effect, as it can on Telegram."""
+        assert kind in {"timeout", "5xx", "drop", "429"}
+        self._faults.append(_Fault(method, kind, count, delay, retry_after))
+
+    def _take_fault(self, method: str) -> _Fault | None:
+        for fault in self._faults:
+            if fault.remaining > 0 and fault.method in (None, method):
+                fault.remaining -= 1
+                return fault
+        return None
+
+    # -- flood limits --------------------------------------------------------
+
+    def _flood_wait(self, chat_id: int) -> int:
+        """Seconds (Telegram seconds) to wait before this chat may get another message; 0 if now."""
+        limits = self.limits
+        if limits is None:
+            return 0
+        now = self.clock() / limits.scale
+        bucket = self._chat_buckets.get(chat_id)
+        if bucket is None:
+            bucket = self._chat_buckets[chat_id] = _Bucket(float(limits.chat_burst), now)
+        bucket.tokens = min(float(limits.chat_burst), bucket.tokens + (now - bucket.at) * limits.chat_per_second)
+        bucket.at = now
+        waits: list[float] = []
+        if bucket.tokens < 1.0:
+            waits.append((1.0 - bucket.tokens) / limits.chat_per_second)
+        group = self._group_window.setdefault(chat_id, deque()) if chat_id < 0 else None
+        if group is not None:
+            while group and group[0] <= now - 60.0:
+                group.popleft()
+            if len(group) >= limits.group_per_minute:
+                waits.append(group[0] + 60.0 - now)
+        while self._global_window and self._global_window[0] <= now - 1.0:
+            self._global_window.popleft()
+        if len(self._global_window) >= limits.global_per_second:
+            waits.append(self._global_window[0] + 1.0 - now)
+        if waits:
+            return max(1, int(max(waits) + 0.999))
+        bucket.tokens -= 1.0
+        if group is not None:
+            group.append(now)
+        self._global_window.append(now)
+        return 0
+
+    # -- HTTP -----------------------------------------------------------------
+
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        method = request.match_info["method"]
+        if request.match_info["token"] != self.token:
+            return self._error(None, 401, "Unauthorized")
+        params = await self._params(request)
+        call = ApiCall(method, params, self.clock())
+        if self.observer is not None and method != "getUpdates":
+            call.snapshot = self.observer()
+        if method != "getUpdates":
+            self.calls.append(call)
+        fault = self._take_fault(method) if method != "getUpdates" else None
+        if fault is not None:
+            if fault.kind == "5xx":
+                return self._error(call, 502, "Bad Gateway")
+            elif fault.kind == "drop":
+                if request.transport is not None:
+                    request.transport.abort()
+                return web.Response(status=204)
+            elif fault.kind == "429":
+                self.rejected_429 += 1
+                return self._error(call, 429, f"Too Many Requests: retry after {fault.retry_after}",
+                                   retry_after=fault.retry_after)
+        handler = getattr(self, f"_api_{method}", None)
+        if handler is None:
+            return self._error(call, 404, "Not Found: method not found")
+        if method in _MESSAGE_CALLS:
+            wait = self._flood_wait(int(params.get("chat_id", 0)))
+            if wait:
+                self.rejected_429 += 1
+                return self._error(call, 429, f"Too Many Requests: retry after {wait}", retry_after=wait)
+        try:
+            result = await handler(params)
+        except _ApiError as exc:
+            return self._error(call, exc.status, exc.description)
+        call.result = result
+        if fault is not None and fault.kind == "timeout":
+            # The call took effect; only the answer comes too late (the nasty case).
+            await asyncio.shield(asyncio.sleep(fault.delay))
+        return web.json_response({"ok": True, "result": result})
+
+    @staticmethod
+    async def _params(request: web.Request) -> dict[str, Any]:
+        if request.content_type == "application/json":
+            body = await request.json()
+            return dict(body) if isinstance(body, dict) else {}
+        form = await request.post()
+        params: dict[str, Any] = {}
+        for key, value in form.items():
+            if isinstance(value, web.FileField):
+                params[key] = {"filename": value.filename, "data": value.file.read()}
+            elif key in _JSON_FIELDS:
+                try:
+                    params[key] = json.loads(value)
+                except ValueError:
+                    params[key] = value
+            elif key == "chat_id" and value.lstrip("-").isdigit():
+                params[key] = int(value)
+            else:
+                params[key] = value
+        # The library may send a file as an attach:// reference to another part.
+        for key, value in list(params.items()):
+            if isinstance(value, str) and value.startswith("attach://"):
+                params[key] = params.get(value[len("attach://"):], value)
+        return params
+
+    @staticmethod
+    def _error(call: ApiCall | None, status: int, description: str, **parameters: Any) -> web.Response:
+        if call is not None:
+            call.status = status
+            call.description = description
+        body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
+        if parameters:
+            body["parameters"] = parameters
+        return web.json_response(body, status=status)
+
+    # -- methods --------------------------------------------------------------
+
+    async def _api_getMe(self, params: dict[str, Any]) -> Any:
+        return {**self._bot_user(), "can_join_groups": True, "can_read_all_group_messages": False,
+                "supports_inline_queries": True}
+
+    async def _api_deleteWebhook(self, params: dict[str, Any]) -> Any:
+        self.webhook = None
+        if params.get("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    async def _api_setWebhook(self, params: dict[str, Any]) -> Any:
+        self.webhook = str(params.get("url", ""))
+        return True
+
+    async def _api_setMyCommands(self, params: dict[str, Any]) -> Any:
+        return True
+
+    async def _api_getUpdates(self, params: dict[str, Any]) -> Any:
+        offset = int(params.get("offset") or 0)
+        timeout = float(params.get("timeout") or 0)
+        if offset:
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+        self.pending_polls += 1
+        try:
+            async with self._new_update:
+                if not self._updates and not self._forced and timeout > 0 and not self._stopping:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._new_update.wait(), timeout)
+        finally:
+            self.pending_polls -= 1
+        ready = [u for u in self._updates if u["update_id"] >= offset]
+        limit = int(params.get("limit") or 100)
+        out = ready[:limit]
+        if self._forced:
+            out, self._forced = self._forced + out, []
+        return out
+
+    def _target_chat(self, params: dict[str, Any]) -> int:
+        chat_id = params.get("chat_id")
+        if not isinstance(chat_id, int):
+            raise _ApiError(400, "Bad Request: chat not found")
+        if chat_id in self.groups:
+            return chat_id
+        user = self.users.get(chat_id)
+        if user is None:
+            raise _ApiError(400, "Bad Request: chat not found")
+        if user.blocked:
+            raise _ApiError(403, BLOCKED)
+        if not user.opened:
+            raise _ApiError(403, CANT_INITIATE)
+        return chat_id
+
+    @staticmethod
+    def _check_markup(markup: Any) -> None:
+        if markup is None:
+            return
+        for row in markup.get("inline_keyboard", []):
+            if len(row) > 8:
+                raise _ApiError(400, "Bad Request: too many buttons in a row")
+            for button in row:
+                data = button.get("callback_data")
+                if data is not None and not 1 <= len(data.encode()) <= 64:
+                    raise _ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+        if sum(len(row) for row in markup.get("inline_keyboard", [])) > 100:
+            raise _ApiError(400, "Bad Request: reply markup is too long")
+
+    def _new_message(self, chat_id: int, text: str, markup: Any, kind: str = "text") -> dict[str, Any]:
+        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, markup, self._bot_user(), kind)
+        self.messages[(chat_id, msg.message_id)] = msg
+        return self._message_dict(msg)
+
+    async def _api_sendMessage(self, params: dict[str, Any]) -> Any:
+        chat_id = self._target_chat(params)
+        text = str(params.get("text", ""))
+        if not text.strip():
+            raise _ApiError(400, "Bad Request: message text is empty")
+        if len(text) > 4096:
+            raise _ApiError(400, "Bad Request: message is too long")
+        markup = params.get("reply_markup")
+        self._check_markup(markup)
+        return self._new_message(chat_id, text, markup)
+
+    async def _api_sendPhoto(self, params: dict[str, Any]) -> Any:
+        chat_id = self._target_chat(params)
+        return self._new_message(chat_id, str(params.get("caption", "")), params.get("reply_markup"), "photo")
+
+    async def _api_sendDocument(self, params: dict[str, Any]) -> Any:
+        chat_id = self._target_chat(params)
+        return self._new_message(chat_id, str(params.get("caption", "")), params.get("reply_markup"), "document")
+
+    def _existing(self, params: dict[str, Any]) -> FakeMessage:
+        chat_id = self._target_chat(params)
+        msg = self.messages.get((chat_id, int(params.get("message_id", 0))))
+        if msg is None or msg.deleted:
+            raise _ApiError(400, "Bad Request: message to edit not found")
+        if msg.sender["id"] != BOT_ID:
+            raise _ApiError(400, "Bad Request: message can't be edited")
+        return msg
+
+    async def _api_editMessageText(self, params: dict[str, Any]) -> Any:
+        msg = self._existing(params)
+        text = str(params.get("text", ""))
+        markup = params.get("reply_markup")
+        if not text.strip():
+            raise _ApiError(400, "Bad Request: message text is empty")
+        self._check_markup(markup)
+        if text == msg.text and markup == msg.reply_markup:
+            raise _ApiError(400, NOT_MODIFIED)
+        msg.text, msg.reply_markup = text, markup
+        msg.edits += 1
+        return self._message_dict(msg)
+
+    async def _api_editMessageReplyMarkup(self, params: dict[str, Any]) -> Any:
+        msg = self._existing(params)
+        markup = params.get("reply_markup")
+        self._check_markup(markup)
+        if markup == msg.reply_markup:
+            raise _ApiError(400, NOT_MODIFIED)
+        msg.reply_markup = markup
+        msg.edits += 1
+        return self._message_dict(msg)
+
+    async def _api_deleteMessage(self, params: dict[str, Any]) -> Any:
+        msg = self._existing(params)
+        msg.deleted = True
+        return True
+
+    async def _api_answerCallbackQuery(self, params: dict[str, Any]) -> Any:
+        query_id = str(params.get("callback_query_id", ""))
+        if query_id in self.callback_answers or not query_id:
+            raise _ApiError(400, QUERY_TOO_OLD)
+        text = str(params.get("text", ""))
+        if len(text) > 200:
+            raise _ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
+        self.callback_answers[query_id] = {"text": text, "show_alert": bool(params.get("show_alert"))}
+        return True
+
+    async def _api_answerInlineQuery(self, params: dict[str, Any]) -> Any:
+        query_id = str(params.get("inline_query_id", ""))
+        if query_id in self.inline_answers:
+            raise _ApiError(400, QUERY_TOO_OLD)
+        results = params.get("results") or []
+        if len(results) > 50:
+            raise _ApiError(400, "Bad Request: RESULTS_TOO_MUCH")
+        ids = [r.get("id", "") for r in results]
+        if len(set(ids)) != len(ids) or any(not 1 <= len(i.encode()) <= 64 for i in ids):
+            raise _ApiError(400, "Bad Request: RESULT_ID_INVALID")
+        query = next(
+            (u["inline_query"]["query"] for u in self._all_updates
+             if u.get("inline_query", {}).get("id") == query_id),
+            "",
+        )
+        self.inline_answers[query_id] = {
+            "results": results,
+            "query": query,
+            "cache_time": params.get("cache_time"),
+            "is_personal": params.get("is_personal"),
+        }
+        return True
+
+
+class _ApiError(Exception):
+    def __init__(self, status: int, description: str) -> None:
+        super().__init__(description)
+        self.status = status
+        self.description = description
