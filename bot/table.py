@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 EMPTY: dict[str, Any] = {"kind": "empty"}
 SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
+RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is drawn again
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 PLAY_WORDS = {"play", "p", "出", "出牌"}
 ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
@@ -89,6 +90,7 @@ class Table:
         self.timer: asyncio.Task[None] | None = None
         self.timer_for: tuple[str, float] | None = None
         self.ai_pending: asyncio.Future[Any] | None = None
+        self.rerender: asyncio.TimerHandle | None = None
         self.closed = False
         self._answered = False
         self.announced_hand = int(meta.get("announced_hand", 0))
@@ -127,6 +129,8 @@ class Table:
         self.closed = True
         if self.timer is not None:
             self.timer.cancel()
+        if self.rerender is not None:
+            self.rerender.cancel()
         if self.task is not None:
             self.queue.put_nowait(Item("stop"))
             with contextlib.suppress(asyncio.CancelledError):
@@ -869,6 +873,19 @@ class Table:
             self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", self.id, slot)
+            self._render_again_later()
+
+    def _render_again_later(self) -> None:
+        """A message could not go out (the platform is down): draw the table again in a while,
+        so people see the current state once it recovers even if nobody acts meanwhile."""
+        if self.rerender is not None or self.closed:
+            return
+
+        def again() -> None:
+            self.rerender = None
+            self.submit(Item("render"))
+
+        self.rerender = asyncio.get_running_loop().call_later(RENDER_RETRY, again)
 
 
 def action_text(lang: str, action: dict[str, Any]) -> str:

@@ -117,3 +117,14 @@ async def open_ai_table(rig: Rig, owner: int, group: int, *, options: str = "cla
     stored = await rig.store.list_matches("telegram", str(group))
     assert stored, f"no table in {group}"
     return int(stored[0]["id"])
+
+
+async def to_a_persons_turn(rig: Rig, clock: Any, tables: list[Any], *, rounds: int = 300) -> None:
+    """Moves a fake clock through deal, declaration and bury windows until a person must play at every table."""
+    for _ in range(rounds):
+        if all(t.match is not None and t.match.phase == "playing"
+               and all(not t.ai_driven(s) for s in t.match.to_act()) for t in tables):
+            return
+        clock.advance(1.5)
+        await rig.settle()
+    raise AssertionError("tables never reached a person's turn")

@@ -31,7 +31,15 @@ from bot.host import ALL_COMMANDS
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
 from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME, CANT_INITIATE, QUERY_TOO_OLD, FakeTelegram
-from tests.reliability.harness import Rig, boot, open_ai_table, start_fake, stop_fake, until
+from tests.reliability.harness import (
+    Rig,
+    boot,
+    open_ai_table,
+    start_fake,
+    stop_fake,
+    to_a_persons_turn,
+    until,
+)
 from tests.telegram.players import Snapshot, card_mentions, snapshot_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
@@ -299,17 +307,6 @@ def leaks_in(calls: list[Any], snaps: dict[int, Snapshot], seated: dict[int, int
         if shown - allowed:
             found.append(f"{call.method} {p.get('chat_id', '')}: {sorted(shown - allowed)} in {texts[0][:120]!r}")
     return found
-
-
-async def to_a_persons_turn(rig: Rig, clock: FakeClock, tables: list[Table]) -> None:
-    """Moves the clock through deal, declaration and bury windows until a person must play everywhere."""
-    for _ in range(300):
-        if all(t.match is not None and t.match.phase == "playing"
-               and all(not t.ai_driven(s) for s in t.match.to_act()) for t in tables):
-            return
-        clock.advance(1.5)
-        await rig.settle()
-    raise AssertionError("tables never reached a person's turn")
 
 
 async def test_thousands_of_hostile_updates_change_nothing(tmp_path: Path) -> None:
