@@ -23,7 +23,8 @@ def main() -> int:
     p.add_argument("--tables", type=int, default=16)
     p.add_argument("--kills", type=int, default=12)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--final", type=float, default=10.0, help="seconds the last bot process runs")
+    p.add_argument("--final", type=float, default=60.0,
+                   help="at most this long the last bot process runs, until every table moved on")
     args = p.parse_args()
     logging.basicConfig(level=logging.CRITICAL)  # a killed client leaves the fake server's requests half-read
     with tempfile.TemporaryDirectory() as tmp:

@@ -80,6 +80,7 @@ class Result:
     plays: int = 0
     errors: int = 0
     by_method: dict[str, int] = field(default_factory=dict)
+    rejected_where: dict[str, int] = field(default_factory=dict)
 
     def text(self, scale: float) -> str:
         lat = sorted(self.latencies)
@@ -96,7 +97,7 @@ class Result:
             f"{self.calls / max(1, self.plays):.2f} per play "
             f"(message calls {self.message_calls / max(1, self.plays):.2f} per play)",
             f"by method: {dict(sorted(self.by_method.items()))}",
-            f"429 answers: {self.rejected_429}; handler errors: {self.errors}",
+            f"429 answers: {self.rejected_429} {self.rejected_where}; handler errors: {self.errors}",
             f"memory: {self.memory_per_table / 1024:.0f} KiB per table (RSS growth / tables)",
         ])
 
@@ -171,6 +172,32 @@ async def open_tables(rig: Rig, n: int) -> list[BenchTable]:
     return tables
 
 
+async def open_tables_direct(rig: Rig, n: int) -> list[BenchTable]:
+    """The same tables, written straight into the store and resumed by the host (fast set-up:
+    each table then costs its five opening messages, not a lobby's worth of updates)."""
+    import engine
+
+    fake, store = rig.fake, rig.store
+    rules = engine.preset("classic").to_dict()
+    tables = []
+    for i in range(n):
+        t = BenchTable(i, -(900_000 + i), [1_000_000 + 4 * i + k for k in range(4)])
+        fake.add_group(t.group)
+        seats = []
+        for k, uid in enumerate(t.users):
+            fake.add_user(uid, f"P{i}.{k}", opened=True)
+            seats.append({"kind": "human", "user_id": str(uid), "name": f"P{i}.{k}", "lang": "en", "away": False,
+                          "timeouts": 0})
+        meta = {"preset": "classic", "creator": str(t.users[0]), "creator_name": f"P{i}.0", "options": "",
+                "settings": SETTINGS.to_dict()}
+        t.match_id = await store.create_match("telegram", str(t.group), rules, seats, 1000 + i, meta,
+                                              status="active")
+        tables.append(t)
+    await rig.host.start()
+    await rig.settle()
+    return tables
+
+
 def latencies(fake: FakeTelegram, tables: list[BenchTable], updates: list[tuple[int, float, int]],
               first_call: int) -> list[float]:
     """For each update: the last API call to its table's chats before that table's next update."""
@@ -197,7 +224,7 @@ def latencies(fake: FakeTelegram, tables: list[BenchTable], updates: list[tuple[
 
 
 async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None, scale: float, limits: bool,
-              seed: int = 1, profile: str | None = None) -> Result:
+              seed: int = 1, profile: str | None = None, lobby: bool = False) -> Result:
     fake = FakeTelegram(limits=Limits(scale=scale) if limits else None)
     await fake.start()
     workdir = tempfile.mkdtemp(prefix="tractor-bench-")
@@ -208,7 +235,7 @@ async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None,
     try:
         gc.collect()
         rss0 = rss_bytes()
-        ts = await open_tables(rig, tables)
+        ts = await (open_tables(rig, tables) if lobby else open_tables_direct(rig, tables))
         players = Players(rig, ts, random.Random(seed), paced=paced, scale=scale)
         first_call = len(fake.calls)
         prof: Any = None
@@ -237,6 +264,11 @@ async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None,
             result.by_method[c.method] = result.by_method.get(c.method, 0) + 1
         result.latencies = latencies(fake, ts, players.updates, first_call)
         result.rejected_429 = fake.rejected_429
+        for c in fake.calls[first_call:]:
+            if c.status == 429:
+                chat = int(c.params.get("chat_id", 0) or 0)
+                where = f"{c.method} {'group' if chat < 0 else 'private'}"
+                result.rejected_where[where] = result.rejected_where.get(where, 0) + 1
         result.errors = len(rig.errors)
     finally:
         with contextlib.suppress(Exception):
@@ -255,12 +287,14 @@ def main() -> int:
     p.add_argument("--cores", default="0", help="CPU cores to pin this process to (default: one core, 0)")
     p.add_argument("--profile", default=None, help="write a cProfile of the measuring window here")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--lobby", action="store_true", help="open every table through /new, /join, /start updates")
     args = p.parse_args()
     logging.basicConfig(level=logging.ERROR)
     if args.cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
     result = asyncio.run(run(args.tables, seconds=args.seconds, paced=(3.0, 8.0) if args.paced else None,
-                             scale=args.scale, limits=args.limits, seed=args.seed, profile=args.profile))
+                             scale=args.scale, limits=args.limits, seed=args.seed, profile=args.profile,
+                             lobby=args.lobby))
     print(result.text(args.scale if args.paced or args.limits else 1.0))
     return 0
 

@@ -267,20 +267,26 @@ async def run_crash(workdir: Path, *, tables: int = 8, kills: int = 10, seed: in
             fake.command(t.users[0], t.group, "/new classic target=A")
             for uid in t.users[1:]:
                 fake.command(uid, t.group, "/join")
-        await asyncio.sleep(1.0)
-        for t in ts:
-            fake.command(t.users[0], t.group, "/start")
         crowd = Crowd(fake, db, ts, rng, pace)
-        for _ in range(200):
-            conn = sqlite3.connect(db)
-            rows = conn.execute("SELECT c.chat_id, m.id, m.status FROM matches m JOIN chats c ON c.id = m.chat").fetchall()
-            conn.close()
-            by_chat = {int(c): (mid, st) for c, mid, st in rows}
-            for t in ts:
-                if t.group in by_chat:
-                    t.match_id = by_chat[t.group][0]
-            if all(by_chat.get(t.group, (0, ""))[1] == "active" for t in ts):
-                break
+        asked: dict[int, float] = {}
+        for _ in range(1200):  # up to two minutes on a busy machine
+            with contextlib.suppress(sqlite3.OperationalError):
+                conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+                rows = conn.execute("SELECT c.chat_id, m.id, m.status, m.seats FROM matches m"
+                                    " JOIN chats c ON c.id = m.chat").fetchall()
+                conn.close()
+                by_chat = {int(c): (mid, st, json.loads(seats)) for c, mid, st, seats in rows}
+                for t in ts:
+                    if t.group not in by_chat:
+                        continue
+                    mid, st, seats = by_chat[t.group]
+                    t.match_id = mid
+                    full = sum(1 for seat in seats if seat.get("kind") == "human") == 4
+                    if st == "lobby" and full and time.monotonic() - asked.get(t.index, 0.0) > 3.0:
+                        fake.command(t.users[0], t.group, "/start")  # everyone is seated: start
+                        asked[t.index] = time.monotonic()
+                if all(by_chat.get(t.group, (0, "", []))[1] == "active" for t in ts):
+                    break
             await asyncio.sleep(0.1)
         else:
             raise AssertionError("tables did not start")
@@ -313,7 +319,13 @@ async def run_crash(workdir: Path, *, tables: int = 8, kills: int = 10, seed: in
             report.restarts += 1
         # The last run: every table must move on from where it was at the last kill.
         at_last_kill = check_file(db, fake, crowd.sent, report)
-        await crowd.act(time.monotonic() + final)
+        end = time.monotonic() + final
+        while time.monotonic() < end:  # until every table moved on (or the time is up)
+            await crowd.act(time.monotonic() + 0.5)
+            if all(t.match is not None and (t.match.result is not None
+                                            or t.match.version > at_last_kill.get(t.match_id or 0, 0))
+                   for t in ts):
+                break
         await bot.kill(signal.SIGTERM)
         report.errors += bot.errors
         versions = check_file(db, fake, crowd.sent, report)

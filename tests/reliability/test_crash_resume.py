@@ -15,7 +15,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecatio
 
 
 async def test_sigkill_and_restart_keeps_every_acknowledged_action(tmp_path: Path) -> None:
-    report = await run_crash(tmp_path, tables=3, kills=4, seed=7, up=(0.4, 1.5), final=3.0)
+    report = await run_crash(tmp_path, tables=3, kills=4, seed=7, up=(0.4, 1.5), final=30.0)
     assert report.kills == 4 and report.restarts >= 4
     assert report.acknowledged > 20
     assert report.lost == []
