@@ -31,6 +31,7 @@ conformance: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m engine.bench
+	$(BIN)/python -m persistence.bench
 
 clean:
 	rm -rf $(VENV) data

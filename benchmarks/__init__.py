@@ -1,0 +1,1 @@
+"""Benchmark scripts; their figures go into the README, never into test asserts."""

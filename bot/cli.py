@@ -70,10 +70,7 @@ def _console(db: str | None, resume: bool, lang: str | None, preset: str, option
         return asyncio.run(run_console(db=db_path(db), resume=resume, inp=sys.stdin, out=sys.stdout, lang=lang,
                                        preset=preset, options=options))
     except KeyboardInterrupt:
-        from bot.i18n import tr
-
-        print("\n" + tr(lang, "console.bye"))
-        return 130
+        return 130  # the table said where it stopped ("console --resume")
 
 
 def _db(argv: list[str]) -> int:

@@ -16,13 +16,16 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bot import tokens
+from bot.actions import ACTION_WORDS
 from bot.cardtext import parse_typed_card
 from bot.clock import CallableClock, Clock, SystemClock
-from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr
+from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
 from bot.table import Item, Table
 from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
+
+FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
 
 log = logging.getLogger(__name__)
 
@@ -210,8 +213,6 @@ class Host:
                 await self._command(event, first, tuple(words[1:]), lang)
                 return
             table = self._table_for(event)
-            from bot.table import ACTION_WORDS
-
             if table is None or first not in ACTION_WORDS:
                 await self.answer(event, tr(lang, "err.garbage"))
                 return
@@ -272,7 +273,7 @@ class Host:
                 return
             table.submit(Item("event", event=event))
         else:
-            await self.answer(event, tr(lang, "err.unknown_command", name=name[:30]))
+            await self.answer(event, unknown_command_text(lang, name))
 
     async def _private_start(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
         """`start <payload>` in a private chat: a deep link (join-<match id>), else a greeting with help."""
@@ -329,9 +330,16 @@ class Host:
             if key in self.by_chat:
                 await self.answer(event, tr(lang, "new.exists", id=self.by_chat[key].id))
                 return
+            chat = await self._load_chat(*key)
+            saved = chat.get("timers")
+            remembered: dict[str, str] = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
             try:
                 preset, rule_opts, table_opts = parse_new_args(args, self.presets())
-                settings = settings_with(self.defaults, table_opts)
+                fmt = FORMATS.get(rule_opts.pop("format", "single").lower())
+                if fmt is None:
+                    raise OptionError("format")
+                # timers given once stay the chat's own (per-chat timeouts); rules are per match
+                settings = settings_with(self.defaults, {**remembered, **table_opts})
                 rules = self.engine.preset(preset, **rule_opts)
             except OptionError as exc:
                 await self.answer(event, tr(lang, "new.bad_option", option=exc.option[:40]))
@@ -339,7 +347,9 @@ class Host:
             except (ValueError, TypeError, KeyError) as exc:
                 await self.answer(event, tr(lang, "new.bad_option", option=str(exc)[:80]))
                 return
-            chat = await self._load_chat(*key)
+            if table_opts:
+                chat["timers"] = {**remembered, **table_opts}
+                await self.store.set_chat(*key, chat)
             if "lang" not in chat:
                 ulang = normalize_lang(event.user.language)
                 if ulang:
@@ -347,9 +357,13 @@ class Host:
                     await self.store.set_chat(*key, chat)
                     lang = ulang
             seed = self.rng.randrange(1, 2**31)
+            if fmt == "single" and rules.time_limit_minutes:
+                fmt = "timed"
             meta = {"preset": preset, "creator": event.user.user_id, "creator_name": event.user.name[:32],
                     "options": " ".join(args[1:] if args and "=" not in args[0] else args)[:200],
-                    "settings": settings.to_dict()}
+                    "settings": settings.to_dict(), "format": fmt}
+            if fmt == "best_of_3":
+                meta["series"] = {"wins": [0, 0], "game": 1}
             seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
             mid = await self.store.create_match(event.where.platform, event.where.chat_id, rules.to_dict(), seats,
                                                 seed, meta, status="lobby")
@@ -383,7 +397,7 @@ class Host:
             league = importlib.import_module("bot.league")
             command = league.league_command
         except (ImportError, AttributeError):
-            await self.answer(event, tr(lang, "err.unknown_command", name=name))
+            await self.answer(event, unknown_command_text(lang, name))
             return
         reply = await command(self.store, event.where, event.user, name, args, lang,
                               event.extra.get("admin") == "1")
@@ -400,6 +414,36 @@ class Host:
                     await send_file(event.where, filename, data)
                 except (PlatformError, Unreachable):
                     log.info("file %s not delivered", filename)
+
+    async def next_in_series(self, old: Table, result: dict[str, Any]) -> None:
+        """Best of three: after a game, deal the next one to the same seats until a side has won two."""
+        series = old.meta.get("series")
+        winner = result.get("winner_team")
+        if not isinstance(series, dict) or winner not in (0, 1):
+            return
+        wins = [int(w) for w in series.get("wins", [0, 0])]
+        wins[int(winner)] += 1
+        lang = old.lang
+        names = {f"team{t}": tr(lang, f"team.{t}") for t in (0, 1)}
+        if max(wins) >= 2:
+            await old.say(tr(lang, "series.over", team=names[f"team{int(winner)}"], w0=wins[0], w1=wins[1]))
+            return
+        key = (old.platform_name, old.chat_id)
+        if key in self.by_chat:
+            return
+        game = int(series.get("game", 1)) + 1
+        meta = {**old.meta, "series": {"wins": wins, "game": game, "previous": old.id}}
+        meta.pop("announced_hand", None)
+        seats = [dict(seat) for seat in old.seats]
+        seed = self.rng.randrange(1, 2**31)
+        mid = await self.store.create_match(old.platform_name, old.chat_id, old.rules, seats, seed, meta,
+                                            status="lobby")
+        table = Table(self, match_id=mid, platform=old.platform_name, chat_id=old.chat_id, rules=old.rules,
+                      seats=seats, seed=seed, meta=meta, status="lobby")
+        self._add(table)
+        await table.say(tr(lang, "series.next", game=game, w0=wins[0], w1=wins[1], **names))
+        starter = User(old.platform_name, str(meta.get("creator", "")), str(meta.get("creator_name", "")))
+        table.submit(Item("event", event=Incoming("command", starter, table.where, key="", name="start")))
 
     async def record_league(self, table: Table, result: dict[str, Any]) -> None:
         """Hands a finished match to the league module, when it is installed."""

@@ -8,6 +8,7 @@ then to the key itself, so a gap shows up as a readable key, never a crash.
 from __future__ import annotations
 
 import json
+import re
 import string
 from functools import cache
 from importlib import resources
@@ -56,3 +57,13 @@ def normalize_lang(code: str | None) -> str | None:
     if c.startswith("en") or c in {"english", "英文", "英语"}:
         return "en"
     return None
+
+
+_PLAIN_WORD = re.compile(r"^[a-z0-9_]{1,20}$")
+
+
+def unknown_command_text(lang: str | None, name: str) -> str:
+    """"Unknown command" naming it only when it is a plain word: arbitrary input is never echoed back."""
+    if _PLAIN_WORD.match(name):
+        return tr(lang, "err.unknown_command", name=name)
+    return tr(lang, "err.unknown_command_plain")

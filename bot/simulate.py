@@ -53,6 +53,7 @@ class SimSummary:
     api_calls: int = 0
     db: str = ""
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def text(self) -> str:
         per = self.actions / self.seconds if self.seconds else 0.0
@@ -63,6 +64,7 @@ class SimSummary:
             f"platform calls: {self.api_calls} ({self.api_calls / max(1, self.actions):.3f} per action)",
             f"database: {self.db}",
         ]
+        lines += [f"note: {n}" for n in self.notes]
         lines += [f"error: {e}" for e in self.errors]
         return "\n".join(lines)
 
@@ -89,13 +91,21 @@ async def simulate(*, matches: int, preset: str = "classic", db: str | None = No
         await host.handle(Incoming("command", user, Where("sim", chat), key=f"sim:{seed}:{next(keys)}", name=name,
                                    args=args, reply=Reply()))
 
+    options = list(options or [])
+    try:
+        endless = host.engine.preset(preset).target is None
+    except (ValueError, KeyError):
+        endless = False
+    if endless and not any(o.startswith("target=") for o in options):
+        options.append("target=A")  # levels wrap in this preset: without a target AIs would play for ever
+        summary.notes.append(f"{preset} has no final level: simulated with target=A")
     start = time.perf_counter()
     try:
         await host.start()
         ids: list[int] = []
         for i in range(matches):
             chat = f"sim-{seed}-{i}"
-            await command(chat, "new", preset, *(options or []))
+            await command(chat, "new", preset, *options)
             table = host.by_chat.get(("sim", chat))
             if table is None:
                 summary.errors.append(f"match {i}: {replies[-1] if replies else 'not created'}")

@@ -10,18 +10,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot import tokens
+from bot import actions, lobby, tokens
+from bot.actions import ACTION_WORDS
 from bot.ai import find_chooser, move_seed
-from bot.cardtext import cards_text, parse_typed_card, suit_text
-from bot.i18n import catalog, tr
+from bot.cardtext import cards_text, suit_text
+from bot.i18n import tr, unknown_command_text
+from bot.lobby import EMPTY
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
-from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL, TableSettings
+from bot.settings import DEFAULT_AI_LEVEL, TableSettings
 from bot.views import (
     SeatInfo,
     hand_result_text,
@@ -37,13 +37,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EMPTY: dict[str, Any] = {"kind": "empty"}
 SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
 RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is drawn again
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
-PLAY_WORDS = {"play", "p", "出", "出牌"}
-ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
-                             "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
 
 
 @dataclass
@@ -93,6 +89,7 @@ class Table:
         self.rerender: asyncio.TimerHandle | None = None
         self.closed = False
         self._answered = False
+        self._deal_asked = -1
         self.announced_hand = int(meta.get("announced_hand", 0))
         self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
         self.chooser = find_chooser()
@@ -138,8 +135,9 @@ class Table:
 
     def busy(self) -> bool:
         """Something is queued or an AI is thinking (tests wait for this to end)."""
-        return not self.queue.empty() or self.queue._unfinished_tasks > 0 or (  # type: ignore[attr-defined]
-            self.ai_pending is not None and not self.ai_pending.done())
+        # an AI move is in flight until its queue item is processed (which clears ai_pending)
+        return (not self.queue.empty() or self.queue._unfinished_tasks > 0  # type: ignore[attr-defined]
+                or self.ai_pending is not None)
 
     async def _run(self) -> None:
         while True:
@@ -147,14 +145,20 @@ class Table:
             try:
                 if item.kind == "stop":
                     return
-                await self._process(item)
+                try:
+                    await self._process(item)
+                except Exception:
+                    log.exception("table %s failed on %s", self.id, item.kind)
+                    if item.event is not None:
+                        await self.answer(item.event, tr(self.lang, "err.internal"))
                 if self.queue.empty() and not self.closed:
-                    await self._render()
-                    self._rearm()
+                    try:
+                        if self.ai_pending is None or self.ai_pending.done():
+                            await self._render()  # a burst of AI moves ends in one edit
+                    finally:
+                        self._rearm()  # a failed render must not leave the table without its timers
             except Exception:
-                log.exception("table %s failed on %s", self.id, item.kind)
-                if item.event is not None:
-                    await self.answer(item.event, tr(self.lang, "err.internal"))
+                log.exception("table %s could not render", self.id)
             finally:
                 if item.done is not None and not item.done.done():
                     item.done.set_result(None)
@@ -167,11 +171,15 @@ class Table:
             await self._on_tick(item.name)
         elif item.kind == "ai":
             self.ai_pending = None
-            if self._running() and item.version == self.match.version and item.action is not None:
-                if self.match.check(item.action) is None:
-                    await self._apply(item.action, None)
-                else:
-                    await self._apply(self.match.auto_action(item.seat, rng_seed=item.version), None)
+            if self._running() and item.version == self.match.version:
+                act = item.action
+                if item.seat < 0:  # declarations while dealing: only a legal declare counts
+                    act = act if act is not None and act.get("t") == "declare" else None
+                    act = act if act is not None and self.match.check(act) is None else None
+                elif act is None or self.match.check(act) is not None:  # a failed or illegal answer
+                    act = self.match.auto_action(item.seat, rng_seed=item.version)
+                if act is not None:
+                    await self.apply_action(act, None)
         elif item.kind == "resume":
             self.rendered.clear()
         await self._advance()
@@ -179,8 +187,9 @@ class Table:
     # ----- seats -----
 
     def seat_of(self, user_id: str) -> int | None:
+        """The seat of this person; None for strangers and for people kicked out (an AI keeps their seat)."""
         for s, seat in enumerate(self.seats):
-            if seat.get("kind") == "human" and seat.get("user_id") == user_id:
+            if seat.get("kind") == "human" and seat.get("user_id") == user_id and not seat.get("kicked"):
                 return s
         return None
 
@@ -208,10 +217,10 @@ class Table:
     def private_where(self, s: int) -> Where:
         return Where(self.platform_name, str(self.seats[s]["user_id"]), private=True)
 
-    async def _save_seats(self) -> None:
+    async def save_seats(self) -> None:
         await self.host.store.update_match(self.id, seats=self.seats)
 
-    async def _save_meta(self) -> None:
+    async def save_meta(self) -> None:
         self.meta["settings"] = self.settings.to_dict()
         await self.host.store.update_match(self.id, meta=self.meta)
 
@@ -233,15 +242,15 @@ class Table:
 
     async def _dispatch(self, ev: Incoming) -> None:
         if ev.kind == "command":
-            await self._on_command(ev, ev.name.lower(), ev.args)
+            await self.on_command(ev, ev.name.lower(), ev.args)
         elif ev.kind in ("press", "chosen"):
-            await self._on_press(ev, tokens.parse(ev.token))
+            await actions.on_press(self, ev, tokens.parse(ev.token))
         elif ev.kind == "text":
             words = ev.text.split()
             if words and words[0].lower() in ACTION_WORDS:
-                await self._on_typed(ev, words[0].lower(), words[1:])
+                await actions.on_typed(self, ev, words[0].lower(), words[1:])
             elif words:
-                await self._on_command(ev, words[0].lower(), tuple(words[1:]))
+                await self.on_command(ev, words[0].lower(), tuple(words[1:]))
 
     async def say(self, text: str) -> None:
         """A short announcement in the group."""
@@ -250,21 +259,21 @@ class Table:
         except (PlatformError, Unreachable):
             log.warning("table %s: announcement not delivered", self.id)
 
-    async def _on_command(self, ev: Incoming, name: str, args: tuple[str, ...]) -> None:
+    async def on_command(self, ev: Incoming, name: str, args: tuple[str, ...]) -> None:
         lang = self.lang
         s = self.seat_of(ev.user.user_id)
         if name == "join":
-            await self._join(ev, args)
+            await lobby.join(self, ev, args)
         elif name == "leave":
-            await self._leave(ev)
+            await lobby.leave(self, ev)
         elif name == "addbot":
-            await self._addbot(ev, args)
+            await lobby.addbot(self, ev, args)
         elif name == "kick":
-            await self._kick(ev, args)
+            await lobby.kick(self, ev, args)
         elif name == "start":
-            await self._start(ev)
+            await lobby.start(self, ev)
         elif name in ("pause", "resume", "abandon"):
-            await self._vote(ev, name)
+            await lobby.vote(self, ev, name)
         elif name == "back":
             if s is None:
                 await self.answer(ev, tr(lang, "err.not_seated"))
@@ -273,310 +282,20 @@ class Table:
             else:
                 self.seats[s]["away"] = False
                 self.seats[s]["timeouts"] = 0
-                await self._save_seats()
+                await self.save_seats()
                 await self.say(tr(lang, "back.ok", name=self.seats[s]["name"]))
         elif name in ("hand", "table"):
             if name == "hand" and s is not None and self.match is not None:
-                await self._send_hand(s, force_new=True)
+                await self.send_hand(s, force_new=True)
             else:
                 self.rendered.pop("table", None)
                 self.rendered.pop("lobby", None)
         else:
-            await self.answer(ev, tr(lang, "err.unknown_command", name=name[:30]))
-
-    # ----- lobby -----
-
-    async def _join(self, ev: Incoming, args: tuple[str, ...]) -> None:
-        lang = self.lang
-        if self.status != "lobby":
-            await self.answer(ev, tr(lang, "join.not_lobby"))
-            return
-        s = self.seat_of(ev.user.user_id)
-        if s is not None:
-            await self.answer(ev, tr(lang, "join.already", seat=s + 1))
-            return
-        free = [i for i, seat in enumerate(self.seats) if seat.get("kind") == "empty"]
-        if not free:
-            await self.answer(ev, tr(lang, "join.full"))
-            return
-        if args and args[0].isdigit():
-            want = int(args[0]) - 1
-            if want not in free:
-                await self.answer(ev, tr(lang, "join.seat_taken", seat=args[0][:3]))
-                return
-            seat_no = want
-        else:
-            seat_no = random.Random(f"{self.seed}:{ev.user.user_id}").choice(free)
-        self.seats[seat_no] = {"kind": "human", "user_id": ev.user.user_id, "name": ev.user.name[:32],
-                               "lang": self.host.user_lang(ev.user), "away": False, "timeouts": 0}
-        await self.host.store.upsert_player(self.platform_name, ev.user.user_id, ev.user.name, ev.user.language)
-        await self._save_seats()
-        await self.answer(ev, tr(lang, "join.ok", name=ev.user.name[:32], seat=seat_no + 1))
-
-    async def _leave(self, ev: Incoming) -> None:
-        lang = self.lang
-        s = self.seat_of(ev.user.user_id)
-        if s is None:
-            await self.answer(ev, tr(lang, "err.not_seated"))
-        elif self.status != "lobby":
-            await self.answer(ev, tr(lang, "leave.started"))
-        else:
-            self.seats[s] = dict(EMPTY)
-            await self._save_seats()
-            await self.answer(ev, tr(lang, "leave.ok", name=ev.user.name[:32]))
-
-    async def _addbot(self, ev: Incoming, args: tuple[str, ...]) -> None:
-        lang = self.lang
-        if self.status != "lobby":
-            await self.answer(ev, tr(lang, "join.not_lobby"))
-            return
-        level = args[0].lower() if args else DEFAULT_AI_LEVEL
-        if level not in AI_LEVELS:
-            await self.answer(ev, tr(lang, "addbot.bad_level", level=level[:20], levels=", ".join(AI_LEVELS)))
-            return
-        free = [i for i, seat in enumerate(self.seats) if seat.get("kind") == "empty"]
-        if not free:
-            await self.answer(ev, tr(lang, "join.full"))
-            return
-        s = free[0]
-        name = f"AI-{s + 1}"
-        self.seats[s] = {"kind": "ai", "name": name, "level": level}
-        await self._save_seats()
-        await self.answer(ev, tr(lang, "addbot.ok", name=name, level=level, seat=s + 1))
-
-    async def _kick(self, ev: Incoming, args: tuple[str, ...]) -> None:
-        lang = self.lang
-        allowed = ev.user.user_id == self.meta.get("creator") or ev.extra.get("admin") == "1"
-        if not allowed:
-            await self.answer(ev, tr(lang, "kick.not_allowed"))
-            return
-        if not args or not args[0].isdigit() or not 1 <= int(args[0]) <= 4:
-            await self.answer(ev, tr(lang, "kick.usage"))
-            return
-        s = int(args[0]) - 1
-        seat = self.seats[s]
-        if seat.get("kind") == "empty":
-            await self.answer(ev, tr(lang, "kick.usage"))
-            return
-        if self.status == "lobby":
-            self.seats[s] = dict(EMPTY)
-        else:  # in a running match an AI keeps the seat
-            seat["away"] = True
-            seat["kicked"] = True
-        await self._save_seats()
-        await self.say(tr(lang, "kick.ok", name=seat.get("name", "?"), seat=s + 1))
-
-    async def _start(self, ev: Incoming) -> None:
-        lang = self.lang
-        if self.status != "lobby":
-            await self.answer(ev, tr(lang, "join.not_lobby"))
-            return
-        n = sum(1 for seat in self.seats if seat.get("kind") != "empty")
-        if n < 4:
-            await self.answer(ev, tr(lang, "start.need_four", n=n))
-            return
-        eng = self.host.engine
-        self.match = eng.Match.new(eng.Rules.from_dict(self.rules), seed=self.seed)
-        unreachable: list[tuple[str, str]] = []
-        for s in self.humans():
-            try:
-                await self._send_hand(s, force_new=True)
-            except Unreachable as exc:
-                unreachable.append((str(self.seats[s]["name"]), exc.how_to_fix))
-        if unreachable:
-            self.match = None
-            await self.say(tr(lang, "start.unreachable", names=", ".join(n for n, _ in unreachable),
-                              how=unreachable[0][1]))
-            return
-        self.status = "active"
-        await self.host.store.update_match(self.id, status="active", seats=self.seats)
-        await self._set_deadline("lobby", None)
-        await self.say(tr(lang, "start.ok"))
-
-    # ----- votes -----
-
-    async def _vote(self, ev: Incoming, what: str) -> None:
-        lang = self.lang
-        s = self.seat_of(ev.user.user_id)
-        if s is None:
-            await self.answer(ev, tr(lang, "err.not_seated"))
-            return
-        if what == "abandon" and self.status == "lobby":
-            await self._close("abandoned", {"reason": "abandoned"})
-            await self.say(tr(lang, "abandon.done"))
-            return
-        if self.match is None:
-            await self.answer(ev, tr(lang, "err.not_playing"))
-            return
-        if what == "resume" and self.status != "paused":
-            await self.answer(ev, tr(lang, "resume.not_paused"))
-            return
-        if what == "pause" and self.status == "paused":
-            await self.answer(ev, tr(lang, "err.paused"))
-            return
-        votes = self.meta.setdefault("votes", {}).setdefault(what, [])
-        if s not in votes:
-            votes.append(s)
-        humans = [h for h in self.humans() if not self.seats[h].get("kicked")]
-        need = len(humans) // 2 + 1
-        n = len([v for v in votes if v in humans])
-        if n < need:
-            await self._save_meta()
-            await self.say(tr(lang, f"{what}.vote", name=self.seats[s]["name"], n=n, need=need))
-            return
-        self.meta["votes"] = {}
-        if what == "pause":
-            self.status = "paused"
-            for kind in list(self.deadlines):
-                await self._set_deadline(kind, None)
-            await self.host.store.update_match(self.id, status="paused", meta=self.meta)
-            await self.say(tr(lang, "pause.done"))
-        elif what == "resume":
-            self.status = "active"
-            await self.host.store.update_match(self.id, status="active", meta=self.meta)
-            await self.say(tr(lang, "resume.done"))
-        else:
-            await self._close("abandoned", {"reason": "abandoned", "version": self.match.version})
-            await self.say(tr(lang, "abandon.done"))
-            await self.host.record_league(self, {"reason": "abandoned"})
-
-    # ----- presses and typed actions -----
-
-    async def _on_press(self, ev: Incoming, tok: tokens.Token) -> None:
-        lang = self.lang
-        code = tok.code
-        if code in (tokens.JOIN, tokens.LEAVE, tokens.START, tokens.ADDBOT):
-            name = {tokens.JOIN: "join", tokens.LEAVE: "leave", tokens.START: "start", tokens.ADDBOT: "addbot"}[code]
-            await self._on_command(ev, name, ())
-            return
-        s = self.seat_of(ev.user.user_id)
-        if s is None:
-            await self.answer(ev, tr(lang, "err.not_seated"))
-            return
-        if code == tokens.BACK:
-            await self._on_command(ev, "back", ())
-            return
-        if self.match is None:
-            await self.answer(ev, tr(lang, "err.not_playing"))
-            return
-        if code == tokens.HAND:
-            await self._send_hand(s, force_new=True)
-            await self.answer(ev, "✓")
-            return
-        lang = self.seat_lang(s)
-        if self.status == "paused":
-            await self.answer(ev, tr(lang, "err.paused"))
-            return
-        if code != tokens.DECLARE and tok.version < self.view_version[s]:
-            await self.answer(ev, tr(lang, "err.stale"))
-            self.rendered.pop(f"hand{s}", None)
-            return
-        hand = list(self.match.view(s).get("hand") or [])
-        sel = self.selection[s]
-        if code == tokens.TOGGLE:
-            i = _b36_or(tok.arg, -1)
-            if not 0 <= i < len(hand):
-                await self.answer(ev, tr(lang, "err.stale"))
-                return
-            sel.symmetric_difference_update({i})
-            await self.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
-        elif code == tokens.CLEAR:
-            sel.clear()
-            await self.answer(ev, "✓")
-        elif code == tokens.PAGE:
-            self.page[s] = _b36_or(tok.arg, 0)
-            await self.answer(ev, "✓")
-        elif code == tokens.PLAY:
-            if not sel:
-                await self.answer(ev, tr(lang, "err.select_first"))
-                return
-            await self._human_act(ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
-        elif code == tokens.PLAY_CARDS:
-            idx = [_b36_or(c, -1) for c in tok.arg]
-            if not idx or len(set(idx)) != len(idx) or not all(0 <= i < len(hand) for i in idx):
-                await self.answer(ev, tr(lang, "err.stale"))
-                return
-            await self._human_act(ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in idx]})
-        elif code == tokens.BURY:
-            if len(sel) != 8:
-                await self.answer(ev, tr(lang, "err.bury_count", n=len(sel)))
-                return
-            await self._human_act(ev, s, {"t": "bury", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
-        elif code in (tokens.DECLARE, tokens.CHAO):
-            cards = [tok.arg[i:i + 2] for i in range(0, len(tok.arg), 2)]
-            t = "declare" if code == tokens.DECLARE else "chao"
-            await self._human_act(ev, s, {"t": t, "seat": s, "cards": cards})
-        elif code == tokens.PASS:
-            await self._human_act(ev, s, {"t": "pass", "seat": s})
-        elif code == tokens.REVOLT:
-            await self._human_act(ev, s, {"t": "revolt", "seat": s})
-
-    async def _on_typed(self, ev: Incoming, word: str, rest: list[str]) -> None:
-        lang = self.lang
-        s = self.seat_of(ev.user.user_id)
-        if s is None:
-            await self.answer(ev, tr(lang, "err.not_seated"))
-            return
-        if self.match is None:
-            await self.answer(ev, tr(lang, "err.not_playing"))
-            return
-        lang = self.seat_lang(s)
-        if self.status == "paused":
-            await self.answer(ev, tr(lang, "err.paused"))
-            return
-        if word in ("pass", "不要", "不亮"):
-            await self._human_act(ev, s, {"t": "pass", "seat": s})
-            return
-        if word in ("revolt", "革命"):
-            await self._human_act(ev, s, {"t": "revolt", "seat": s})
-            return
-        if word in ("auto", "hint", "提示", "托管"):
-            suggestion = self.match.auto_action(s, rng_seed=move_seed(self.seed, self.match.version, s))
-            if suggestion is None:
-                await self.answer(ev, tr(lang, "refuse.not_your_turn"))
-            elif word in ("hint", "提示"):
-                await self.answer(ev, tr(lang, "hint.text", action=action_text(lang, suggestion)))
-            else:
-                await self._human_act(ev, s, suggestion)
-            return
-        cards: list[str] = []
-        for w in rest[:40]:
-            c = parse_typed_card(w)
-            if c is None:
-                await self.answer(ev, tr(lang, "err.bad_card", word=w[:20]))
-                return
-            cards.append(c)
-        if not cards:
-            await self.answer(ev, tr(lang, "err.select_first"))
-            return
-        hand = Counter(self.match.view(s).get("hand") or [])
-        missing = Counter(cards) - hand
-        if missing:
-            await self.answer(ev, tr(lang, "err.not_in_hand", cards=cards_text(list(missing.elements()))))
-            return
-        t = ("play" if word in PLAY_WORDS else "declare" if word in ("declare", "d", "亮", "亮主")
-             else "chao" if word in ("chao", "炒") else "bury")
-        await self._human_act(ev, s, {"t": t, "seat": s, "cards": cards})
-
-    async def _human_act(self, ev: Incoming, s: int, action: dict[str, Any]) -> None:
-        lang = self.seat_lang(s)
-        err = self.match.check(action)
-        if err is not None:
-            await self.answer(ev, refusal_text(lang, err))
-            return
-        if await self._apply(action, ev.key) == "duplicate":
-            await self.answer(ev, tr(lang, "err.duplicate"))
-            return
-        seat = self.seats[s]
-        if seat.get("timeouts"):
-            seat["timeouts"] = 0
-            await self._save_seats()
-        self.selection[s].clear()
-        await self.answer(ev, "✓")
+            await self.answer(ev, unknown_command_text(lang, name))
 
     # ----- applying -----
 
-    async def _apply(self, action: dict[str, Any], key: str | None) -> str:
+    async def apply_action(self, action: dict[str, Any], key: str | None) -> str:
         """Persist, then apply.  The caller checked the action."""
         m = self.match
         res: str = await self.host.store.append_action(self.id, m.version, action, key)
@@ -586,7 +305,7 @@ class Table:
         await self._announce_events(events)
         for kind in ("turn", "bury"):
             if kind in self.deadlines:
-                await self._set_deadline(kind, None)
+                await self.set_deadline(kind, None)
         t = action.get("t")
         if t in ("play", "bury", "chao", "next", "deal"):
             seat = action.get("seat")
@@ -642,27 +361,44 @@ class Table:
                 action = self._ai_move(movers[0])
                 if action is None:
                     return  # a thread is thinking; its move comes back through the queue
-                await self._apply(action, None)
+                await self.apply_action(action, None)
                 await asyncio.sleep(0)  # let other tables and adapters run between moves
                 continue
+            if m.phase == "dealing" and self._ai_declares_while_dealing():
+                return  # the deal goes on once the AI seats have answered
             sys_action = m.system_action()
             humans = [s for s in to_act if not self.ai_driven(s)]
             if sys_action is not None:
                 kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
                 delay = float(getattr(self.settings, kind))
                 if delay <= 0 and not humans:
-                    await self._apply(sys_action, None)
+                    await self.apply_action(sys_action, None)
                     continue
                 if kind not in self.deadlines:
-                    await self._set_deadline(kind, self.host.clock.now() + delay)
+                    await self.set_deadline(kind, self.host.clock.now() + delay)
                 return
             if humans:
                 hkind = HUMAN_TIMER_PHASES.get(m.phase)
                 if hkind is not None:
                     delay = float(getattr(self.settings, hkind))
                     if delay > 0 and hkind not in self.deadlines:
-                        await self._set_deadline(hkind, self.host.clock.now() + delay)
+                        await self.set_deadline(hkind, self.host.clock.now() + delay)
             return
+
+    def _ai_declares_while_dealing(self) -> bool:
+        """After each deal step the AI seats may show a level card: asked in a worker thread.
+
+        Returns True when a question is in flight (the deal waits for the answer).
+        """
+        m = self.match
+        if self.chooser is None or not self.host.use_ai_threads or self._deal_asked == m.version:
+            return False
+        self._deal_asked = m.version
+        asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4) if self.ai_driven(s)]
+        if not asks:
+            return False
+        self._launch(lambda: _first_declare(self.chooser, asks), seat=-1, version=m.version)
+        return True
 
     def _ai_move(self, s: int) -> dict[str, Any] | None:
         """A move for an AI-driven seat: at once (auto_action), or later from a worker thread."""
@@ -674,46 +410,55 @@ class Table:
             action: dict[str, Any] = m.auto_action(s, rng_seed=seed)
             return action
         view = m.view(s)
-        version = m.version
         chooser = self.chooser
         budget = self.settings.ai_budget
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self.host.executor, chooser, view, level, seed, budget)
+        self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
+        return None
+
+    def _launch(self, job: Any, *, seat: int, version: int) -> None:
+        """Runs an AI job in the host's worker threads; its answer comes back as an "ai" queue item."""
+        fut = asyncio.get_running_loop().run_in_executor(self.host.executor, job)
         self.ai_pending = fut
 
         def back(f: asyncio.Future[Any]) -> None:
+            if f.cancelled():  # the host is stopping
+                return
             try:
                 act = f.result()
             except Exception:
                 log.exception("AI failed at table %s", self.id)
                 act = None
-            self.submit(Item("ai", seat=s, version=version, action=act if isinstance(act, dict) else None))
+            self.submit(Item("ai", seat=seat, version=version, action=act if isinstance(act, dict) else None))
 
         fut.add_done_callback(back)
-        return None
 
     async def _on_tick(self, kind: str) -> None:
         at = self.deadlines.get(kind)
         if at is None or at > self.host.clock.now():
             return
-        await self._set_deadline(kind, None)
+        await self.set_deadline(kind, None)
         if kind == "lobby":
             if self.status == "lobby":
-                await self._close("abandoned", {"reason": "lobby_expired"})
+                await self.close("abandoned", {"reason": "lobby_expired"})
+                await self.say(tr(self.lang, "lobby.expired"))
             return
         if not self._running():
             return
         m = self.match
+        if kind == "time_limit":
+            if m.check({"t": "time_up"}) is None:
+                await self.apply_action({"t": "time_up"}, None)
+            return
         if kind in ("deal", "declare", "next"):
             sys_action = m.system_action()
             if sys_action is None or SYSTEM_TIMER.get(str(sys_action.get("t"))) != kind:
                 return
-            await self._apply(sys_action, None)
+            await self.apply_action(sys_action, None)
             return
         # a person ran out of time: the basic AI moves for them
         for s in [s for s in m.to_act() if not self.ai_driven(s)]:
             action = m.auto_action(s, rng_seed=move_seed(self.seed, m.version, s))
-            await self._apply(action, None)
+            await self.apply_action(action, None)
             seat = self.seats[s]
             seat["timeouts"] = int(seat.get("timeouts", 0)) + 1
             name = str(seat.get("name", "?"))
@@ -722,11 +467,11 @@ class Table:
                 await self.say(tr(self.lang, "timeout.away", name=name, n=seat["timeouts"]))
             else:
                 await self.say(tr(self.lang, "timeout.moved", name=name))
-            await self._save_seats()
+            await self.save_seats()
             self.rendered.pop(f"note{s}", None)
             self.meta.setdefault("notes", {})[str(s)] = "timeout.you"
 
-    async def _set_deadline(self, kind: str, at: float | None) -> None:
+    async def set_deadline(self, kind: str, at: float | None) -> None:
         if at is None:
             if kind not in self.deadlines:
                 return
@@ -767,17 +512,18 @@ class Table:
         if res and finished > self.announced_hand:
             self.announced_hand = finished
             self.meta["announced_hand"] = finished
-            await self._save_meta()
+            await self.save_meta()
             await self.say(hand_result_text(dict(res, hand_no=finished), self.seat_infos(), self.lang))
 
     async def _finish(self) -> None:
         result = dict(self.match.result or {})
         await self._render()
-        await self._close("finished", result)
+        await self.close("finished", result)
         await self.say(match_result_text(result, self.seat_infos(), self.lang))
         await self.host.record_league(self, result)
+        await self.host.next_in_series(self, result)
 
-    async def _close(self, status: str, result: dict[str, Any]) -> None:
+    async def close(self, status: str, result: dict[str, Any]) -> None:
         self.status = status
         await self.host.store.finish_match(self.id, status, result)
         for kind in list(self.deadlines):
@@ -808,13 +554,11 @@ class Table:
             if kind in self.deadlines:
                 time_left = self.deadlines[kind] - self.host.clock.now()
         hand_no = int(pub.get("hand_no", 1))
-        if self.meta.get("table_hand") != hand_no and "table" in self.messages:
-            self.messages.pop("table")
+        if self.meta.get("table_hand") != hand_no:  # one table message per hand
+            if self.meta.get("table_hand") is not None:
+                self.messages.pop("table", None)
             self.meta["table_hand"] = hand_no
-            await self._save_meta()
-        elif "table_hand" not in self.meta:
-            self.meta["table_hand"] = hand_no
-            await self._save_meta()  # else a restart in hand 1 posts a second table message
+            await self.save_meta()
         v = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
                        preset=self.preset_name, time_left=time_left, paused=self.status == "paused")
         bare = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
@@ -824,7 +568,7 @@ class Table:
             if self.seats[s].get("kicked"):
                 continue
             try:
-                await self._send_hand(s)
+                await self.send_hand(s)
             except Unreachable as exc:
                 await self.say(tr(self.lang, "err.unreachable", name=self.seats[s]["name"], how=exc.how_to_fix))
 
@@ -844,7 +588,7 @@ class Table:
             return list(m.legal_actions(s))
         return [{"t": "revolt", "seat": s}] if v.get("can_revolt") else []
 
-    async def _send_hand(self, s: int, *, force_new: bool = False) -> None:
+    async def send_hand(self, s: int, *, force_new: bool = False) -> None:
         """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed."""
         m = self.match
         v = self.hand_view_for(s, m.version)
@@ -854,7 +598,7 @@ class Table:
             return  # same content: the buttons already shown (older version) stay valid
         self.view_version[s] = m.version
         if self.meta.get("notes", {}).pop(str(s), None):
-            await self._save_meta()
+            await self.save_meta()
         await self._show(slot, self.private_where(s), v, compare=sig, force_new=force_new)
 
     async def _show(self, slot: str, where: Where, v: View, *, compare: Any = None,
@@ -888,18 +632,15 @@ class Table:
         self.rerender = asyncio.get_running_loop().call_later(RENDER_RETRY, again)
 
 
-def action_text(lang: str, action: dict[str, Any]) -> str:
-    """An action as a person would type it ("play ♠A ♠A")."""
-    t = str(action.get("t", ""))
-    cards = action.get("cards")
-    return f"{tr(lang, 'word.' + t)} {cards_text(cards)}".strip() if isinstance(cards, list) else tr(lang, "word." + t)
+def _first_declare(chooser: Any, asks: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:
+    """In a worker thread: the first AI seat that wants to declare now, if any (quick `basic` rules)."""
+    for _, view, seed in asks:
+        action = chooser(view, "basic", seed, 0.0)
+        if isinstance(action, dict) and action.get("t") == "declare":
+            return action
+    return None
 
 
-def _b36_or(s: str, default: int) -> int:
-    try:
-        return tokens.from_b36(s)
-    except ValueError:
-        return default
 
 
 def _strip_versions(v: View) -> tuple[Any, ...]:
@@ -915,15 +656,4 @@ def _token_sans_version(tok: str) -> str:
     except tokens.BadToken:
         return tok
     return f"{t.code}.{t.arg}"
-
-
-def refusal_text(lang: str, err: Any) -> str:
-    """The engine's reason, in words."""
-    code = str(getattr(err, "code", "bad_action"))
-    params = dict(getattr(err, "params", {}) or {})
-    key = f"refuse.{code}"
-    if key not in catalog("en"):
-        return tr(lang, "refuse.unknown", code=code)
-    text = tr(lang, key, **{k: (cards_text(v) if isinstance(v, list) else v) for k, v in params.items()})
-    return text
 

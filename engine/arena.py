@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -29,7 +30,8 @@ class Game:
     winner: str | None
     levels: int
     points: int
-    times: dict[str, list[float]] = field(default_factory=dict)
+    times: dict[str, list[float]] = field(default_factory=dict)  # wall clock per decision
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # the deciding thread's CPU time
 
 
 def decision_seed(deal_seed: int, version: int, seat: int) -> int:
@@ -47,6 +49,7 @@ def play_game(
     """Play the first hand of a match seeded ``deal_seed``; ``seats[s]`` names the level in seat s."""
     m = Match.new(preset(preset_name), deal_seed)
     times: dict[str, list[float]] = {lvl: [] for lvl in set(seats)}
+    cpu: dict[str, list[float]] = {lvl: [] for lvl in set(seats)}
     while m.phase not in ("hand_over", "match_over"):
         to_act = m.to_act()
         if not to_act:
@@ -57,9 +60,10 @@ def play_game(
             continue
         s = to_act[0]
         view = m.view(s)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         a = choose(view, seats[s], decision_seed(deal_seed, m.version, s), budget, deals=deals)
         times[seats[s]].append(time.perf_counter() - t0)
+        cpu[seats[s]].append(time.thread_time() - c0)
         if m.check(a) is not None:  # never expected: fall back so one bug does not stop the arena
             fallback = m.auto_action(s)
             assert fallback is not None, (a, view)
@@ -67,10 +71,10 @@ def play_game(
         m.apply(a)
     r = m.hand.result
     if r is None or r.outcome is None:
-        return Game(None, 0, 0, times)
+        return Game(None, 0, 0, times, cpu)
     dteam = r.declarer_team
     team = dteam if r.outcome.winner == "declarers" else 1 - dteam
-    return Game(sides[team], r.outcome.levels, r.defender_points, times)
+    return Game(sides[team], r.outcome.levels, r.defender_points, times, cpu)
 
 
 def play_deal(args: tuple[str, int, str, str, float, int | None]) -> tuple[Game, Game]:
@@ -101,6 +105,7 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
     levels = {"A": 0, "B": 0}
     void = 0
     times: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     for g in games:
         if g.winner is None:
             void += 1
@@ -109,6 +114,14 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
             levels[g.winner] += g.levels
         for lvl, ts in g.times.items():
             times.setdefault(lvl, []).extend(ts)
+        for lvl, ts in g.cpu.items():
+            cpu.setdefault(lvl, []).extend(ts)
+    pairs = {"A": 0, "B": 0, "split": 0}
+    for g1, g2 in zip(games[::2], games[1::2], strict=True):
+        if g1.winner is not None and g1.winner == g2.winner:
+            pairs[g1.winner] += 1
+        else:
+            pairs["split"] += 1
     n = won["A"] + won["B"]
     lo, hi = wilson(won["A"], n)
     rate = won["A"] / n if n else 0.0
@@ -116,15 +129,27 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
         f"arena: A={a} vs B={b}, preset {preset_name}, {deals} duplicate deals ({len(games)} hands), budget {budget} s",
         f"hands won: A {won['A']}, B {won['B']}, no result {void} (revolution or redeal)",
         f"levels gained: A {levels['A']}, B {levels['B']}",
+        f"deals won both times: A {pairs['A']}, B {pairs['B']}; split or no result {pairs['split']}",
         f"A win rate: {rate:.1%} (95% CI {lo:.1%} - {hi:.1%})",
     ]
     for lvl in sorted(times):
-        ts = times[lvl]
-        lines.append(
-            f"decision time {lvl}: median {statistics.median(ts) * 1000:.2f} ms, "
-            f"p95 {percentile(ts, 0.95) * 1000:.2f} ms, max {max(ts) * 1000:.1f} ms over {len(ts)} decisions"
-        )
+        for what, table in (("decision time", times), ("decision CPU", cpu)):
+            ts = table.get(lvl) or [0.0]
+            lines.append(
+                f"{what} {lvl}: median {statistics.median(ts) * 1000:.2f} ms, "
+                f"p95 {percentile(ts, 0.95) * 1000:.2f} ms, max {max(ts) * 1000:.1f} ms over {len(ts)} decisions"
+            )
     return "\n".join(lines)
+
+
+def _progress(games: list[Game], ns: argparse.Namespace) -> None:
+    """With --progress: a line every 10 deals, the whole report every 40 (a long run can be read early)."""
+    done = len(games) // 2
+    if not ns.progress or done % 10:
+        return
+    print(f"{done}/{ns.deals} deals", file=sys.stderr, flush=True)
+    if done % 40 == 0 and done < ns.deals:
+        print(report(games, ns.a, ns.b, done, ns.preset, ns.budget), file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -141,6 +166,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--samples", type=int, default=None, help="strong: sampled deals per decision instead of --budget"
     )
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="report progress on stderr, and the figures so far every 40 deals",
+    )
     ns = p.parse_args(argv)
     work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples) for i in range(ns.deals)]
     games: list[Game] = []
@@ -148,9 +178,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with ProcessPoolExecutor(ns.jobs) as pool:
             for g1, g2 in pool.map(play_deal, work, chunksize=1):
                 games += [g1, g2]
+                _progress(games, ns)
     else:
         for w in work:
             games += list(play_deal(w))
+            _progress(games, ns)
     print(report(games, ns.a, ns.b, ns.deals, ns.preset, ns.budget))
     return 0
 

@@ -58,10 +58,9 @@ def card_str(face: int) -> str:
     return _NAMES[face]
 
 
-_NAMES = tuple(
-    [RANKS[f % 13] + SUITS[f // 13] for f in range(52)] + ["SJ", "BJ"]
-)
+_NAMES = tuple([RANKS[f % 13] + SUITS[f // 13] for f in range(52)] + ["SJ", "BJ"])
 _INDEX = {name: f for f, name in enumerate(_NAMES)}
+CARD_INDEX: dict[str, int] = _INDEX
 
 
 def parse_cards(texts: Iterable[str]) -> list[int]:

@@ -156,7 +156,7 @@ def run_declare(case: dict[str, Any]) -> dict[str, Any]:
         try:
             if not faces or hands[seat][faces[0]] < len(faces):
                 raise IllegalAction("not_in_hand")
-            current = validate(rules, current, seat, faces, hands[seat][faces[0]], level)
+            current = validate(rules, current, seat, faces, hands[seat][faces[0]], level, bool(case.get("first_hand")))
             if first is None:
                 first = seat
             out_decl.append({"ok": True})

@@ -36,6 +36,7 @@ def validate(
     faces: Sequence[int],
     held: int,
     level: int,
+    open_hand: bool = False,
 ) -> Declaration:
     """The declaration that results from ``seat`` showing ``faces`` now, or a refusal.
 
@@ -65,6 +66,8 @@ def validate(
     new = Declaration(seat, face, count)
     if joker and (count != 2 or not rules.joker_override or current is None):
         raise IllegalAction("cannot_override" if current is not None else "not_level_card")
+    if joker and open_hand and not rules.first_hand_joker_override:
+        raise IllegalAction("cannot_override")
     if current is None:
         if count == 1 and not rules.declare_single:
             raise IllegalAction("cannot_override")
@@ -83,8 +86,10 @@ def validate(
     if current.count == 2:
         if rules.pair_vs_pair == "none":
             raise IllegalAction("cannot_override")
-        if rules.pair_vs_pair == "jokers":
-            if not joker or (current.face >= SMALL_JOKER and new.face <= current.face):
+        if rules.pair_vs_pair in ("jokers", "any"):
+            if current.face >= SMALL_JOKER and (not joker or new.face <= current.face):
+                raise IllegalAction("cannot_override")  # only the big-joker pair beats the small one
+            if not joker and rules.pair_vs_pair == "jokers":
                 raise IllegalAction("cannot_override")
         elif new.strength() <= current.strength():
             raise IllegalAction("cannot_override")

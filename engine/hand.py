@@ -217,7 +217,7 @@ class Hand:
         if not faces or not holds(self.hands[seat], faces[:1]):
             raise IllegalAction("not_in_hand")
         held = self.hands[seat][faces[0]]
-        new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat))
+        new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat), self.open)
         self.declaration = new
         self.declarations.append(new)
         if self.first_declarer is None:
@@ -513,7 +513,9 @@ class Hand:
 def sort_key(order: Order | None, face: int) -> tuple[int, int, int]:
     """Hand display order: trumps first (strongest first), then suits S H C D."""
     if order is None:
-        return (0 if face >= SMALL_JOKER else 1, face // 13 if face < SMALL_JOKER else 0, -face % 13)
+        if face >= SMALL_JOKER:
+            return (0, -face, face)
+        return (1 + (0, 1, 3, 2)[face // 13], -(face % 13), face)
     suit = order.suit[face]
     group = 0 if suit == 4 else 1 + (0, 1, 3, 2)[suit]
     return (group, -order.rank[face], face)

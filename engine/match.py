@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .cards import (
+    CARD_INDEX,
     FULL_DECK,
     NUM_FACES,
     POINTS,
@@ -122,7 +123,7 @@ class Match:
             if not faces or h.hands[seat][faces[0]] < 1:
                 raise IllegalAction("not_in_hand")
             level = h.level if t == "chao" else h.seat_level(seat)
-            d = validate(self.rules, h.declaration, seat, faces, h.hands[seat][faces[0]], level)
+            d = validate(self.rules, h.declaration, seat, faces, h.hands[seat][faces[0]], level, h.open and t == "declare")
             if t == "chao" and d.count < 2:
                 raise IllegalAction("cannot_override")
         elif t == "deal":
@@ -172,7 +173,15 @@ class Match:
         t = action.get("t")
         h = self.hand
         events: list[dict[str, Any]]
-        if t == "deal":
+        if t == "play":
+            seat = _seat(action)
+            faces = _faces(action)
+            events = [{"e": "played", "seat": seat}]
+            events += h.play(seat, faces)
+            events[0]["cards"] = cards_str(h.last_trick[-1][1] if not h.trick else h.trick[-1][1])
+            if h.phase == OVER:
+                events += self._end_hand()
+        elif t == "deal":
             n = action.get("n", DEAL_STEP)
             if not isinstance(n, int) or isinstance(n, bool):
                 raise IllegalAction("bad_action")
@@ -202,14 +211,6 @@ class Match:
             seat = _seat(action)
             h.revolt(seat)
             events = [{"e": "revolution", "seat": seat}, *self._end_hand()]
-        elif t == "play":
-            seat = _seat(action)
-            faces = _faces(action)
-            events = [{"e": "played", "seat": seat}]
-            events += h.play(seat, faces)
-            events[0]["cards"] = cards_str(h.last_trick[-1][1] if not h.trick else h.trick[-1][1])
-            if h.phase == OVER:
-                events += self._end_hand()
         elif t == "next":
             if h.phase != OVER:
                 raise IllegalAction("wrong_phase")
@@ -456,12 +457,20 @@ def _seat(action: dict[str, Any]) -> int:
 
 def _faces(action: dict[str, Any]) -> list[int]:
     cards = action.get("cards")
-    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards) or len(cards) > 33:
+    if not isinstance(cards, list) or len(cards) > 33:
         raise IllegalAction("bad_card")
-    try:
-        return [parse_card(c) for c in cards]
-    except CardError:
-        raise IllegalAction("bad_card") from None
+    out: list[int] = []
+    for c in cards:
+        f = CARD_INDEX.get(c) if isinstance(c, str) else None
+        if f is None:
+            if not isinstance(c, str):
+                raise IllegalAction("bad_card")
+            try:
+                f = parse_card(c)
+            except CardError:
+                raise IllegalAction("bad_card") from None
+        out.append(f)
+    return out
 
 
 def hidden_cards(view: dict[str, Any]) -> Sequence[str]:

@@ -101,6 +101,10 @@ def check_follow(faces: Sequence[int], hand: Sequence[int], lead: Lead, order: O
         raise IllegalAction("wrong_count", count=n)
     if not holds(hand, faces):
         raise IllegalAction("not_in_hand")
+    if n == 1:  # the common case: a single
+        if order.suit[faces[0]] != lead.suit and any(hand[f] for f in order.members[lead.suit]):
+            raise IllegalAction("must_follow_suit")
+        return
     have = suit_cards(hand, lead.suit, order)
     played = [f for f in faces if order.suit[f] == lead.suit]
     if len(played) < min(n, len(have)):

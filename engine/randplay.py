@@ -17,6 +17,10 @@ def random_follow(hand: list[int], lead: Lead, rng: random.Random, order: Any) -
     """A uniformly-ish random legal follow: structure the rules demand, the rest at random."""
     n = len(lead.faces)
     have = suit_cards(hand, lead.suit, order)
+    if n == 1:
+        if have:
+            return (rng.choice(have),)
+        return (rng.choice([f for f in range(NUM_FACES) if hand[f] for _ in range(hand[f])]),)
     if len(have) <= n:
         rest = [f for f in range(NUM_FACES) if hand[f] and order.suit[f] != lead.suit for _ in range(hand[f])]
         return tuple(have) + tuple(rng.sample(rest, n - len(have)))
@@ -55,7 +59,11 @@ def random_action(m: Match, rng: random.Random, declare_rate: float = 0.3) -> di
             if opts and (h.forced or rng.random() < declare_rate):
                 return rng.choice(opts)
         if h.forced:
-            return {"t": "declare", "seat": seats[0], "cards": []}  # unreachable: forced seats hold a level card
+            return {
+                "t": "declare",
+                "seat": seats[0],
+                "cards": [],
+            }  # unreachable: forced seats hold a level card
         return {"t": "close"}
     if h.phase in (BURYING, CHAO):
         seat = h.to_act()[0]
@@ -70,9 +78,17 @@ def random_action(m: Match, rng: random.Random, declare_rate: float = 0.3) -> di
         assert h.turn is not None and h.order is not None
         seat = h.turn
         if not h.trick:
-            return {"t": "play", "seat": seat, "cards": cards_str(rng.choice(lead_options(h.hands[seat], h.order)))}
+            return {
+                "t": "play",
+                "seat": seat,
+                "cards": cards_str(rng.choice(lead_options(h.hands[seat], h.order))),
+            }
         assert h.lead is not None
-        return {"t": "play", "seat": seat, "cards": cards_str(random_follow(h.hands[seat], h.lead, rng, h.order))}
+        return {
+            "t": "play",
+            "seat": seat,
+            "cards": cards_str(random_follow(h.hands[seat], h.lead, rng, h.order)),
+        }
     return {"t": "next"}
 
 

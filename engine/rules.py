@@ -15,7 +15,7 @@ from .cards import RANKS, parse_rank
 LevelTable = Literal["classic", "competition", "chaodipi", "super"]
 KittyScheme = Literal["flat2", "power2", "pairs4"]
 ThrowPenalty = Literal["none", "per_card_thrown", "per_card_failed", "per_throw"]
-PairVsPair = Literal["none", "jokers", "ladder"]
+PairVsPair = Literal["none", "jokers", "any", "ladder"]
 NoDeclaration = Literal["flip_kitty_level", "forced_dealer", "flip_kitty_largest", "third_kitty_card"]
 TimeLimitMode = Literal["higher_level", "both_to_ace"]
 
@@ -54,6 +54,7 @@ class Rules:
     opponent_override: bool = True  # 反主
     self_override: bool = False
     joker_override: bool = False  # a joker pair overrides and makes no trump
+    first_hand_joker_override: bool = True  # 003: "常主不可以反主" while the first hand's dealer is open
     pair_vs_pair: PairVsPair = "none"
     first_hand_dealer: Literal["first", "last"] = "first"
     no_declaration: NoDeclaration = "flip_kitty_level"
@@ -112,7 +113,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "level_table": ("classic", "competition", "chaodipi", "super"),
     "kitty_scheme": ("flat2", "power2", "pairs4"),
     "throw_penalty": ("none", "per_card_thrown", "per_card_failed", "per_throw"),
-    "pair_vs_pair": ("none", "jokers", "ladder"),
+    "pair_vs_pair": ("none", "jokers", "any", "ladder"),
     "first_hand_dealer": ("first", "last"),
     "no_declaration": ("flip_kitty_level", "forced_dealer", "flip_kitty_largest", "third_kitty_card"),
     "dealer_on_hold": ("same", "partner"),
@@ -157,7 +158,8 @@ CHAODIPI = Rules(
     throw_penalty="per_card_thrown",
     knockback=True,
     joker_override=True,
-    pair_vs_pair="jokers",
+    first_hand_joker_override=False,
+    pair_vs_pair="any",
     first_hand_dealer="last",
     no_declaration="flip_kitty_largest",
     chao=True,
@@ -166,6 +168,7 @@ CHAODIPI = Rules(
 SUPER = Rules(
     name="super",
     target=None,
+    must_play=(),
     level_table="super",
     kitty_scheme="pairs4",
     dealer_on_hold="partner",

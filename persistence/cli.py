@@ -34,14 +34,21 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tractor-host db", description="Back up, export and check the tractor-host database."
     )
-    parser.add_argument("--db", help="database file (default: $TRACTOR_DB or ./data/tractor.sqlite3)")
+    db_help = "database file (default: $TRACTOR_DB or ./data/tractor.sqlite3)"
+    parser.add_argument("--db", help=db_help)
+    # --db is taken after the command too (`tractor-host db check --db FILE`); SUPPRESS keeps
+    # an absent one from overwriting the one given before the command.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", help=db_help, default=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    backup = sub.add_parser("backup", help="copy the live database to PATH (safe while the bot runs)")
+    backup = sub.add_parser(
+        "backup", parents=[common], help="copy the live database to PATH (safe while the bot runs)"
+    )
     backup.add_argument("path", metavar="PATH")
-    export = sub.add_parser("export", help="print one match's log as replayable JSON")
+    export = sub.add_parser("export", parents=[common], help="print one match's log as replayable JSON")
     export.add_argument("match", metavar="MATCH", type=int, help="match id")
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    sub.add_parser("check", help="integrity check, then replay every unfinished match")
+    sub.add_parser("check", parents=[common], help="integrity check, then replay every unfinished match")
     return parser
 
 
@@ -110,7 +117,14 @@ async def _export(store: SqliteStore, match_id: int, output: str | None) -> int:
     if stored is None:
         print(f"no match with id {match_id}", file=sys.stderr)
         return 1
-    text = json.dumps(export_document(stored), ensure_ascii=False, indent=1) + "\n"
+    document = export_document(stored)
+    if stored.error:
+        # Damaged: add every row as stored, so the damage can be seen (and mended by hand).
+        rows = await store.fetchall(
+            "SELECT seq, action FROM actions WHERE match_id = ? ORDER BY seq", (match_id,)
+        )
+        document["raw_actions"] = [{"seq": seq, "text": text} for seq, text in rows]
+    text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     if output:
         Path(output).write_text(text, encoding="utf-8")
         print(f"match {match_id}: {len(stored.actions)} actions written to {output}")

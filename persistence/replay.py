@@ -8,6 +8,7 @@ refuses) is reported and set aside; every other match still resumes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterable
@@ -68,9 +69,8 @@ def replay_all(stored: Iterable[StoredMatch], rebuild: Rebuild[T]) -> ReplayRepo
         try:
             report.states[match.id] = (match, replay_one(match, rebuild))
         except Exception as exc:  # one match's damage must not stop the rest
-            report.broken.append(
-                Broken(match.id, str(exc) if isinstance(exc, ValueError) else _describe(exc))
-            )
+            reason = str(exc) if isinstance(exc, ValueError) else _describe(exc)
+            report.broken.append(Broken(match.id, reason))
     return report
 
 
@@ -82,7 +82,9 @@ async def resume_all(store: Store, rebuild: Rebuild[T]) -> ReplayReport[T]:
     and `db export` shows its log.
     """
     loaded = await store.load_unfinished(include_broken=True)
-    report = replay_all((m for m in loaded if m.status != BROKEN), rebuild)
+    pending = [m for m in loaded if m.status != BROKEN]
+    # Replays are CPU work: keep the event loop free while they run.
+    report = await asyncio.to_thread(replay_all, pending, rebuild)
     for broken in report.broken:
         log.error("match %s set aside: %s", broken.match_id, broken.reason)
         await store.mark_broken(broken.match_id, broken.reason)

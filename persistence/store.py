@@ -151,6 +151,7 @@ class SqliteStore:
         # cancelled in between leaves it set, and the next user of the connection
         # rolls the stray transaction back first (see `_settle`).
         self._in_tx = False
+        self._holder: asyncio.Task[Any] | None = None
 
     # ----------------------------------------------------------------- opening
 
@@ -191,7 +192,12 @@ class SqliteStore:
         return cls(conn, target, clock)
 
     async def close(self) -> None:
-        await self._conn.close()
+        """Close the connection, after rolling back any transaction a cancelled task left open."""
+        async with self._exclusive():
+            await self._settle()
+            with contextlib.suppress(sqlite3.Error):
+                await self._conn.execute("PRAGMA optimize")  # keeps the query planner's statistics fresh
+            await self._conn.close()
 
     # ------------------------------------------------------- transactions, SQL
 
@@ -201,8 +207,9 @@ class SqliteStore:
 
         For persistence modules that add their own tables (leagues): run your
         statements on the connection this yields, and nothing else meanwhile.
+        Not reentrant: calling another store method inside the block raises RuntimeError.
         """
-        async with self._lock:
+        async with self._exclusive():
             await self._begin("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -210,6 +217,19 @@ class SqliteStore:
                 await self._end("ROLLBACK")
                 raise
             await self._end("COMMIT")
+
+    @asynccontextmanager
+    async def _exclusive(self) -> AsyncIterator[None]:
+        """Hold the connection for one unit of work; a nested call says so instead of deadlocking."""
+        task = asyncio.current_task()
+        if task is not None and task is self._holder:
+            raise RuntimeError("a store method was called inside store.transaction(); use its connection")
+        async with self._lock:
+            self._holder = task
+            try:
+                yield
+            finally:
+                self._holder = None
 
     async def _settle(self) -> None:
         """Roll back a transaction a cancelled task left open; call with the lock held."""
@@ -229,7 +249,7 @@ class SqliteStore:
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
         """Run one read query outside any write transaction."""
-        async with self._lock:
+        async with self._exclusive():
             await self._settle()
             async with self._conn.execute(sql, tuple(params)) as cur:
                 return list(await cur.fetchall())
@@ -348,8 +368,9 @@ class SqliteStore:
     ) -> AppendResult:
         """Append one accepted action, durably, in one transaction.
 
-        :returns: "applied", or "duplicate" when `key` was seen before or this
-            very action is already stored at `seq` (nothing changes then).
+        :returns: "applied", or "duplicate" when `key` was seen before, or when
+            `key` is None and this very action is already stored at `seq`
+            (a retried system action); nothing changes then.
         :raises SequenceConflict: `seq` holds a different action, or is not the next seq.
         :raises UnknownMatch: no such match.
         :raises MatchClosed: the match is finished.
@@ -358,8 +379,9 @@ class SqliteStore:
         text = _dumps(_require_dict(action, "action"), "action")
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
+        key = None if key is None else str(key)
         now = self._clock()
-        async with self._lock:
+        async with self._exclusive():
             await self._settle()
             # Fast path: one statement, so one implicit transaction; the trigger raises the
             # version in the same statement. It inserts only the next seq of an open match
@@ -587,7 +609,7 @@ class SqliteStore:
         array does not decode into n objects is read again row by row, to name
         the damaged row.
         """
-        async with self._lock:
+        async with self._exclusive():
             # One read transaction: the matches, logs, messages and deadlines agree.
             await self._begin("BEGIN")
             try:
@@ -646,7 +668,7 @@ class SqliteStore:
         """Copy the live database to `target` with SQLite's online backup (safe while appending)."""
         from persistence.backup import backup_connection
 
-        async with self._lock:
+        async with self._exclusive():
             await self._settle()
             await backup_connection(self._conn, Path(target))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import random
+import threading
 import time
 import uuid
 from typing import Any, TextIO
@@ -96,12 +97,12 @@ async def run_console(*, db: str | None, resume: bool, inp: TextIO, out: TextIO,
         if resume:
             await host.settle()
         platform.write(tr(session.lang(), "console.prompt"))
-        loop = asyncio.get_running_loop()
+        lines = _line_reader(inp)
         while session.table_open():
             platform.show_panels()
             out.write("> ")
             out.flush()
-            line = await loop.run_in_executor(None, inp.readline)
+            line = await lines.get()
             if not line:
                 break
             line = line.strip()
@@ -125,6 +126,28 @@ async def run_console(*, db: str | None, resume: bool, inp: TextIO, out: TextIO,
         if unfinished:
             platform.write(tr(lang, "console.bye"))
     return code
+
+
+def _line_reader(inp: TextIO) -> asyncio.Queue[str]:
+    """Lines of input from a daemon thread ("" at the end): a blocked read never holds up Ctrl-C or exit."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str] = asyncio.Queue()
+
+    def pump() -> None:
+        while True:
+            try:
+                line = inp.readline()
+            except (OSError, ValueError):
+                line = ""
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+            except RuntimeError:  # the loop is closed: nobody reads any more
+                return
+            if not line:
+                return
+
+    threading.Thread(target=pump, name="console-input", daemon=True).start()
+    return queue
 
 
 def _your_name() -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Sequence
 from typing import Any, Protocol
@@ -45,6 +46,7 @@ MAX_INLINE_RESULTS = 50
 # spinner until then, and Telegram drops answers after about 15 s).
 CALLBACK_ANSWER_DEADLINE = 2.5
 EXPIRED = "这个按钮已失效 / This button has expired."
+ADMIN_CACHE_SECONDS = 60.0
 
 
 class InlineChoiceLike(Protocol):
@@ -163,6 +165,7 @@ class Inbound:
         self._last_group: OrderedDict[int, int] = OrderedDict()
         self._pending: set[asyncio.Task[None]] = set()
         self.answer_deadline = CALLBACK_ANSWER_DEADLINE
+        self._admins: dict[int, tuple[float, frozenset[int]]] = {}
 
     async def settle(self) -> None:
         """Wait for every pending callback answer (tests, shutdown)."""
@@ -171,8 +174,10 @@ class Inbound:
 
     def handlers(self) -> list[BaseHandler[Update, ContextTypes.DEFAULT_TYPE, None]]:
         return [
-            MessageHandler(filters.COMMAND, self.on_command),
-            MessageHandler(filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND, self.on_private_text),
+            # New messages only: editing an old "/new" must not open a second table.
+            MessageHandler(filters.UpdateType.MESSAGE & filters.COMMAND, self.on_command),
+            MessageHandler(filters.UpdateType.MESSAGE & filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND,
+                           self.on_private_text),
             CallbackQueryHandler(self.on_press),
             InlineQueryHandler(self.on_inline_query),
             ChosenInlineResultHandler(self.on_chosen),
@@ -195,10 +200,25 @@ class Inbound:
             return  # a command for another bot in the same group
         where = self._where(message.chat.id, message.chat.type)
         self._remember(tg_user.id, where)
+        admin = not where.private and await self._is_admin(message.chat.id, tg_user.id)
         await self.host.handle(Incoming(
             "command", _user(tg_user), where, _key(update), name=name.lower(), args=tuple(args),
-            reply=ChatReplier(self.platform, where),
+            reply=ChatReplier(self.platform, where), extra={"admin": "1"} if admin else {},
         ))
+
+    async def _is_admin(self, chat_id: int, user_id: int) -> bool:
+        """Whether the user administers the group (league seasons and rankings ask); cached a minute."""
+        now = time.monotonic()
+        cached = self._admins.get(chat_id)
+        if cached is None or cached[0] < now:
+            try:
+                members = await self.platform.bot.get_chat_administrators(chat_id)
+            except TelegramError as exc:
+                log.info("admins of %s unknown: %s", chat_id, exc)
+                return False
+            cached = (now + ADMIN_CACHE_SECONDS, frozenset(m.user.id for m in members))
+            self._admins[chat_id] = cached
+        return user_id in cached[1]
 
     async def on_private_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Free text in the private chat (the host may answer with help)."""

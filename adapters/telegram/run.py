@@ -17,9 +17,11 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import socket
 import sys
 import time
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from telegram import BotCommand
 from telegram.ext import Application, ApplicationBuilder
@@ -35,6 +37,8 @@ log = logging.getLogger(__name__)
 COMMANDS = ("new", "join", "leave", "start", "addbot", "kick", "rules", "lang", "help", "back", "pause",
             "resume", "abandon", "standings", "stats", "history", "season", "export")
 DRAIN_ON_STOP = 10.0
+# Small requests go out at once instead of waiting on Nagle's algorithm for the last ACK.
+NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 def _remember_missing_sniffio() -> None:
@@ -72,8 +76,9 @@ class TelegramRunner:
             .base_url(config.base_url)
             .base_file_url(config.base_file_url)
             .request(HTTPXRequest(connection_pool_size=64, read_timeout=request_timeout,
-                                  write_timeout=request_timeout, connect_timeout=request_timeout))
-            .get_updates_request(HTTPXRequest(read_timeout=config.poll_timeout + 10.0))
+                                  write_timeout=request_timeout, connect_timeout=request_timeout,
+                                  socket_options=NO_DELAY))
+            .get_updates_request(HTTPXRequest(read_timeout=config.poll_timeout + 10.0, socket_options=NO_DELAY))
             .concurrent_updates(order)
         )
         return builder.build()
@@ -90,7 +95,7 @@ class TelegramRunner:
         cfg = self.config
         if cfg.mode == "webhook":
             await updater.start_webhook(
-                listen=cfg.webhook_listen, port=cfg.webhook_port, url_path=cfg.token.split(":")[0],
+                listen=cfg.webhook_listen, port=cfg.webhook_port, url_path=_url_path(cfg.webhook_url),
                 webhook_url=cfg.webhook_url, secret_token=cfg.webhook_secret or None,
                 drop_pending_updates=cfg.drop_pending_updates,
             )
@@ -129,3 +134,8 @@ def from_env(host: HostPort) -> TelegramRunner | None:
     """The runner `tractor-host run` starts when TELEGRAM_BOT_TOKEN is set, else None."""
     config = TelegramConfig.from_env()
     return TelegramRunner(config, host) if config is not None else None
+
+
+def _url_path(webhook_url: str) -> str:
+    """The path Telegram posts to is the path of the public webhook URL (a proxy may sit in front)."""
+    return urlsplit(webhook_url).path.lstrip("/")

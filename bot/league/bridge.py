@@ -114,7 +114,7 @@ def record_from_table(
         reason = "target"
     meta = getattr(table, "meta", {}) or {}
     settings = meta.get("settings") or {}
-    fmt = settings.get("format", "single") if isinstance(settings, dict) else "single"
+    fmt = meta.get("format") or (settings.get("format", "single") if isinstance(settings, dict) else "single")
     return MatchRecord(
         platform=str(table.platform_name),
         chat_id=str(table.chat_id),

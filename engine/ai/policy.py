@@ -80,8 +80,13 @@ def is_master(faces: Sequence[int], spot: Spot) -> bool:
 
 
 def choose_play(spot: Spot) -> tuple[int, ...]:
-    """The policy's play: the best-scored candidate."""
-    return ranked_plays(spot)[0][1]
+    """The policy's play: the best-scored candidate (the first of equals)."""
+    scored = lead_scores(spot) if not spot.trick else follow_scores(spot)
+    best = scored[0]
+    for sc in scored:
+        if sc[0] > best[0]:
+            best = sc
+    return best[1]
 
 
 def ranked_plays(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
@@ -202,37 +207,40 @@ def follow_candidates(spot: Spot) -> list[tuple[int, ...]]:
     hand, lead, order = spot.hand, spot.lead, spot.order
     assert lead is not None
     n = len(lead.faces)
-    have = [f for f in range(NUM_FACES) for _ in range(hand[f]) if order.suit[f] == lead.suit]
+    have = [f for f in suit_faces(order)[lead.suit] for _ in range(hand[f])]
+    checked: list[tuple[int, ...]] = []  # legal by construction
+    cands: list[tuple[int, ...]] = []  # to be checked
     if len(have) >= n:
         if n == 1:
             return [(f,) for f in sorted(set(have))]
         pool = Counter(have)
         cands = [_shape_fill(Counter(pool), lead, order, key) for key in _KEYS]
         if n == 2:
-            cands += [(f, f) for f, c in pool.items() if c >= 2]
+            checked = [(f, f) for f, c in pool.items() if c >= 2]
     else:
         rest = [f for f in range(NUM_FACES) for _ in range(hand[f]) if order.suit[f] != lead.suit]
         k = n - len(have)
         cheap = sorted(rest, key=lambda f: (POINTS[f] > 0, card_cost(f, order)))
         feed = sorted(rest, key=lambda f: (-POINTS[f], card_cost(f, order)))
-        cands = [tuple(have) + tuple(cheap[:k]), tuple(have) + tuple(feed[:k])]
+        checked = [tuple(have) + tuple(cheap[:k]), tuple(have) + tuple(feed[:k])]
         if not have and lead.suit != TRUMP:
             trumps = Counter(f for f in rest if order.suit[f] == TRUMP)
             if sum(trumps.values()) >= n:
                 if n == 1:
-                    cands += [(f,) for f in trumps]
+                    checked += [(f,) for f in trumps]
                 else:
-                    cands += [_shape_fill(Counter(trumps), lead, order, key) for key in _KEYS]
+                    checked += [_shape_fill(Counter(trumps), lead, order, key) for key in _KEYS]
     out: list[tuple[int, ...]] = []
     seen: set[tuple[int, ...]] = set()
-    for c in cands:
+    for c, check in [*((c, True) for c in cands), *((c, False) for c in checked)]:
         key = tuple(sorted(c))
         if len(c) != n or key in seen:
             continue
-        try:
-            check_follow(c, hand, lead, order)
-        except IllegalAction:
-            continue
+        if check:
+            try:
+                check_follow(c, hand, lead, order)
+            except IllegalAction:
+                continue
         seen.add(key)
         out.append(c)
     if not out:

@@ -64,6 +64,11 @@ def _try(
     hands = [[0] * NUM_FACES for _ in range(4)]
     hands[seen.seat] = list(seen.hand)
     kitty: list[int] = [] if seen.kitty is None else list(seen.kitty)
+    for s, f in seen.shown():  # a shown trump bid stays with its seat until it is played
+        if f in pool and left[s] > 0:
+            pool.remove(f)
+            left[s] -= 1
+            hands[s][f] += 1
     for f in pool:
         slots = [s for s in allowed[f] if left[s] > 0]
         if not slots:

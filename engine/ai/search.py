@@ -1,17 +1,20 @@
 """The ``strong`` level: determinized playouts with ``policy`` as the playout policy.
 
-For a play it keeps the policy's few best candidates, deals the hidden cards
-many times consistently with what the seat has seen (``sampling``), plays
-each candidate out to the end of the hand on every deal with the policy for
-all four seats, and picks the candidate with the best average result for its
-team (points plus a bonus for winning the hand). Every candidate sees the
-same deals, so their differences are not noise from the deal.
+For a play it takes the policy's best few candidates (for a lead, the best
+of each suit first), deals the hidden cards consistently with what the seat
+has seen (``sampling``), plays each candidate out to the end of the hand on
+every deal with the policy for all four seats (``rollout``), and compares
+each with the policy's own choice on the same deals: points for its side
+plus a bonus for winning the hand. Candidates clearly worse are dropped
+early; the policy's choice is left only for one that beats it with some
+confidence, so a small budget plays like ``basic`` rather than like noise.
 
 Other decisions (declaring, burying, 炒底, revolution) use ``basic``.
 
-The number of deals comes from the budget through a fixed cost model, not
-from the clock, so the same view and seed always give the same move; the
-clock is only a guard that stops the search on a much slower machine.
+The budget becomes a number of playouts through a fixed cost model, not
+the clock, so the same view and seed always give the same move; the
+thread's CPU clock only stops the search on a machine far slower than the
+model (CPU time, so a machine busy with other work does not change moves).
 """
 
 from __future__ import annotations
@@ -22,8 +25,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..cards import cards_str, parse_rank
-from ..hand import Hand
+from ..cards import cards_str
 from ..rules import Rules
 from ..scoring import level_change
 from . import basic, rollout
@@ -34,42 +36,37 @@ from .seen import Seen
 
 MAX_CANDIDATES = 4
 RACE_AFTER = 3  # deals before clearly worse candidates stop being played out
-CONFIDENCE = 1.0  # standard errors a candidate must clear to replace the policy's choice
+CONFIDENCE = 0.75  # standard errors a candidate must clear to replace the policy's choice
 WIN_BONUS = 30.0  # a won hand is worth this many points on top of the points themselves
 LEVEL_BONUS = 10.0
-COST_PER_CARD_S = 0.00025  # measured playout cost per card left in play (one candidate, one deal)
+COST_PER_CARD_S = 0.00012  # measured: one playout costs about this per card still in play (incl. sampling)
 MIN_DEALS, MAX_DEALS = 2, 400
 
 
-def deals_for(budget_s: float, candidates: int, cards_left: int) -> int:
-    """How many deals fit in the budget: a deterministic cost model, so the move never depends on the clock."""
-    per_deal = max(1, candidates) * max(4, cards_left) * COST_PER_CARD_S
-    return max(MIN_DEALS, min(MAX_DEALS, int(budget_s / per_deal)))
+def playouts_for(budget_s: float, cards_left: int) -> int:
+    """How many playouts fit in the budget: a deterministic cost model, so the move never depends on the clock."""
+    return int(budget_s / (max(4, cards_left) * COST_PER_CARD_S))
 
 
 def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None = None) -> dict[str, Any]:
     if seen.phase != "playing" or (seen.view.get("can_revolt") and basic.should_revolt(seen)):
         return basic.decide(seen)
-    spot = basic.spot_of(seen)
-    ranked = ranked_plays(spot)
-    cands: list[tuple[int, ...]] = []
-    keys: set[tuple[int, ...]] = set()
-    for _, c in ranked:
-        key = tuple(sorted(c))
-        if key not in keys:
-            keys.add(key)
-            cands.append(c)
-        if len(cands) >= MAX_CANDIDATES:
-            break
+    cands = candidates(seen)
     if len(cands) == 1:
         return action("play", seen.seat, cards_str(cands[0]))
     cards_left = sum(seen.hand_counts)
-    n = deals if deals is not None else deals_for(budget_s, len(cands), cards_left)
-    deadline = time.perf_counter() + max(budget_s, 0.01) * 3 if deals is None else None
+    n = deals if deals is not None else MAX_DEALS
+    playouts = playouts_for(budget_s, cards_left) if deals is None else n * len(cands)
+    # the guard reads this thread's CPU time: a busy machine slows the wall clock, not the search
+    deadline = time.thread_time() + max(budget_s, 0.01) * 3 if deals is None else None
     k = len(cands)
     sums, squares, counts = [0.0] * k, [0.0] * k, [0] * k
     active = list(range(1, k))
+    used = 0
     for i in range(n):
+        if i >= MIN_DEALS and used >= playouts:
+            break
+        used += 1 + len(active)
         deal = sample(seen, rng)
         base = playout(seen, deal, cands[0])
         for j in active:
@@ -81,7 +78,7 @@ def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None
             active = [j for j in active if _bound(sums[j], squares[j], counts[j], -CONFIDENCE * 2) >= 0.0]
             if not active:
                 break
-        if deadline is not None and i >= 1 and time.perf_counter() > deadline:
+        if deadline is not None and i >= 1 and time.thread_time() > deadline:
             break  # only on a machine far slower than the cost model assumes
     return action("play", seen.seat, cards_str(cands[pick(sums, squares, counts)]))
 
@@ -113,28 +110,30 @@ def pick(sums: list[float], squares: list[float], counts: list[int]) -> int:
     return best
 
 
-def start_hand(seen: Seen, deal: Deal) -> Hand:
-    """The sampled deal as an engine ``Hand`` at this seat's turn, the current trick replayed."""
-    assert seen.dealer is not None and seen.trump is not None
-    levels = seen.view.get("levels") or ["2", "2"]
-    dteam = seen.dealer % 2
-    leader = seen.trick[0][0] if seen.trick else seen.seat
-    h = Hand.at_trick(
-        seen.rules,
-        seen.level,
-        seen.trump,
-        [seen.dealer, (seen.dealer + 2) % 4],
-        [list(x) for x in deal.hands],
-        leader,
-        deal.kitty,
-        seen.defender_points,
-        parse_rank(str(levels[1 - dteam])),
-    )
-    if seen.trick:
-        h.trick = list(seen.trick)
-        h.lead = seen.lead
-        h.turn = seen.seat
-    return h
+def candidates(seen: Seen) -> list[tuple[int, ...]]:
+    """The policy's best plays, its own choice first. A lead takes the best play of each suit
+    before second choices in one suit, so the search weighs where to lead, not only what."""
+    assert seen.order is not None
+    ranked = [c for _, c in ranked_plays(basic.spot_of(seen))]
+    picked: list[tuple[int, ...]] = []
+    keys: set[tuple[int, ...]] = set()
+    order = seen.order
+    if not seen.trick:
+        suits: set[int] = set()
+        for c in ranked:
+            if order.suit[c[0]] not in suits:
+                suits.add(order.suit[c[0]])
+                picked.append(c)
+                keys.add(tuple(sorted(c)))
+        picked = picked[:MAX_CANDIDATES]
+    for c in ranked:
+        if len(picked) >= MAX_CANDIDATES:
+            break
+        key = tuple(sorted(c))
+        if key not in keys:
+            keys.add(key)
+            picked.append(c)
+    return picked
 
 
 def playout(seen: Seen, deal: Deal, first: Sequence[int]) -> float:

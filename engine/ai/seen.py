@@ -34,6 +34,7 @@ class Seen:
     trick: list[Play]
     lead: Lead | None
     played: list[int]  # counts of every card seen played this hand
+    played_by: list[list[int]]  # the same per seat
     voids: list[set[int]]  # effective suits each seat has shown it lacks
     hand_counts: list[int]
     kitty: list[int] | None  # the kitty this seat holds or buried, when it knows it
@@ -48,6 +49,18 @@ class Seen:
     def is_declarer(self, seat: int | None = None) -> bool:
         s = self.seat if seat is None else seat
         return self.dealer is not None and s % 2 == self.dealer % 2
+
+    def shown(self) -> list[tuple[int, int]]:
+        """(seat, face) for each card another seat showed as its trump bid and has not played since."""
+        d = self.view.get("declaration")
+        if not d or self.phase not in ("chao", "playing"):
+            return []
+        seat = int(d["seat"])
+        cards = faces(d.get("cards"))
+        if seat == self.seat or not cards or (self.order and self.order.suit[cards[0]] in self.voids[seat]):
+            return []
+        left = len(cards) - self.played_by[seat][cards[0]]
+        return [(seat, cards[0])] * max(0, left)
 
     def unseen(self) -> list[int]:
         """Counts of the cards this seat cannot place: in other hands or the kitty."""
@@ -82,11 +95,12 @@ def read_view(view: dict[str, Any]) -> Seen:
     hand = counts_of(faces(view.get("hand", [])))
     trick: list[Play] = [(int(s), faces(c)) for s, c in view.get("trick") or []]
     played = [0] * NUM_FACES
+    played_by = [[0] * NUM_FACES for _ in range(4)]
     voids: list[set[int]] = [set(), set(), set(), set()]
     for t in view.get("tricks") or []:
         plays = [(int(s), faces(c)) for s, c in t.get("plays", [])]
-        _note(plays, played, voids, order)
-    _note(trick, played, voids, order)
+        _note(plays, played, played_by, voids, order)
+    _note(trick, played, played_by, voids, order)
     lead: Lead | None = None
     if trick and order is not None:
         lf = trick[0][1]
@@ -106,6 +120,7 @@ def read_view(view: dict[str, Any]) -> Seen:
         trick=trick,
         lead=lead,
         played=played,
+        played_by=played_by,
         voids=voids,
         hand_counts=[int(n) for n in view.get("hand_counts", [0, 0, 0, 0])],
         kitty=kitty,
@@ -115,11 +130,18 @@ def read_view(view: dict[str, Any]) -> Seen:
     )
 
 
-def _note(plays: list[Play], played: list[int], voids: list[set[int]], order: Order | None) -> None:
+def _note(
+    plays: list[Play],
+    played: list[int],
+    played_by: list[list[int]],
+    voids: list[set[int]],
+    order: Order | None,
+) -> None:
     """Count the cards and mark a seat void in the led suit when it followed short."""
-    for _, cards in plays:
+    for s, cards in plays:
         for f in cards:
             played[f] += 1
+            played_by[s][f] += 1
     if not plays or order is None:
         return
     lead = plays[0][1]

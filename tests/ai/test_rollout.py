@@ -21,14 +21,12 @@ def _at_first_lead(preset_name: str, seed: int) -> Match:
         else:
             sa = m.system_action()
             assert sa is not None
-            if sa["t"] == "next":  # a revolution or redeal: deal again
-                pass
             m.apply(sa)
     return m
 
 
 @pytest.mark.parametrize("preset_name", ["classic", "competition", "chaodipi", "super"])
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_rollout_matches_the_engine(preset_name: str, seed: int) -> None:
     m = _at_first_lead(preset_name, seed)
     h = m.hand

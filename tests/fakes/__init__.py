@@ -1,0 +1,1 @@
+"""Fake platform servers the real client libraries talk to in tests."""

@@ -179,6 +179,8 @@ class FakeTelegram:
         self.port = 0
         self.webhook: str | None = None
         self.pending_polls = 0
+        self.pushed_at: dict[int, float] = {}
+        self.admins: dict[int, set[int]] = {}
 
     # -- server lifecycle -------------------------------------------------
 
@@ -225,8 +227,9 @@ class FakeTelegram:
         self.users[user_id] = user
         return user
 
-    def add_group(self, chat_id: int, title: str = "Tractor club") -> int:
+    def add_group(self, chat_id: int, title: str = "Tractor club", *, admins: tuple[int, ...] = ()) -> int:
         self.groups[chat_id] = title
+        self.admins[chat_id] = set(admins)
         return chat_id
 
     def block(self, user_id: int, blocked: bool = True) -> None:
@@ -276,6 +279,7 @@ class FakeTelegram:
         update = {"update_id": update_id, **body}
         self._updates.append(update)
         self._all_updates.append(update)
+        self.pushed_at[update_id] = self.clock()
         self._wake_soon()
         return update_id
 
@@ -306,6 +310,17 @@ class FakeTelegram:
             length = len(text.split()[0])
             body["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
         return self._push({"message": body})
+
+    def edit_text(self, user_id: int, chat_id: int, message_id: int, text: str) -> int:
+        """The user edits a message they sent (Telegram sends an edited_message update)."""
+        msg = self.messages[(chat_id, message_id)]
+        assert msg.sender["id"] == user_id
+        msg.text = text
+        msg.edits += 1
+        body = self._message_dict(msg)
+        if text.startswith("/"):
+            body["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        return self._push({"edited_message": body})
 
     def command(self, user_id: int, chat_id: int, text: str) -> int:
         """`/new classic`, `/join@tractor_test_bot`, ... in a chat."""
@@ -543,6 +558,20 @@ class FakeTelegram:
     async def _api_setWebhook(self, params: dict[str, Any]) -> Any:
         self.webhook = str(params.get("url", ""))
         return True
+
+    async def _api_getChatAdministrators(self, params: dict[str, Any]) -> Any:
+        chat_id = params.get("chat_id")
+        if chat_id not in self.groups:
+            raise _ApiError(400, "Bad Request: there are no administrators in the private chat")
+        rights = dict.fromkeys(
+            ("can_be_edited", "is_anonymous", "can_manage_chat", "can_delete_messages", "can_manage_video_chats",
+             "can_restrict_members", "can_promote_members", "can_change_info", "can_invite_users",
+             "can_post_stories", "can_edit_stories", "can_delete_stories"), False)
+        out = []
+        for user_id in sorted(self.admins.get(chat_id, set())):
+            user = self.users.get(user_id) or FakeUser(user_id, str(user_id))
+            out.append({"status": "administrator", "user": user.to_dict(), **rights})
+        return out
 
     async def _api_setMyCommands(self, params: dict[str, Any]) -> Any:
         return True

@@ -121,9 +121,12 @@ async def test_restart_mid_hand_goes_on_with_the_same_messages() -> None:
     rig = await make_rig(PACED)
     path = rig.store.path
     table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
-    for _ in range(40):
-        for u in ("u1", "u2"):
-            await act_as_human(rig, table, u, "text")
+    for _ in range(200):  # into the first tricks of hand 1
+        if table.match.phase == "playing" and table.match.public_view()["tricks_played"] >= 3:
+            break
+        if not any([await act_as_human(rig, table, u, "text") for u in ("u1", "u2")]):
+            rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
+            await rig.host.settle()
     assert table.match.phase == "playing"
     version, messages, deadlines = table.match.version, dict(table.messages), dict(table.deadlines)
     await rig.host.stop()
@@ -182,3 +185,91 @@ async def test_help_rules_and_languages(rig: Rig) -> None:
     hand = rig.platform.messages[table.messages[f"hand{s}"]][1].text
     assert hand.startswith("Your hand")
     assert "80分" in rig.platform.messages[table.messages["table"]][1].text
+
+
+async def test_match_clock_survives_pause_and_runs_out(rig: Rig) -> None:
+    table = await open_table(rig, ["u1"], 3, "competition")  # 120-minute matches
+    at = table.deadlines["time_limit"]
+    assert at == rig.clock.now() + 120 * 60
+    await send(rig, rig.d.command("u1", "pause"))
+    assert table.status == "paused" and "time_limit" not in table.deadlines
+    rig.clock.advance(3600)  # an hour of pause does not count
+    await rig.host.settle()
+    await send(rig, rig.d.command("u1", "resume"))
+    assert table.deadlines["time_limit"] == rig.clock.now() + 120 * 60
+    rig.clock.advance(120 * 60 + 1)
+    await rig.host.settle()
+    stored = await rig.store.get_match(table.id)
+    assert {"t": "time_up"} in stored.actions
+    assert tr("en", "announce.time_up") in rig.platform.group_texts()
+
+
+async def test_an_unstarted_lobby_expires() -> None:
+    from tests.host.conftest import FAST
+
+    rig = await make_rig(FAST.__class__(**{**FAST.to_dict(), "lobby": 600.0}))
+    try:
+        await send(rig, rig.d.command("u1", "new"))
+        table = rig.host.by_chat[("fake", "g1")]
+        rig.clock.advance(599)
+        await rig.host.settle()
+        assert table.status == "lobby"
+        rig.clock.advance(2)
+        await rig.host.settle()
+        assert (await rig.store.get_match(table.id)).status == "abandoned"
+        assert ("fake", "g1") not in rig.host.by_chat
+        assert rig.platform.group_texts()[-1] == tr("en", "lobby.expired")
+    finally:
+        await rig.host.stop()
+        await rig.store.close()
+
+
+async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
+    from bot import tokens
+    from tests.host.conftest import PACED
+    from tests.host.helpers import find, hand_message
+
+    rig = await make_rig(PACED.__class__(**{**PACED.to_dict(), "deal": 2.0}), seed=21)
+    try:
+        table = await open_table(rig, ["u1", "u2"], 2, "classic")
+        assert table.match.phase == "dealing"
+        declared = False
+        for _ in range(30):
+            if table.match.phase != "dealing":
+                break
+            for u in ("u1", "u2"):
+                s = table.seat_of(u)
+                bids = [a for a in table.match.legal_actions(s) if a["t"] == "declare"]
+                if bids and not declared:
+                    arg = "".join(bids[0]["cards"])
+                    notes = await send(rig, rig.d.press(u, find(hand_message(rig, table, s), tokens.DECLARE, arg)))
+                    assert notes == ["✓"]
+                    declared = True
+            rig.clock.advance(2.0)
+            await rig.host.settle()
+        assert declared and table.match.public_view()["declaration"] is not None
+        assert any(" declares " in t for t in rig.platform.group_texts())
+        # the creator removes u2 in the middle of the match: an AI keeps the seat, u2's buttons stop working
+        s2 = table.seat_of("u2")
+        await send(rig, rig.d.command("u1", "kick", str(s2 + 1)))
+        assert table.seats[s2]["kicked"] and table.seats[s2]["away"]
+        press = tokens.Token(table.id, table.match.version, tokens.PASS).pack()
+        assert await send(rig, rig.d.press("u2", press)) == [tr("en", "err.not_seated")]
+        assert await send(rig, rig.d.command("u2", "back")) == [tr("en", "err.not_seated")]
+    finally:
+        await rig.host.stop()
+        await rig.store.close()
+
+
+async def test_timers_given_to_new_become_the_chats_own(rig: Rig) -> None:
+    await send(rig, rig.d.command("u1", "new", "classic", "turn=45", "away_after=3"))
+    table = rig.host.by_chat[("fake", "g1")]
+    assert table.settings.turn == 45 and table.settings.away_after == 3
+    await send(rig, rig.d.command("u1", "abandon"))
+    await send(rig, rig.d.command("u1", "new", "bury=70"))
+    table = rig.host.by_chat[("fake", "g1")]
+    assert (table.settings.turn, table.settings.away_after, table.settings.bury) == (45, 3, 70)
+    assert (await rig.store.get_chat("fake", "g1"))["timers"] == {"turn": "45", "away_after": "3", "bury": "70"}
+    await send(rig, rig.d.command("u1", "abandon"))
+    assert await send(rig, rig.d.command("u1", "new", "turn=-5")) == [tr("en", "new.bad_option", option="turn=-5")]
+    assert (await rig.store.get_chat("fake", "g1"))["timers"]["turn"] == "45"

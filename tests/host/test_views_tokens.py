@@ -129,3 +129,13 @@ def test_lobby_view() -> None:
     assert "1/4" in v.text
     assert {tokens.parse(b.token).code for row in v.buttons for b in row} == {
         tokens.JOIN, tokens.LEAVE, tokens.ADDBOT, tokens.START}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("code", ENGINE_CODES)
+def test_every_engine_refusal_reads_well(lang: str, code: str) -> None:
+    from bot.actions import refusal_text
+    from engine import IllegalAction
+
+    text = refusal_text(lang, IllegalAction(code, count=8))
+    assert text and "{" not in text and code not in text

@@ -134,6 +134,9 @@ async def test_check_passes_on_a_sound_file(tmp_path: Path, capsys: pytest.Captu
     assert await db_main(["--db", str(db), "check"], rebuild=standin.rebuild) == 0
     out = capsys.readouterr().out
     assert "integrity: ok" in out and "unfinished matches: 3, replayed: 3, broken: 0" in out
+    # --db after the command works too (`tractor-host db check --db FILE`).
+    assert await db_main(["check", "--db", str(db)], rebuild=standin.rebuild) == 0
+    assert "replayed: 3" in capsys.readouterr().out
 
 
 async def test_check_names_the_damaged_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -175,3 +178,22 @@ async def test_a_file_that_is_not_a_database_is_reported(
     assert await db_main(["--db", str(junk), "check"]) == 1
     assert "cannot open" in capsys.readouterr().err
     assert junk.read_bytes() == b"this is not SQLite" * 100
+
+
+async def test_export_of_a_damaged_match_shows_the_raw_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "t.sqlite3"
+    (first, _) = await _seed_db(db, n=4)
+    conn = sqlite3.connect(db)
+    conn.execute('UPDATE actions SET action = \'{"t": "dr\' WHERE match_id = ? AND seq = 2', (first,))
+    conn.commit()
+    conn.close()
+    assert await db_main(["--db", str(db), "export", str(first)]) == 1
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert document["error"].startswith(f"match {first}: action seq 2 is not valid JSON")
+    assert document["actions"] == standin.play(0, 2)  # what could be read
+    assert document["raw_actions"][2] == {"seq": 2, "text": '{"t": "dr'}
+    assert len(document["raw_actions"]) == 4
+    assert "the log is damaged" in captured.err

@@ -424,3 +424,11 @@ async def test_an_unknown_synchronous_mode_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="synchronous must be"):
         await SqliteStore.open(tmp_path / "x.sqlite3", synchronous="SOMETIMES")  # type: ignore[arg-type]
     assert not (tmp_path / "x.sqlite3").exists()
+
+
+async def test_a_store_call_inside_a_transaction_is_refused_not_deadlocked(store: SqliteStore) -> None:
+    with pytest.raises(RuntimeError, match=r"inside store\.transaction"):
+        async with store.transaction():
+            await store.get_chat("telegram", "-1")
+    await store.set_chat("telegram", "-1", {"lang": "en"})  # the store is fine afterwards
+    assert await store.get_chat("telegram", "-1") == {"lang": "en"}

@@ -56,6 +56,7 @@ class Sim:
     hands_done: set[int] = field(default_factory=set)
     steps: int = 0
     table_seats: list[dict[str, Any]] = field(default_factory=list)
+    drain_each: bool = False  # benchmarks: let every update's messages go out before the next one
 
     # -- talking like a client ------------------------------------------------
 
@@ -68,6 +69,9 @@ class Sim:
         """Wait until the adapter handed this update to the host and the host is done with it."""
         await until(lambda: update_id in self.runner.order.done)
         await self.settle()
+        if self.drain_each:
+            await self.runner.inbound.settle()
+            await self.runner.platform.drain()
 
     async def press(self, uid: int, chat_id: int, message_id: int, data: str) -> str:
         """Press a button and wait for the callback answer; returns its text."""

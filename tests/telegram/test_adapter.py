@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
+
+import aiohttp
 import pytest
 
 from adapters.telegram.config import TelegramConfig
@@ -29,12 +33,21 @@ async def test_commands_become_host_events(fake: FakeTelegram, adapter: Adapter)
     fake.command(11, GROUP, "/Join")
     fake.start_private(11, "m42")
     events = await host.wait_events(3)
-    new, join, start = events
+    # One chat in order; chats side by side (the private /start may come first).
+    new, join = [e for e in events if not e.where.private]
+    (start,) = [e for e in events if e.where.private]
     assert (new.kind, new.name, new.args) == ("command", "new", ("classic", "target=3"))
     assert new.where == G and new.user.user_id == "11" and new.user.language == "zh"
     assert (join.name, join.args) == ("join", ())
+    assert new.extra == {} and start.extra == {}  # Ann is no admin of the group
     assert (start.name, start.args, start.where) == ("start", ("m42",), private(11))
     assert len({e.key for e in events}) == 3
+    # Editing the old command sends an edited_message update: it must not act again.
+    first = next(m for m in fake.chat_messages(GROUP, from_bot=False) if m.text.startswith("/new"))
+    fake.edit_text(11, GROUP, first.message_id, "/new chaodipi")
+    fake.command(11, GROUP, "/help")
+    events = await host.wait_events(4)
+    assert [e.name for e in events[3:]] == ["help"]
     assert new.reply is not None
     await new.reply.notice("ok, table opened")
     assert fake.chat_messages(GROUP)[-1].text == "ok, table opened"
@@ -131,8 +144,6 @@ async def test_many_messages_stay_inside_every_limit(fake: FakeTelegram, adapter
     """25 announcements and 30 table edits at once: no 429, nothing lost, announcements merged."""
     runner, _ = adapter
     mid = await runner.platform.send(G, View("table", ((Button("x", "x"),),)))
-    import asyncio
-
     sends = [asyncio.create_task(runner.platform.send(G, View(f"news {i}"))) for i in range(25)]
     for i in range(30):
         await runner.platform.edit(G, mid, View(f"table {i}", ((Button("x", "x"),),)))
@@ -233,3 +244,49 @@ def test_config_from_env() -> None:
     assert cfg.base_url == "http://127.0.0.1:9/bot"
     hook = TelegramConfig.from_env({"TELEGRAM_BOT_TOKEN": "1:x", "TELEGRAM_WEBHOOK_URL": "https://h/tg"})
     assert hook is not None and hook.mode == "webhook" and hook.api_base_url == "https://api.telegram.org"
+
+
+async def test_webhook_mode(fake: FakeTelegram) -> None:
+    """With TELEGRAM_WEBHOOK_URL set, Telegram posts updates to us instead of being polled."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = TelegramConfig.from_env({
+        "TELEGRAM_BOT_TOKEN": fake.token, "TELEGRAM_API_BASE_URL": fake.api_root,
+        "TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{port}/hook", "TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1",
+        "TELEGRAM_WEBHOOK_PORT": str(port), "TELEGRAM_WEBHOOK_SECRET": "s3cret",
+    })
+    assert config is not None
+    host = ScriptedHost()
+    runner = TelegramRunner(config, host)
+    await runner.start()
+    try:
+        assert fake.webhook == f"http://127.0.0.1:{port}/hook"
+        update = {"update_id": 77, "message": {
+            "message_id": 1, "date": 0, "chat": {"id": GROUP, "type": "supergroup", "title": "t"},
+            "from": {"id": 5, "is_bot": False, "first_name": "Eve"}, "text": "/help",
+            "entities": [{"type": "bot_command", "offset": 0, "length": 5}]}}
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"http://127.0.0.1:{port}/hook", json=update,
+                                    headers={"X-Telegram-Bot-Api-Secret-Token": "wrong"}) as resp:
+                assert resp.status == 403
+            async with session.post(f"http://127.0.0.1:{port}/hook", json=update,
+                                    headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret"}) as resp:
+                assert resp.status == 200
+        (event,) = await host.wait_events(1)
+        assert (event.name, event.key, event.where) == ("help", "telegram:77", G)
+    finally:
+        await runner.stop()
+
+
+async def test_group_admins_are_marked(fake: FakeTelegram, adapter: Adapter) -> None:
+    """League seasons and rankings are for group admins: commands say who is one."""
+    _, host = adapter
+    fake.add_user(21, "Ivy")
+    fake.add_user(22, "Jo")
+    fake.admins[GROUP] = {21}
+    fake.command(21, GROUP, "/season new")
+    fake.command(22, GROUP, "/season new")
+    ivy, jo = await host.wait_events(2)
+    assert ivy.extra == {"admin": "1"} and jo.extra == {}
+    assert len(fake.calls_of("getChatAdministrators")) == 1  # cached

@@ -1,0 +1,79 @@
+"""The discord.py client: slash commands, persistent component items, and a net for stray presses."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from adapters.discord.commands import TractorGroup
+from adapters.discord.components import CardSelect, HostButton, interaction_data, is_ours
+from adapters.discord.inbound import Inbound
+
+log = logging.getLogger(__name__)
+
+
+def _on_message(message: discord.Message | None, custom_id: str) -> bool:
+    if message is None:
+        return False
+    for row in message.components:
+        for child in getattr(row, "children", ()):
+            if getattr(child, "custom_id", None) == custom_id:
+                return True
+    return False
+
+
+class TractorClient(discord.Client):
+    """Needs no privileged intent: everything arrives as interactions."""
+
+    inbound: Inbound
+
+    def __init__(self, *, guild_ids: tuple[int, ...] = (), sync_commands: bool = True, **options: Any) -> None:
+        options.setdefault("intents", discord.Intents(guilds=True))
+        options.setdefault("chunk_guilds_at_startup", False)
+        super().__init__(**options)
+        self.tree = app_commands.CommandTree(self)
+        self.tree.add_command(TractorGroup())
+        self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
+        self.guild_ids = guild_ids
+        self.sync_commands = sync_commands
+        self.errors: list[BaseException] = []
+
+    async def setup_hook(self) -> None:
+        """Registers the persistent items (presses work for messages sent before a restart) and the commands."""
+        self.add_dynamic_items(HostButton, CardSelect)
+        if not self.sync_commands:
+            return
+        if self.guild_ids:
+            for gid in self.guild_ids:
+                guild = discord.Object(gid)
+                self.tree.copy_global_to(guild=guild)
+                await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Components discord.py would drop silently (unknown custom_id) still get an answer."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        custom_id = str(interaction_data(interaction).get("custom_id", ""))
+        if not is_ours(custom_id) or not _on_message(interaction.message, custom_id):
+            await self.inbound.refuse_unknown(interaction)
+
+    async def _on_tree_error(self, interaction: discord.Interaction[Any],
+                             error: app_commands.AppCommandError) -> None:
+        log.error("discord: command failed", exc_info=error)
+        self.errors.append(error)
+        if not interaction.response.is_done():
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.send_message(str(getattr(error, "message", "")) or "✗", ephemeral=True)
+
+    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
+        log.exception("discord: error in %s", event_method)
+        exc = sys.exc_info()[1]
+        if exc is not None:
+            self.errors.append(exc)

@@ -1,0 +1,190 @@
+"""Host views as Discord components, and the persistent items that receive presses.
+
+Every component is a `DynamicItem`: its custom_id carries the host's token
+(match, state version, action), so a press is understood from the custom_id
+alone, by any process, for any message, even one sent before a restart.
+The host's card-toggle buttons become multi-select menus (25 options each):
+a choice there is turned back into the toggles it stands for, by comparing
+it with the options the message showed as selected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from bot import tokens
+from bot.platform import Button, View
+
+if TYPE_CHECKING:
+    from adapters.discord.inbound import Inbound
+
+MAX_ROWS = 5
+MAX_PER_ROW = 5
+MAX_OPTIONS = 25
+MAX_CONTENT = 2000
+MAX_LABEL = 80
+
+BUTTON_PREFIX = "b:"
+SELECT_PREFIX = "s:"
+BUTTON_RE = re.compile(r"b:(?P<token>[^\s]{1,98})")
+SELECT_RE = re.compile(r"s:(?P<n>[0-9]):(?P<tag>[^\s]{1,96})")
+
+_STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "selected": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+    "default": discord.ButtonStyle.secondary,
+}
+
+
+def is_ours(custom_id: str) -> bool:
+    """Whether a custom_id has one of our shapes (anything else is refused without asking the host)."""
+    return bool(BUTTON_RE.fullmatch(custom_id) or SELECT_RE.fullmatch(custom_id))
+
+
+def _inbound(interaction: discord.Interaction[Any]) -> Inbound:
+    return interaction.client.inbound  # type: ignore[no-any-return]
+
+
+def interaction_data(interaction: discord.Interaction[Any]) -> dict[str, Any]:
+    """The raw `data` of an interaction, as a plain dict."""
+    return dict(cast(dict[str, Any], interaction.data or {}))
+
+
+class HostButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=BUTTON_RE.pattern):
+    """A button whose custom_id is "b:" + the host's token."""
+
+    def __init__(self, token: str, *, label: str = "·", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 row: int | None = None) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=BUTTON_PREFIX + token, row=row))
+        self.token = token
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> HostButton:
+        return cls(match["token"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await _inbound(interaction).on_press(interaction, self.token)
+
+
+class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=SELECT_RE.pattern):
+    """A multi-select standing for a run of card-toggle buttons; option values are toggle tokens."""
+
+    def __init__(self, custom_id: str, options: Sequence[discord.SelectOption] = (), *,
+                 placeholder: str | None = None, row: int | None = None) -> None:
+        opts = list(options) or [discord.SelectOption(label="·", value="·")]
+        super().__init__(discord.ui.Select(custom_id=custom_id, options=opts, min_values=0,
+                                           max_values=len(opts), placeholder=placeholder, row=row))
+        self.custom_id_ = custom_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> CardSelect:
+        return cls(match.group(0))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        values = [str(v) for v in interaction_data(interaction).get("values", [])]
+        shown, before = shown_options(interaction.message, self.custom_id_)
+        toggles = toggled(shown, before, values)
+        await _inbound(interaction).on_select(interaction, toggles)
+
+
+def shown_options(message: discord.Message | None, custom_id: str) -> tuple[list[str], set[str]]:
+    """The option values a select offered on `message`, and those it showed as chosen."""
+    if message is None:
+        return [], set()
+    for row in message.components:
+        for child in getattr(row, "children", ()):
+            if isinstance(child, discord.SelectMenu) and child.custom_id == custom_id:
+                values = [o.value for o in child.options]
+                return values, {o.value for o in child.options if o.default}
+    return [], set()
+
+
+def toggled(shown: list[str], before: set[str], chosen: Sequence[str]) -> list[str]:
+    """The toggles a new choice stands for: options whose state changed, in the order shown.
+
+    Values the message never offered (forged) are ignored here; the host
+    checks every token anyway.
+    """
+    after = set(chosen)
+    return [v for v in shown if (v in before) != (v in after)]
+
+
+def _is_toggle(button: Button) -> bool:
+    try:
+        return tokens.parse(button.token).code == tokens.TOGGLE
+    except tokens.BadToken:
+        return False
+
+
+def _label(text: str) -> str:
+    return (text.strip() or "·")[:MAX_LABEL]
+
+
+def render(view: View, *, note: str = "") -> tuple[str, discord.ui.View]:
+    """The message content and components for a host view (within Discord's limits)."""
+    content = view.text + (f"\n\n› {note}" if note else "")
+    if len(content) > MAX_CONTENT:
+        content = content[: MAX_CONTENT - 1] + "…"
+    ui = discord.ui.View(timeout=None)
+    toggles = [b for row in view.buttons for b in row if _is_toggle(b)]
+    rows: list[list[discord.ui.Item[Any]]] = []
+    for chunk in split_by_suit(toggles):
+        options = [discord.SelectOption(label=_label(b.label.lstrip("✓")), value=b.token,
+                                        default=b.style == "selected") for b in chunk]
+        first, last = options[0].label, options[-1].label
+        shown = first if len(options) == 1 else f"{first} … {last} ({len(options)})"
+        select = CardSelect(f"{SELECT_PREFIX}{len(rows)}:{chunk[0].token}", options, placeholder=shown[:150])
+        rows.append([select])
+    for row in view.buttons:
+        kept = [b for b in row if not _is_toggle(b) and b.kind != "inline_query" and b.token]
+        for start in range(0, len(kept), MAX_PER_ROW):
+            rows.append([_button(b) for b in kept[start:start + MAX_PER_ROW]])
+    for index, items in enumerate(rows[:MAX_ROWS]):
+        for item in items:
+            item.row = index
+            ui.add_item(item)
+    return content, ui
+
+
+def _suit(label: str) -> str:
+    text = label.lstrip("✓")
+    return text[0] if text[:1] in ("♠", "♥", "♦", "♣") else "*"
+
+
+def split_by_suit(cards: list[Button]) -> list[list[Button]]:
+    """Runs of at most 25 cards for the select menus, cut where the suit changes when that is possible.
+
+    The host sends the hand sorted (trumps, then each suit), so a menu then
+    holds whole suits: a 33-card bury is e.g. trumps and spades, then the rest.
+    """
+    out: list[list[Button]] = []
+    rest = list(cards)
+    while len(rest) > MAX_OPTIONS:
+        cut = MAX_OPTIONS
+        for i in range(MAX_OPTIONS, MAX_OPTIONS // 2, -1):
+            if _suit(rest[i].label) != _suit(rest[i - 1].label):
+                cut = i
+                break
+        out.append(rest[:cut])
+        rest = rest[cut:]
+    if rest:
+        out.append(rest)
+    return out
+
+
+def _button(b: Button) -> discord.ui.Item[Any]:
+    if b.kind == "url":
+        return discord.ui.Button(label=_label(b.label), url=b.token)
+    return HostButton(b.token, label=_label(b.label), style=_STYLES.get(b.style, discord.ButtonStyle.secondary))
+
+
+def signature(content: str, ui: discord.ui.View) -> tuple[str, str]:
+    """What a message shows, to skip edits that would change nothing."""
+    return content, repr(ui.to_components())

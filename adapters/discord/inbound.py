@@ -1,0 +1,292 @@
+"""Interactions in, `Incoming` events out: every interaction answered or deferred within 3 seconds.
+
+Presses are deferred before the host sees them (a silent "deferred update",
+or for "My hand" an ephemeral "thinking" message that the hand then fills).
+Slash commands give the host a moment to answer in words; if it says
+nothing privately the placeholder is removed, and if it is slow the
+command is deferred so Discord does not call it failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterator
+from typing import Any, Literal, Protocol
+
+import discord
+
+from adapters.discord.platform import NAME, DiscordPlatform
+from adapters.discord.private import Ticket
+from adapters.discord.texts import text
+from bot import tokens
+from bot.i18n import normalize_lang
+from bot.platform import Incoming, User, Where
+
+log = logging.getLogger(__name__)
+
+ANSWER_BUDGET_S = 2.0  # Discord allows 3 s; keep a margin for the round trip
+LATE_LIMIT_S = 600.0  # a deferred reply's token lives 15 minutes
+TRIVIAL = frozenset({"", "✓", "–", "-"})
+Mode = Literal["command", "hand", "private", "public"]
+
+
+class HostLike(Protocol):
+    async def handle(self, event: Incoming) -> None: ...
+
+
+def user_of(interaction: discord.Interaction[Any]) -> User:
+    u = interaction.user
+    return User(NAME, str(u.id), u.display_name[:64], language=str(interaction.locale.value))
+
+
+def lang_of(interaction: discord.Interaction[Any]) -> str:
+    return normalize_lang(str(interaction.locale.value)) or "en"
+
+
+def is_private_message(interaction: discord.Interaction[Any]) -> bool:
+    """A press on an ephemeral message or in a DM concerns that user alone."""
+    message = interaction.message
+    return interaction.guild_id is None or (message is not None and message.flags.ephemeral)
+
+
+def message_key(interaction: discord.Interaction[Any]) -> str:
+    """The id the platform gave the message a press came from."""
+    message = interaction.message
+    assert message is not None
+    if interaction.guild_id is None:
+        return f"d{message.channel.id}:{message.id}"
+    return f"e{message.id}" if message.flags.ephemeral else str(message.id)
+
+
+class Reply:
+    """The host's `Replier` for one interaction; where a notice goes depends on what was pressed."""
+
+    def __init__(self, inbound: Inbound, interaction: discord.Interaction[Any], mode: Mode, where: Where,
+                 ticket: Ticket) -> None:
+        self.inbound = inbound
+        self.interaction = interaction
+        self.mode = mode
+        self.where = where
+        self.ticket = ticket
+        self.thinking = False  # a deferred command whose placeholder still waits for words
+        self.answered = asyncio.Event()
+        self.notices: list[str] = []
+        self.lock = asyncio.Lock()  # the first response is sent once, by a notice or by the closing
+
+    async def notice(self, text: str, alert: bool = False) -> None:
+        self.notices.append(text)
+        self.answered.set()
+        try:
+            await self._notice(text[:2000])
+        except discord.HTTPException as exc:
+            log.info("discord: notice to %s not delivered: %s", self.interaction.user.id, exc)
+
+    async def _notice(self, text: str) -> None:
+        i = self.interaction
+        trivial = text.strip() in TRIVIAL
+        routes = self.inbound.platform.routes
+        if self.mode == "command":
+            async with self.lock:
+                if not i.response.is_done():
+                    await i.response.send_message(text, ephemeral=True)
+                    return
+                if self.thinking:
+                    self.thinking = False
+                    await i.edit_original_response(content=text)
+                    return
+            if not trivial:
+                await i.followup.send(text, ephemeral=True)
+            return
+        if self.mode == "hand" and routes.hand_requests.get(i.user.id) is self.ticket:
+            routes.hand_requests.pop(i.user.id, None)
+            await i.edit_original_response(content=text)
+            return
+        if trivial:
+            return
+        if self.mode == "private" and self.inbound.platform.note(self.where, message_key(i), text):
+            return
+        await i.followup.send(text, ephemeral=True)
+
+
+class Inbound:
+    """Feeds the host; one instance per running client."""
+
+    def __init__(self, host: HostLike, platform: DiscordPlatform, *, budget: float = ANSWER_BUDGET_S) -> None:
+        self.host = host
+        self.platform = platform
+        self.budget = budget
+        self.errors: list[BaseException] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._active = 0
+        self._quiet = asyncio.Event()
+        self._quiet.set()
+
+    @contextlib.contextmanager
+    def _busy(self) -> Iterator[None]:
+        """Counts interactions being handled, so tests (and shutdown) can wait for them."""
+        self._active += 1
+        self._quiet.clear()
+        try:
+            yield
+        finally:
+            self._active -= 1
+            if self._active == 0:
+                self._quiet.set()
+
+    async def idle(self) -> None:
+        """Waits until no interaction is being handled."""
+        await self._quiet.wait()
+
+    # ----- entry points (slash commands, buttons, selects) -----
+
+    async def on_command(self, interaction: discord.Interaction[Any], name: str, args: tuple[str, ...]) -> None:
+        with self._busy():
+            await self._on_command(interaction, name, args)
+
+    async def _on_command(self, interaction: discord.Interaction[Any], name: str, args: tuple[str, ...]) -> None:
+        ticket = self.platform.routes.saw(interaction)
+        if name == "dm":
+            await self._dm_setting(interaction, args)
+            return
+        where = Where(NAME, str(interaction.channel_id))
+        mode: Mode = "command"
+        if name == "hand":
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            self.platform.routes.hand_requests[interaction.user.id] = ticket
+            mode = "hand"
+        reply = Reply(self, interaction, mode, where, ticket)
+        event = Incoming("command", user_of(interaction), where, key=str(interaction.id), name=name, args=args,
+                         reply=reply, extra=self._extra(interaction))
+        await self._feed(event, reply)
+
+    async def on_press(self, interaction: discord.Interaction[Any], token: str) -> None:
+        with self._busy():
+            reply = await self._defer_press(interaction, token)
+            event = Incoming("press", user_of(interaction), reply.where, key=str(interaction.id), token=token,
+                             reply=reply, extra=self._extra(interaction))
+            await self._feed(event, reply)
+
+    async def on_select(self, interaction: discord.Interaction[Any], toggles: list[str]) -> None:
+        """A select choice: each changed option is one toggle press, in order."""
+        with self._busy():
+            reply = await self._defer_press(interaction, toggles[0] if toggles else "")
+            for n, token in enumerate(toggles):
+                event = Incoming("press", user_of(interaction), reply.where, key=f"{interaction.id}.{n}",
+                                 token=token, reply=reply, extra=self._extra(interaction))
+                await self._feed(event, reply)
+
+    async def refuse_unknown(self, interaction: discord.Interaction[Any]) -> None:
+        """A component we never drew (forged, or from an old release): a polite no."""
+        self.platform.routes.saw(interaction)
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.response.send_message(text(lang_of(interaction), "bad_button"), ephemeral=True)
+
+    async def presets(self, current: str) -> list[str]:
+        names = getattr(self.host, "presets", None)
+        found = list(names()) if callable(names) else ["classic"]
+        return [n for n in found if n.startswith(current.lower())][:25]
+
+    async def ai_levels(self, current: str) -> list[str]:
+        try:
+            from bot.settings import AI_LEVELS
+        except ImportError:
+            return []
+        return [n for n in AI_LEVELS if n.startswith(current.lower())][:25]
+
+    # ----- helpers -----
+
+    async def _defer_press(self, interaction: discord.Interaction[Any], token: str) -> Reply:
+        ticket = self.platform.routes.saw(interaction)
+        private = is_private_message(interaction)
+        user = interaction.user
+        where = Where(NAME, str(user.id), private=True) if private else Where(NAME, str(interaction.channel_id))
+        mode: Mode
+        if _code(token) == tokens.HAND and not private:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            self.platform.routes.hand_requests[user.id] = ticket
+            mode = "hand"
+        else:
+            await interaction.response.defer()
+            mode = "private" if private else "public"
+            if private and interaction.message is not None and interaction.message.flags.ephemeral:
+                self.platform.routes.editors[interaction.message.id] = ticket
+        return Reply(self, interaction, mode, where, ticket)
+
+    async def _feed(self, event: Incoming, reply: Reply) -> None:
+        """Hands the event over; makes sure a command gets its answer, a word or a silent close."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        try:
+            await self.host.handle(event)
+        except Exception as exc:
+            log.exception("discord: host failed on %s", event.key)
+            self.errors.append(exc)
+            await reply.notice(text(lang_of(reply.interaction), "internal"))
+            return
+        if reply.mode != "command" or reply.interaction.response.is_done():
+            return
+        left = max(0.0, self.budget - (loop.time() - start))
+        waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(reply.answered.wait())]
+        settle = getattr(self.host, "settle", None)
+        if callable(settle):
+            waiters.append(asyncio.ensure_future(settle()))
+        _, pending = await asyncio.wait(waiters, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+        for waiter in pending:
+            waiter.cancel()
+        i = reply.interaction
+        async with reply.lock:
+            if i.response.is_done():
+                return
+            try:
+                await i.response.defer(ephemeral=True, thinking=True)
+                if pending and len(pending) == len(waiters):
+                    reply.thinking = True  # the host is slow: its words will fill the placeholder
+                    if callable(settle):
+                        self._spawn(self._close_when_done(reply, settle))
+                    return
+            except discord.HTTPException as exc:
+                log.info("discord: deferring command %s failed: %s", i.id, exc)
+                return
+        with contextlib.suppress(discord.HTTPException):
+            await i.delete_original_response()  # done, with nothing to say to this user alone
+
+    async def _close_when_done(self, reply: Reply, settle: Any) -> None:
+        """A slow command whose host never spoke: remove the "thinking" placeholder once it is done."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(settle(), LATE_LIMIT_S)
+        async with reply.lock:
+            if not reply.thinking:
+                return
+            reply.thinking = False
+        with contextlib.suppress(discord.HTTPException):
+            await reply.interaction.delete_original_response()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _dm_setting(self, interaction: discord.Interaction[Any], args: tuple[str, ...]) -> None:
+        on = bool(args) and args[0] == "on"
+        dm_users = self.platform.routes.dm_users
+        if on:
+            dm_users.add(interaction.user.id)
+        else:
+            dm_users.discard(interaction.user.id)
+        await interaction.response.send_message(text(lang_of(interaction), "dm_on" if on else "dm_off"),
+                                                ephemeral=True)
+
+    @staticmethod
+    def _extra(interaction: discord.Interaction[Any]) -> dict[str, str]:
+        perms = interaction.permissions
+        admin = interaction.guild_id is not None and (perms.manage_guild or perms.administrator)
+        return {"admin": "1"} if admin else {}
+
+
+def _code(token: str) -> str | None:
+    try:
+        return tokens.parse(token).code
+    except tokens.BadToken:
+        return None

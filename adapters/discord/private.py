@@ -1,0 +1,89 @@
+"""Where a player's private messages can go on Discord, and through which interaction token.
+
+A bot cannot post an ephemeral message on its own: it needs an interaction
+of that user (a press, a slash command), whose token lives 15 minutes. So
+the adapter remembers each user's latest interaction, the interaction
+waiting for a hand ("My hand" deferred with a thinking message), and for
+every ephemeral message the freshest token that can edit it. Players who
+opted for DMs get ordinary DM messages instead.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import discord
+
+TOKEN_LIFE_S = 14 * 60  # Discord's 15 minutes, less a margin
+KEEP = 20_000  # remembered messages and tokens; older ones are forgotten (their tokens are dead anyway)
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Recent(OrderedDict[K, V], Generic[K, V]):
+    """A dict that forgets its oldest entries beyond `limit`, so a long-running bot stays small."""
+
+    def __init__(self, limit: int = KEEP) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: K, value: V) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
+
+
+@dataclass
+class Ticket:
+    """An interaction token we may still use, and how it reaches a given message."""
+
+    interaction: discord.Interaction[Any]
+    received: float
+    original: bool = True  # edit through @original; else through the message id (a follow-up)
+
+
+class PrivateRoutes:
+    """Per-user tokens and per-message editors for ephemeral messages (in memory: tokens die anyway)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.latest: Recent[int, Ticket] = Recent()
+        self.hand_requests: Recent[int, Ticket] = Recent()
+        self.editors: Recent[int, Ticket] = Recent()
+        self.alias: Recent[str, str] = Recent()
+        self.dm_users: set[int] = set()
+
+    def live(self, ticket: Ticket | None) -> bool:
+        return ticket is not None and self.clock() - ticket.received < TOKEN_LIFE_S
+
+    def saw(self, interaction: discord.Interaction[Any]) -> Ticket:
+        """Records a user's newest interaction (any kind but autocomplete)."""
+        ticket = Ticket(interaction, self.clock())
+        self.latest[interaction.user.id] = ticket
+        return ticket
+
+    def fresh(self, user_id: int) -> Ticket | None:
+        ticket = self.latest.get(user_id)
+        return ticket if self.live(ticket) else None
+
+    def take_hand_request(self, user_id: int) -> Ticket | None:
+        ticket = self.hand_requests.pop(user_id, None)
+        return ticket if self.live(ticket) else None
+
+    def editor(self, message_id: int) -> Ticket | None:
+        ticket = self.editors.get(message_id)
+        return ticket if self.live(ticket) else None
+
+    def resolve(self, message_id: str) -> str:
+        """The id a private message has now (it may have been re-sent under a new one)."""
+        seen = set()
+        while message_id in self.alias and message_id not in seen:
+            seen.add(message_id)
+            message_id = self.alias[message_id]
+        return message_id

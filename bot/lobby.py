@@ -1,0 +1,185 @@
+"""A table's lobby commands (join, leave, addbot, kick, start) and its votes (pause, resume, abandon).
+
+Functions of the table they act on; they run inside that table's actor.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from bot.i18n import tr
+from bot.platform import Incoming, Unreachable
+from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
+
+if TYPE_CHECKING:
+    from bot.table import Table
+
+EMPTY: dict[str, Any] = {"kind": "empty"}
+
+async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
+    """Seats a person: the seat asked for, else a random free one."""
+    lang = table.lang
+    if table.status != "lobby":
+        await table.answer(ev, tr(lang, "join.not_lobby"))
+        return
+    s = table.seat_of(ev.user.user_id)
+    if s is not None:
+        await table.answer(ev, tr(lang, "join.already", seat=s + 1))
+        return
+    free = [i for i, seat in enumerate(table.seats) if seat.get("kind") == "empty"]
+    if not free:
+        await table.answer(ev, tr(lang, "join.full"))
+        return
+    if args and args[0].isdigit():
+        want = int(args[0]) - 1
+        if want not in free:
+            await table.answer(ev, tr(lang, "join.seat_taken", seat=args[0][:3]))
+            return
+        seat_no = want
+    else:
+        seat_no = random.Random(f"{table.seed}:{ev.user.user_id}").choice(free)
+    table.seats[seat_no] = {"kind": "human", "user_id": ev.user.user_id, "name": ev.user.name[:32],
+                           "lang": table.host.user_lang(ev.user), "away": False, "timeouts": 0}
+    await table.host.store.upsert_player(table.platform_name, ev.user.user_id, ev.user.name, ev.user.language)
+    await table.save_seats()
+    await table.answer(ev, tr(lang, "join.ok", name=ev.user.name[:32], seat=seat_no + 1))
+
+async def leave(table: Table, ev: Incoming) -> None:
+    """Frees a seat before the start (afterwards only `abandon` ends a match)."""
+    lang = table.lang
+    s = table.seat_of(ev.user.user_id)
+    if s is None:
+        await table.answer(ev, tr(lang, "err.not_seated"))
+    elif table.status != "lobby":
+        await table.answer(ev, tr(lang, "leave.started"))
+    else:
+        table.seats[s] = dict(EMPTY)
+        await table.save_seats()
+        await table.answer(ev, tr(lang, "leave.ok", name=ev.user.name[:32]))
+
+async def addbot(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
+    """An AI of the given level takes the first free seat."""
+    lang = table.lang
+    if table.status != "lobby":
+        await table.answer(ev, tr(lang, "join.not_lobby"))
+        return
+    level = args[0].lower() if args else DEFAULT_AI_LEVEL
+    if level not in AI_LEVELS:
+        await table.answer(ev, tr(lang, "addbot.bad_level", level=level[:20], levels=", ".join(AI_LEVELS)))
+        return
+    free = [i for i, seat in enumerate(table.seats) if seat.get("kind") == "empty"]
+    if not free:
+        await table.answer(ev, tr(lang, "join.full"))
+        return
+    s = free[0]
+    name = f"AI-{s + 1}"
+    table.seats[s] = {"kind": "ai", "name": name, "level": level}
+    await table.save_seats()
+    await table.answer(ev, tr(lang, "addbot.ok", name=name, level=level, seat=s + 1))
+
+async def kick(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
+    """The creator or a chat admin frees a seat; in a running match an AI keeps it."""
+    lang = table.lang
+    allowed = ev.user.user_id == table.meta.get("creator") or ev.extra.get("admin") == "1"
+    if not allowed:
+        await table.answer(ev, tr(lang, "kick.not_allowed"))
+        return
+    if not args or not args[0].isdigit() or not 1 <= int(args[0]) <= 4:
+        await table.answer(ev, tr(lang, "kick.usage"))
+        return
+    s = int(args[0]) - 1
+    seat = table.seats[s]
+    if seat.get("kind") == "empty":
+        await table.answer(ev, tr(lang, "kick.usage"))
+        return
+    if table.status == "lobby":
+        table.seats[s] = dict(EMPTY)
+    else:  # in a running match an AI keeps the seat
+        seat["away"] = True
+        seat["kicked"] = True
+    await table.save_seats()
+    await table.say(tr(lang, "kick.ok", name=seat.get("name", "?"), seat=s + 1))
+
+async def start(table: Table, ev: Incoming) -> None:
+    """Deals the first hand once four are seated and every person can be reached privately."""
+    lang = table.lang
+    if table.status != "lobby":
+        await table.answer(ev, tr(lang, "join.not_lobby"))
+        return
+    n = sum(1 for seat in table.seats if seat.get("kind") != "empty")
+    if n < 4:
+        await table.answer(ev, tr(lang, "start.need_four", n=n))
+        return
+    eng = table.host.engine
+    table.match = eng.Match.new(eng.Rules.from_dict(table.rules), seed=table.seed)
+    unreachable: list[tuple[str, str]] = []
+    for s in table.humans():
+        try:
+            await table.send_hand(s, force_new=True)
+        except Unreachable as exc:
+            unreachable.append((str(table.seats[s]["name"]), exc.how_to_fix))
+    if unreachable:
+        table.match = None
+        await table.say(tr(lang, "start.unreachable", names=", ".join(n for n, _ in unreachable),
+                          how=unreachable[0][1]))
+        return
+    table.status = "active"
+    await table.host.store.update_match(table.id, status="active", seats=table.seats)
+    await table.set_deadline("lobby", None)
+    minutes = table.rules.get("time_limit_minutes")
+    if isinstance(minutes, int) and minutes > 0:
+        await table.set_deadline("time_limit", table.host.clock.now() + minutes * 60.0)
+    await table.say(tr(lang, "start.ok"))
+
+
+async def vote(table: Table, ev: Incoming, what: str) -> None:
+    """pause / resume / abandon: done once a majority of the seated people asked for it."""
+    lang = table.lang
+    s = table.seat_of(ev.user.user_id)
+    if s is None:
+        await table.answer(ev, tr(lang, "err.not_seated"))
+        return
+    if what == "abandon" and table.status == "lobby":
+        await table.close("abandoned", {"reason": "abandoned"})
+        await table.say(tr(lang, "abandon.done"))
+        return
+    if table.match is None:
+        await table.answer(ev, tr(lang, "err.not_playing"))
+        return
+    if what == "resume" and table.status != "paused":
+        await table.answer(ev, tr(lang, "resume.not_paused"))
+        return
+    if what == "pause" and table.status == "paused":
+        await table.answer(ev, tr(lang, "err.paused"))
+        return
+    votes = table.meta.setdefault("votes", {}).setdefault(what, [])
+    if s not in votes:
+        votes.append(s)
+    humans = [h for h in table.humans() if not table.seats[h].get("kicked")]
+    need = len(humans) // 2 + 1
+    n = len([v for v in votes if v in humans])
+    if n < need:
+        await table.save_meta()
+        await table.say(tr(lang, f"{what}.vote", name=table.seats[s]["name"], n=n, need=need))
+        return
+    table.meta["votes"] = {}
+    if what == "pause":
+        table.status = "paused"
+        if "time_limit" in table.deadlines:  # the match clock stops while paused
+            table.meta["time_limit_left"] = max(0.0, table.deadlines["time_limit"] - table.host.clock.now())
+        for kind in list(table.deadlines):
+            await table.set_deadline(kind, None)
+        await table.host.store.update_match(table.id, status="paused", meta=table.meta)
+        await table.say(tr(lang, "pause.done"))
+    elif what == "resume":
+        table.status = "active"
+        left = table.meta.pop("time_limit_left", None)
+        if left is not None:
+            await table.set_deadline("time_limit", table.host.clock.now() + float(left))
+        await table.host.store.update_match(table.id, status="active", meta=table.meta)
+        await table.say(tr(lang, "resume.done"))
+    else:
+        await table.close("abandoned", {"reason": "abandoned", "version": table.match.version})
+        await table.say(tr(lang, "abandon.done"))
+        await table.host.record_league(table, {"reason": "abandoned"})

@@ -1,0 +1,271 @@
+"""A host behind the real Discord adapter behind the real discord.py client, against the fake server.
+
+Simulated people act only through what a Discord user sees: slash commands,
+buttons and select menus on the messages the fake shows them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from adapters.discord.components import SELECT_PREFIX
+from adapters.discord.config import DiscordConfig
+from adapters.discord.run import DiscordRunner
+from bot import tokens
+from bot.cardtext import card_text
+from bot.clock import FakeClock
+from bot.host import Host
+from bot.settings import TableSettings
+from bot.table import Table
+from tests.fakes.discord_api import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+
+ALICE = FakeUser(201, "alice", admin=True)
+BOB = FakeUser(202, "bob")
+CAROL = FakeUser(203, "carol", locale="zh-CN")
+DAVE = FakeUser(204, "dave")
+PEOPLE = (ALICE, BOB, CAROL, DAVE)
+
+CARD_RE = re.compile(r"大王|小王|[♠♥♦♣](?:10|[2-9JQKA])")
+_FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
+TEXT_TO_CODE = {card_text(c): c for c in _FACES}
+
+SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, next=30, lobby=0, ai_budget=0.05)
+
+
+def token_of(custom_id: str) -> tokens.Token | None:
+    if not custom_id.startswith("b:"):
+        return None
+    try:
+        return tokens.parse(custom_id[2:])
+    except tokens.BadToken:
+        return None
+
+
+def cards_named(text: str) -> Counter[str]:
+    return Counter(TEXT_TO_CODE[m] for m in CARD_RE.findall(text))
+
+
+_CODE_RE = re.compile(r'"([2-9TJQKA][SHDC]|SJ|BJ)"')
+
+
+def cards_in(obj: Any) -> Counter[str]:
+    """Every card code inside a JSON-like value (a view)."""
+    return Counter(_CODE_RE.findall(json.dumps(obj)))
+
+
+@dataclass
+class Rig:
+    fake: FakeDiscord
+    store: Any  # MemoryStore or persistence.store.SqliteStore
+    clock: FakeClock
+    host: Host = field(init=False)
+    ever_public: Counter[str] = field(default_factory=Counter)
+    ever_seat: list[Counter[str]] = field(default_factory=lambda: [Counter() for _ in range(4)])
+    _observed: tuple[Any, int] | None = None
+    _last_snapshot: dict[str, Any] | None = None
+    runner: DiscordRunner = field(init=False)
+
+    async def boot(self) -> None:
+        """A fresh host and adapter on the same store (first start, or after a restart)."""
+        self.host = Host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
+        config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
+                               gateway_url=self.fake.gateway_url, edit_interval=0.0)
+        self.runner = DiscordRunner(self.host, config, ready_timeout=10)
+        await self.runner.start()
+        await self.host.start()
+        await self.idle()
+
+    async def shutdown(self) -> None:
+        await self.idle()
+        await self.host.stop()
+        await self.runner.stop()
+
+    async def idle(self) -> None:
+        """Until the host, the adapter's outbox and the fake server are all quiet."""
+        seen = -1
+        while seen != len(self.fake.requests):
+            seen = len(self.fake.requests)
+            await self.runner.inbound.idle()
+            await self.host.settle()
+            await self.runner.idle()
+            await self.fake.settle(quiet_s=0.01)
+
+    def table(self) -> Table:
+        (table,) = self.host.tables.values()
+        return table
+
+    def table_message(self) -> FakeMessage:
+        """The latest public message carrying a "My hand" or lobby button."""
+        for message in reversed(list(self.fake.messages.values())):
+            if message.public and not message.deleted and message.buttons():
+                return message
+        raise LookupError("no table message")
+
+    def hand_message(self, user: FakeUser) -> FakeMessage | None:
+        """The user's newest private message that has controls (their hand)."""
+        for message in reversed(self.fake.private_messages(user)):
+            if message.components:
+                return message
+        return None
+
+    def observe(self) -> dict[str, Any] | None:
+        """Every card each reader could know by now (for the leak scan).
+
+        A message is rendered a little before the fake receives it, so the
+        scan allows what was known at any moment up to its arrival: a card
+        that was public (or in your hand) once stays allowed.
+        """
+        if not self.host.tables:
+            return None
+        table = next(iter(self.host.tables.values()))
+        if table.match is None:
+            return None
+        if self._observed == (table.match, table.match.version):
+            return self._last_snapshot
+        self._observed = (table.match, table.match.version)
+        self.ever_public |= cards_in(table.match.public_view())
+        for s in range(4):
+            self.ever_seat[s] |= cards_in(table.match.view(s))
+        self._last_snapshot = {"public": Counter(self.ever_public), "seats": [Counter(c) for c in self.ever_seat],
+                               "users": {str(table.seats[s].get("user_id")): s for s in range(4)}}
+        return self._last_snapshot
+
+    # ----- a person at the table -----
+
+    async def act(self, user: FakeUser) -> bool:
+        """If `user` must act, does what the engine's auto_action suggests, through Discord."""
+        table = self.table()
+        m = table.match
+        s = table.seat_of(str(user.id))
+        if m is None or s is None or s not in m.to_act():
+            return False
+        action = m.auto_action(s, rng_seed=m.version)
+        if action is None:
+            return False
+        hand = self.hand_message(user)
+        if hand is None or m.version not in self._versions(hand):
+            await self.fake.click(user, self.table_message(), "My hand")
+            await self.idle()
+            hand = self.hand_message(user)
+            assert hand is not None, f"{user.name} got no hand"
+        t = action["t"]
+        if t in ("pass", "declare", "chao", "revolt"):
+            code = {"pass": tokens.PASS, "declare": tokens.DECLARE, "chao": tokens.CHAO, "revolt": tokens.REVOLT}[t]
+            await self.press_code(user, hand, code, "".join(action.get("cards", [])) if t != "pass" else None)
+        else:
+            await self.choose_cards(user, s, list(action["cards"]))
+            hand = self.hand_message(user)
+            assert hand is not None
+            await self.press_code(user, hand, tokens.PLAY if t == "play" else tokens.BURY)
+        await self.idle()
+        return True
+
+    @staticmethod
+    def _versions(message: FakeMessage) -> set[int]:
+        out = set()
+        for b in message.buttons():
+            tok = token_of(str(b.get("custom_id", "")))
+            if tok is not None:
+                out.add(tok.version)
+        return out
+
+    async def press_code(self, user: FakeUser, message: FakeMessage, code: str, arg: str | None = None) -> None:
+        for b in message.buttons():
+            tok = token_of(str(b.get("custom_id", "")))
+            if tok is not None and tok.code == code and (arg is None or tok.arg == arg):
+                interaction = await self.fake.press(user, message, b["custom_id"])
+                assert interaction.callback_type is not None
+                return
+        raise AssertionError(f"no {code}/{arg} button for {user.name}: {[b.get('label') for b in message.buttons()]}")
+
+    async def choose_cards(self, user: FakeUser, seat: int, cards: list[str]) -> list[FakeInteraction]:
+        """Picks `cards` in the hand's select menus (each menu holds part of the hand)."""
+        hand = list(self.table().match.view(seat)["hand"])
+        wanted: set[int] = set()
+        for c in cards:
+            wanted.add(next(i for i, h in enumerate(hand) if h == c and i not in wanted))
+        done = []
+        message = self.hand_message(user)
+        assert message is not None
+        for select in message.selects():
+            custom_id = str(select["custom_id"])
+            assert custom_id.startswith(SELECT_PREFIX)
+            values = []
+            for option in select["options"]:
+                tok = tokens.parse(option["value"])
+                if tokens.from_b36(tok.arg) in wanted:
+                    values.append(option["value"])
+            previous = [o["value"] for o in select["options"] if o.get("default")]
+            if sorted(values) != sorted(previous):
+                done.append(await self.fake.choose(user, message, custom_id, values))
+                await self.idle()
+                message = self.hand_message(user)
+                assert message is not None
+        return done
+
+
+async def open_table(rig: Rig) -> None:
+    """alice opens with /tractor new, bob joins by command, carol and dave with the lobby button."""
+    fake = rig.fake
+    choices = await fake.autocomplete(ALICE, "new", "preset", "cl")
+    assert [c["value"] for c in choices] == ["classic"]
+    levels = await fake.autocomplete(ALICE, "addbot", "level", "b")
+    assert [c["value"] for c in levels] == ["basic"]
+    await fake.slash(ALICE, "new", {"preset": "classic"})
+    await rig.idle()
+    await fake.slash(BOB, "join")
+    await rig.idle()
+    lobby = rig.table_message()
+    for person in (CAROL, DAVE):
+        await fake.click(person, lobby, "Join")
+        await rig.idle()
+    assert "4/4" in lobby.content
+    await fake.click(ALICE, lobby, "Start")
+    await rig.idle()
+
+
+async def play_until(rig: Rig, done: object, limit: int = 600) -> None:
+    """People act in turn; when nobody must, the clock moves on (deal window, next hand)."""
+    for _ in range(limit):
+        if callable(done) and done():
+            return
+        acted = False
+        for person in PEOPLE:
+            if await rig.act(person):
+                acted = True
+                break
+        if not acted:
+            rig.clock.advance(31)
+            await rig.idle()
+    raise AssertionError("the hand did not finish")
+
+
+def hand_over(rig: Rig) -> bool:
+    m = rig.table().match
+    return m is not None and (m.phase in ("hand_over", "match_over") or m.public_view().get("hand_no", 1) > 1)
+
+
+def leaks(fake: FakeDiscord) -> list[str]:
+    """Cards shown to someone who could not know them by the time the message reached Discord.
+
+    Each line is checked on its own (a card may repeat on a button label).
+    """
+    problems = []
+    for message in fake.messages.values():
+        for text, snap in zip(message.history, message.snapshots, strict=True):
+            if snap is None:
+                continue
+            allowed = snap["public"]
+            seat = None if message.public else snap["users"].get(str(message.visible_to))
+            if seat is not None:
+                allowed = allowed | snap["seats"][seat]
+            for line in text.splitlines():
+                extra = sorted((cards_named(line) - allowed).elements())
+                if extra:
+                    kind = "public" if message.public else f"private to {message.visible_to}"
+                    problems.append(f"message {message.id} ({kind}): {extra} in {line!r}")
+    return problems

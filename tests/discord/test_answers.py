@@ -1,0 +1,76 @@
+"""Every interaction gets its answer in time, whatever the host does: slow words, or none."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from adapters.discord.config import DiscordConfig
+from adapters.discord.run import DiscordRunner
+from bot.platform import Incoming
+from tests.discord.rig import ALICE
+from tests.fakes.discord_api import FakeDiscord
+
+
+class ScriptedHost:
+    """Answers commands as told: "slow" speaks after the adapter's budget, "quiet" never speaks."""
+
+    def __init__(self) -> None:
+        self.events: list[Incoming] = []
+        self.later: list[asyncio.Task[None]] = []
+
+    async def handle(self, event: Incoming) -> None:
+        self.events.append(event)
+        if event.name == "rules" and event.reply is not None:
+            self.later.append(asyncio.create_task(self._later(event)))
+        elif event.name == "help" and event.reply is not None:
+            await event.reply.notice("at once")
+
+    async def settle(self) -> None:
+        """Like the real host's: returns once everything it was asked is done (cancelling it stops nothing)."""
+        if self.later:
+            await asyncio.wait(self.later)
+
+    async def _later(self, event: Incoming) -> None:
+        await asyncio.sleep(0.3)
+        assert event.reply is not None
+        await event.reply.notice("late words")
+
+
+@pytest.fixture
+async def scripted(fake_discord: FakeDiscord) -> AsyncIterator[tuple[ScriptedHost, DiscordRunner]]:
+    host = ScriptedHost()
+    config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
+                           gateway_url=fake_discord.gateway_url, edit_interval=0.0)
+    runner = DiscordRunner(host, config, ready_timeout=10)
+    runner.inbound.budget = 0.05  # a slow host, as Discord's 3 seconds would see it
+    await runner.start()
+    try:
+        yield host, runner
+    finally:
+        await asyncio.gather(*host.later)
+        await runner.stop()
+
+
+async def test_slow_words_fill_the_deferred_reply(scripted: tuple[ScriptedHost, DiscordRunner],
+                                                  fake_discord: FakeDiscord) -> None:
+    host, _ = scripted
+    slow = await fake_discord.slash(ALICE, "rules", {"preset": "classic"})
+    assert slow.callback_type == 5 and slow.ephemeral_reply  # deferred in time, "thinking"
+    await asyncio.gather(*host.later)
+    await fake_discord.settle()
+    assert fake_discord.messages[slow.original_id or 0].content == "late words"
+    assert host.events[0].args == ("classic",) and host.events[0].key == str(slow.id)
+
+
+async def test_quick_words_are_the_reply_and_silence_leaves_nothing(
+        scripted: tuple[ScriptedHost, DiscordRunner], fake_discord: FakeDiscord) -> None:
+    quick = await fake_discord.slash(ALICE, "help")
+    assert quick.callback_type == 4 and quick.callback_data["content"] == "at once"
+    quiet = await fake_discord.slash(ALICE, "leave")
+    await fake_discord.settle()
+    assert quiet.callback_type == 5
+    assert fake_discord.messages[quiet.original_id or 0].deleted  # closed without a word
+    assert fake_discord.unanswered() == [] and fake_discord.protocol_errors == []

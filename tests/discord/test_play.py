@@ -1,0 +1,34 @@
+"""Four people play 80分 on Discord through the real discord.py client and the fake server."""
+
+from __future__ import annotations
+
+from tests.discord.rig import Rig, hand_over, leaks, open_table, play_until
+
+
+async def test_four_people_play_a_whole_hand(rig: Rig) -> None:
+    fake = rig.fake
+    await open_table(rig)
+    table = rig.table()
+    assert table.status == "active"
+    await play_until(rig, lambda: hand_over(rig))
+
+    m = table.match
+    assert m is not None
+    played = sum(len(a["cards"]) for a in m.actions if a["t"] == "play")
+    assert played == 100  # every card of the hand was played by a person through Discord
+    assert {a["seat"] for a in m.actions if a["t"] in ("play", "bury", "declare", "pass")} <= {0, 1, 2, 3}
+    assert any(a["t"] == "bury" for a in m.actions)
+    assert fake.unanswered() == []
+    assert fake.protocol_errors == []
+    assert rig.runner.inbound.errors == [] and rig.runner.client.errors == []
+    assert leaks(fake) == []
+    # the dealer chose 8 of 33 cards: more than one select menu holds (25 options each)
+    assert max(msg.peak_selects for msg in fake.messages.values()) == 2
+    # hands were private: every message showing a selectable hand is seen by one person only
+    for message in fake.messages.values():
+        if message.selects():
+            assert message.visible_to is not None and message.ephemeral
+    # the table message stayed one message, edited in place
+    tables = [msg for msg in fake.public_messages() if "My hand" in msg.text()]
+    assert len(tables) <= 2  # hand 1 (and hand 2 once dealt)
+    assert len(tables[0].history) > 10

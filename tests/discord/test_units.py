@@ -1,0 +1,139 @@
+"""The adapter's pure parts: rendering within Discord's limits, coalescing, configuration."""
+
+from __future__ import annotations
+
+import asyncio
+
+import discord
+import pytest
+
+from adapters.discord.components import CardSelect, HostButton, is_ours, render, split_by_suit, toggled
+from adapters.discord.config import DEFAULT_API_BASE, DiscordConfig
+from adapters.discord.outbox import Coalescer
+from adapters.discord.private import Recent
+from adapters.discord.run import DiscordRunner
+from bot import tokens
+from bot.platform import Button, View, Where
+from tests.fakes.discord_api import FakeDiscord
+
+
+def tok(code: str, arg: str = "", version: int = 3) -> str:
+    return tokens.Token(7, version, code, arg).pack()
+
+
+def hand_of(n: int, selected: set[int]) -> View:
+    toggles = [Button(f"♠{i % 9 + 2}", tok(tokens.TOGGLE, tokens.to_b36(i)),
+                      style="selected" if i in selected else "default") for i in range(n)]
+    rows = [tuple(toggles[i:i + 5]) for i in range(0, n, 5)]
+    controls = (Button("Bury", tok(tokens.BURY), style="primary"), Button("Clear", tok(tokens.CLEAR)),
+                Button("Play here", "", kind="inline_query"))
+    return View("Your hand", (*rows, controls))
+
+
+def test_a_33_card_bury_becomes_two_selects_and_a_row_of_buttons() -> None:
+    content, ui = render(hand_of(33, {0, 30}))
+    rows = ui.to_components()
+    assert content == "Your hand"
+    assert len(rows) == 3
+    selects = [c for row in rows for c in row["components"] if c["type"] == 3]
+    assert [len(s["options"]) for s in selects] == [25, 8]
+    assert [s["max_values"] for s in selects] == [25, 8] and all(s["min_values"] == 0 for s in selects)
+    chosen = [o["value"] for s in selects for o in s["options"] if o.get("default")]
+    assert chosen == [tok(tokens.TOGGLE, "0"), tok(tokens.TOGGLE, tokens.to_b36(30))]
+    buttons = [c for c in rows[2]["components"]]
+    assert [b["label"] for b in buttons] == ["Bury", "Clear"]  # the Telegram inline-query button is dropped
+    assert all(is_ours(c["custom_id"]) for row in rows for c in row["components"])
+    assert all(len(c["custom_id"]) <= 100 for row in rows for c in row["components"])
+    assert isinstance(ui.children[0], CardSelect) and isinstance(ui.children[-1], HostButton)
+
+
+def test_menus_are_cut_where_the_suit_changes() -> None:
+    labels = ["大王", "♥2"] + [f"♠{r}" for r in "AKQJ98765432"] * 1 + [f"♥{r}" for r in "AKQJ9876"] \
+        + [f"♣{r}" for r in "AKQJ98765"] + ["♦A", "♦K"]
+    cards = [Button(label, tok(tokens.TOGGLE, tokens.to_b36(i))) for i, label in enumerate(labels)]
+    menus = split_by_suit(cards)
+    assert [len(m) for m in menus] == [22, 11]  # trumps, spades and hearts; then clubs and diamonds
+    assert menus[1][0].label == "♣A"
+    long_run = [Button("♠A", tok(tokens.TOGGLE, tokens.to_b36(i))) for i in range(30)]
+    assert [len(m) for m in split_by_suit(long_run)] == [25, 5]
+
+
+def test_wide_rows_are_split_and_rows_capped_at_five() -> None:
+    wide = tuple(Button(str(i), tok(tokens.DECLARE, f"{i}S")) for i in range(12))
+    _, ui = render(View("x" * 2500, (wide,)))
+    rows = ui.to_components()
+    assert [len(r["components"]) for r in rows] == [5, 5, 2]
+    _, ui = render(View("t", tuple((Button(str(i), tok(tokens.PASS, str(i))),) for i in range(8))))
+    assert len(ui.to_components()) == 5
+    long, _ = render(View("x" * 2500))
+    assert len(long) == 2000
+
+
+def test_a_note_goes_under_the_view() -> None:
+    content, _ = render(View("Your hand"), note="It is not your turn.")
+    assert content == "Your hand\n\n› It is not your turn."
+
+
+def test_a_select_choice_means_the_options_that_changed() -> None:
+    shown = ["a", "b", "c", "d"]
+    assert toggled(shown, {"a"}, ["a", "c"]) == ["c"]
+    assert toggled(shown, {"a", "b"}, []) == ["a", "b"]
+    assert toggled(shown, set(), ["d", "forged"]) == ["d"]
+
+
+def test_custom_id_shapes() -> None:
+    assert is_ours("b:" + tok(tokens.PLAY))
+    assert is_ours("s:0:" + tok(tokens.TOGGLE, "1"))
+    assert not is_ours("hello") and not is_ours("b:") and not is_ours("b:" + "x" * 99)
+
+
+async def test_edits_of_one_message_coalesce_into_the_latest() -> None:
+    out = Coalescer()
+    delivered: list[str] = []
+    gate = asyncio.Event()
+
+    def job(text: str) -> object:
+        async def run() -> None:
+            await gate.wait()
+            delivered.append(text)
+        return run
+
+    out.submit("table", job("v0"))  # type: ignore[arg-type]
+    await asyncio.sleep(0)  # the first edit is on its way (waiting for Discord)
+    for i in range(1, 10):
+        out.submit("table", job(f"v{i}"))  # type: ignore[arg-type]
+    out.submit("hand", job("h"))  # type: ignore[arg-type]
+    gate.set()
+    await out.flush()
+    assert delivered.count("h") == 1
+    table = [d for d in delivered if d.startswith("v")]
+    assert table == ["v0", "v9"]  # the first was already on its way; the other eight collapsed
+    assert out.coalesced == 8
+
+
+def test_remembered_messages_are_bounded() -> None:
+    recent: Recent[int, str] = Recent(limit=3)
+    for i in range(5):
+        recent[i] = str(i)
+    recent[2] = "again"
+    assert list(recent) == [3, 4, 2]
+
+
+def test_config_from_env() -> None:
+    assert DiscordConfig.from_env({}) is None
+    c = DiscordConfig.from_env({"DISCORD_BOT_TOKEN": " abc ", "DISCORD_GUILD_IDS": "1, 2",
+                                "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10"})
+    assert c is not None and c.token == "abc" and c.guild_ids == (1, 2)
+    assert c.api_base == "http://127.0.0.1:9/api/v10" and c.sync_commands
+    d = DiscordConfig.from_env({"DISCORD_BOT_TOKEN": "x", "DISCORD_SYNC_COMMANDS": "0"})
+    assert d is not None and d.api_base == DEFAULT_API_BASE and not d.sync_commands
+
+
+async def test_a_bad_token_fails_to_start_and_stops_cleanly(fake_discord: FakeDiscord) -> None:
+    config = DiscordConfig(token="wrong", api_base=fake_discord.api_base, gateway_url=fake_discord.gateway_url)
+    runner = DiscordRunner(object(), config, ready_timeout=5)
+    await runner.platform.edit(Where("discord", "1"), "2", View("queued before login"))
+    with pytest.raises(discord.LoginFailure):
+        await runner.start()
+    await runner.stop()
+    assert fake_discord.identified == 0

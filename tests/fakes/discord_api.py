@@ -1,0 +1,806 @@
+"""A fake Discord REST API and gateway on 127.0.0.1 for the real discord.py client.
+
+It plays Discord's part in adapter tests: it answers login, hands the client a
+gateway session, dispatches interactions that simulated users make (slash
+commands, autocomplete, button presses, select choices) and records every
+message the bot sends, keeping what is ephemeral or in a DM (seen by one user)
+apart from what the whole channel sees. It enforces the rules that bite in
+production: an interaction must be answered once and within 3 s, webhook
+tokens expire, components stay within Discord's limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+import discord.gateway
+import discord.http
+import yarl
+from aiohttp import BodyPartReader, WSMsgType, web
+
+JSON = dict[str, Any]
+EPHEMERAL = 64
+_BODY: web.RequestKey[Any] = web.RequestKey("body", object)
+ANSWER_WINDOW_S = 3.0
+
+# Interaction callback types (Discord API).
+PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE, MODAL = 1, 4, 5, 6, 7, 8, 9
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    """discord.py only parses bodies typed exactly application/json."""
+    return web.Response(status=status, body=json.dumps(data).encode(), headers={"Content-Type": "application/json"})
+
+
+def _error(status: int, code: int, message: str) -> web.Response:
+    return _json({"code": code, "message": message}, status=status)
+
+
+@dataclass
+class FakeUser:
+    """A simulated Discord user."""
+
+    id: int
+    name: str
+    locale: str = "en-US"
+    admin: bool = False
+
+    def payload(self) -> JSON:
+        return {
+            "id": str(self.id),
+            "username": self.name,
+            "global_name": self.name,
+            "discriminator": "0",
+            "avatar": None,
+            "bot": False,
+        }
+
+
+@dataclass
+class FakeMessage:
+    """One message as the fake stores it, with every version it had."""
+
+    id: int
+    channel_id: int
+    content: str
+    embeds: list[JSON]
+    components: list[JSON]
+    flags: int
+    visible_to: int | None  # None: everyone in the channel; else one user id
+    via: str  # "channel", "dm", "interaction", "followup"
+    attachments: list[tuple[str, bytes]] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)
+    snapshots: list[Any] = field(default_factory=list)  # what the test's observer saw at each version
+    peak_selects: int = 0  # the most select menus any version showed
+    deleted: bool = False
+    loading: bool = False
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & EPHEMERAL)
+
+    @property
+    def public(self) -> bool:
+        return self.visible_to is None
+
+    def text(self) -> str:
+        """Everything a reader sees: content, embeds, component labels and options."""
+        parts = [self.content]
+        for embed in self.embeds:
+            parts += [str(embed.get("title", "")), str(embed.get("description", ""))]
+            parts += [f"{f.get('name', '')} {f.get('value', '')}" for f in embed.get("fields", [])]
+            parts.append(str((embed.get("footer") or {}).get("text", "")))
+        for component in _walk(self.components):
+            parts.append(str(component.get("label", "")))
+            parts.append(str(component.get("placeholder", "")))
+            for option in component.get("options", []):
+                parts += [str(option.get("label", "")), str(option.get("description", ""))]
+        return "\n".join(p for p in parts if p)
+
+    def buttons(self) -> list[JSON]:
+        return [c for c in _walk(self.components) if c.get("type") == 2]
+
+    def selects(self) -> list[JSON]:
+        return [c for c in _walk(self.components) if c.get("type") == 3]
+
+    def button(self, label: str) -> JSON:
+        """The button whose label contains `label` (exactly one must match)."""
+        found = [b for b in self.buttons() if label in str(b.get("label", ""))]
+        if len(found) != 1:
+            labels = [b.get("label") for b in self.buttons()]
+            raise LookupError(f"{len(found)} buttons match {label!r} in message {self.id}: {labels}")
+        return found[0]
+
+    def payload(self, guild_id: int | None, author: JSON) -> JSON:
+        data: JSON = {
+            "id": str(self.id),
+            "channel_id": str(self.channel_id),
+            "author": author,
+            "content": self.content,
+            "timestamp": _now(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [
+                {"id": str(i + 1), "filename": name, "size": len(blob), "url": f"http://fake/{name}",
+                 "proxy_url": f"http://fake/{name}"}
+                for i, (name, blob) in enumerate(self.attachments)
+            ],
+            "embeds": self.embeds,
+            "pinned": False,
+            "type": 0,
+            "components": self.components,
+            "flags": self.flags,
+        }
+        if guild_id is not None and self.via != "dm":
+            data["guild_id"] = str(guild_id)
+        return data
+
+
+def _walk(components: list[JSON]) -> Iterator[JSON]:
+    for component in components:
+        yield component
+        yield from _walk(component.get("components", []))
+
+
+@dataclass
+class FakeInteraction:
+    """One interaction the fake dispatched and what became of it."""
+
+    id: int
+    token: str
+    type: int
+    user: FakeUser
+    channel_id: int
+    guild: bool
+    message_id: int | None  # the message carrying the pressed component
+    data: JSON
+    created: float
+    answered: asyncio.Event = field(default_factory=asyncio.Event)
+    callback_type: int | None = None
+    callback_data: JSON = field(default_factory=dict)
+    original_id: int | None = None  # message the response created (types 4 and 5)
+    late: bool = False
+    expired: bool = False
+    answered_at: float | None = None
+    choices: list[JSON] = field(default_factory=list)
+
+    @property
+    def ephemeral_reply(self) -> bool:
+        return bool(self.callback_data.get("flags", 0) & EPHEMERAL)
+
+
+class FakeDiscord:
+    """Fake REST + gateway. Use `async with FakeDiscord() as fake:` or `start`/`stop`."""
+
+    def __init__(self, *, guild_id: int = 9000, channel_id: int = 9100, app_id: int = 4242) -> None:
+        self.guild_id = guild_id
+        self.channel_id = channel_id
+        self.app_id = app_id
+        self.bot_user: JSON = {
+            "id": str(app_id), "username": "tractor-host", "global_name": None, "discriminator": "0000",
+            "avatar": None, "bot": True, "verified": True, "mfa_enabled": False, "flags": 0,
+        }
+        self.token = "fake-token"
+        self.port = 0
+        self.requests: list[tuple[str, str, JSON]] = []
+        self.messages: dict[int, FakeMessage] = {}
+        self.interactions: dict[int, FakeInteraction] = {}
+        self.commands: list[JSON] = []
+        self.dm_channels: dict[int, int] = {}  # channel id -> user id
+        self.protocol_errors: list[str] = []
+        self.identified = 0
+        self.resumed = 0
+        self._ids = itertools.count(1_000_000)
+        self._seq = itertools.count(1)
+        self._sockets: list[web.WebSocketResponse] = []
+        self._runner: web.AppRunner | None = None
+        self._last_request = 0.0
+        self._open_requests = 0
+        self._saved: tuple[str, yarl.URL] | None = None
+        self.unreachable_users: set[int] = set()
+        self.observer: Callable[[], Any] | None = None  # called at every message version (leak tests)
+        # Discord limits writes per channel (about 5 per 5 s); set (count, seconds) to answer 429 beyond it
+        self.channel_limit: tuple[int, float] | None = None
+        self.rate_limited = 0
+        self._channel_writes: dict[int, list[float]] = {}
+
+    # ---- lifecycle -------------------------------------------------------
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._record])
+        app.router.add_get("/gateway", self._gateway)
+        r = app.router
+        base = "/api/v10"
+        r.add_get(base + "/users/@me", self._me)
+        r.add_get(base + "/oauth2/applications/@me", self._application)
+        r.add_get(base + "/gateway", self._gateway_info)
+        r.add_get(base + "/gateway/bot", self._gateway_info)
+        r.add_put(base + "/applications/{app}/commands", self._put_commands)
+        r.add_put(base + "/applications/{app}/guilds/{guild}/commands", self._put_commands)
+        r.add_get(base + "/applications/{app}/commands", self._get_commands)
+        r.add_get(base + "/applications/{app}/guilds/{guild}/commands", self._get_commands)
+        r.add_post(base + "/interactions/{iid}/{token}/callback", self._callback)
+        r.add_get(base + "/webhooks/{app}/{token}/messages/{mid}", self._get_webhook_message)
+        r.add_patch(base + "/webhooks/{app}/{token}/messages/{mid}", self._edit_webhook_message)
+        r.add_delete(base + "/webhooks/{app}/{token}/messages/{mid}", self._delete_webhook_message)
+        r.add_post(base + "/webhooks/{app}/{token}", self._followup)
+        r.add_post(base + "/users/@me/channels", self._open_dm)
+        r.add_post(base + "/channels/{cid}/messages", self._post_message)
+        r.add_get(base + "/channels/{cid}/messages/{mid}", self._get_message)
+        r.add_patch(base + "/channels/{cid}/messages/{mid}", self._edit_message)
+        r.add_delete(base + "/channels/{cid}/messages/{mid}", self._delete_message)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets  # type: ignore[attr-defined]
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    async def stop(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @contextlib.contextmanager
+    def pointed_at(self) -> Iterator[None]:
+        """Point discord.py's REST base and default gateway at this fake, restoring them after."""
+        saved = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
+        discord.http.Route.BASE = self.api_base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
+        try:
+            yield
+        finally:
+            discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved
+
+    async def __aenter__(self) -> FakeDiscord:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # ---- recording -------------------------------------------------------
+
+    @web.middleware
+    async def _record(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if not request.path.startswith("/api/"):
+            return await handler(request)  # type: ignore[no-any-return]
+        self._open_requests += 1
+        try:
+            if request.method != "GET":
+                body = await self._body(request)
+                self.requests.append((request.method, request.path, body))
+            if request.headers.get("Authorization") not in (
+                f"Bot {self.token}", None,
+            ):
+                return _error(401, 0, "401: Unauthorized")
+            return await handler(request)  # type: ignore[no-any-return]
+        finally:
+            self._open_requests -= 1
+            self._last_request = asyncio.get_running_loop().time()
+
+    async def _body(self, request: web.Request) -> JSON:
+        """JSON body, or the payload_json of a multipart upload with its files under '_files'."""
+        if _BODY in request:
+            return request[_BODY]
+        body: JSON = {}
+        if request.content_type == "application/json":
+            raw = await request.read()
+            body = json.loads(raw) if raw else {}
+        elif request.content_type.startswith("multipart/"):
+            reader = await request.multipart()
+            files: list[tuple[str, bytes]] = []
+            async for part in reader:
+                if not isinstance(part, BodyPartReader):
+                    continue
+                data = await part.read()
+                if part.name == "payload_json":
+                    body = json.loads(data)
+                else:
+                    files.append((part.filename or "file", bytes(data)))
+            body["_files"] = files
+        request[_BODY] = body
+        return body
+
+    async def settle(self, quiet_s: float = 0.08, limit_s: float = 10.0) -> None:
+        """Wait until the bot has made no request for `quiet_s` (a test helper, not a timing check)."""
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while loop.time() - start < limit_s:
+            await asyncio.sleep(quiet_s / 4)
+            if self._open_requests == 0 and loop.time() - self._last_request >= quiet_s:
+                return
+
+    # ---- views for tests -------------------------------------------------
+
+    def public_messages(self) -> list[FakeMessage]:
+        return [m for m in self.messages.values() if m.public]
+
+    def private_messages(self, user: FakeUser) -> list[FakeMessage]:
+        return [m for m in self.messages.values() if m.visible_to == user.id and not m.deleted]
+
+    def channel_messages(self, channel_id: int | None = None) -> list[FakeMessage]:
+        cid = self.channel_id if channel_id is None else channel_id
+        return [m for m in self.messages.values() if m.channel_id == cid and m.public and not m.deleted]
+
+    def unanswered(self) -> list[FakeInteraction]:
+        """Interactions never answered, or answered after Discord's 3-second window."""
+        return [i for i in self.interactions.values() if i.callback_type is None or i.late]
+
+    def expire_tokens(self) -> None:
+        """Make every interaction token seen so far stale, as after 15 minutes."""
+        for interaction in self.interactions.values():
+            interaction.expired = True
+
+    # ---- simulated users -------------------------------------------------
+
+    def _member(self, user: FakeUser) -> JSON:
+        return {
+            "user": user.payload(), "roles": [], "joined_at": _now(), "deaf": False, "mute": False,
+            "flags": 0, "permissions": "8" if user.admin else "1024", "nick": None, "pending": False,
+        }
+
+    def _channel(self, channel_id: int) -> JSON:
+        if channel_id in self.dm_channels:
+            return {"id": str(channel_id), "type": 1, "recipients": []}
+        return {
+            "id": str(channel_id), "type": 0, "guild_id": str(self.guild_id), "name": "tractor",
+            "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None,
+        }
+
+    async def _dispatch_interaction(
+        self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
+        message: FakeMessage | None = None, wait: bool = True,
+    ) -> FakeInteraction:
+        cid = channel_id if channel_id is not None else (message.channel_id if message else self.channel_id)
+        guild = cid not in self.dm_channels
+        iid = next(self._ids)
+        loop = asyncio.get_running_loop()
+        interaction = FakeInteraction(
+            id=iid, token=f"itoken{iid}", type=itype, user=user, channel_id=cid, guild=guild,
+            message_id=message.id if message else None, data=data, created=loop.time(),
+        )
+        self.interactions[iid] = interaction
+        payload: JSON = {
+            "id": str(iid), "application_id": str(self.app_id), "type": itype, "token": interaction.token,
+            "version": 1, "attachment_size_limit": 8 * 1024 * 1024, "data": data,
+            "channel_id": str(cid), "channel": self._channel(cid), "locale": user.locale,
+            "app_permissions": "2147483647", "entitlements": [], "authorizing_integration_owners": {},
+            "context": 0 if guild else 1,
+        }
+        if guild:
+            payload["guild_id"] = str(self.guild_id)
+            payload["guild_locale"] = "en-US"
+            payload["member"] = self._member(user)
+        else:
+            payload["user"] = user.payload()
+        if message is not None:
+            payload["message"] = message.payload(self.guild_id if guild else None, self.bot_user)
+        await self.dispatch("INTERACTION_CREATE", payload)
+        if wait:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(interaction.answered.wait(), ANSWER_WINDOW_S + 2)
+        return interaction
+
+    async def slash(
+        self, user: FakeUser, sub: str, options: dict[str, str | int] | None = None, *,
+        command: str = "tractor", channel_id: int | None = None,
+    ) -> FakeInteraction:
+        """`/tractor sub option:value ...` typed by `user`."""
+        return await self._dispatch_interaction(
+            user, 2, self._command_data(command, sub, options or {}), channel_id=channel_id,
+        )
+
+    async def autocomplete(
+        self, user: FakeUser, sub: str, focused: str, value: str,
+        options: dict[str, str | int] | None = None, *, command: str = "tractor",
+    ) -> list[JSON]:
+        """Typing `value` into option `focused`: returns the choices the bot offered."""
+        data = self._command_data(command, sub, {**(options or {}), focused: value})
+        for option in data["options"][0]["options"]:
+            if option["name"] == focused:
+                option["focused"] = True
+        interaction = await self._dispatch_interaction(user, 4, data)
+        return interaction.choices
+
+    def _command_data(self, command: str, sub: str, options: dict[str, str | int]) -> JSON:
+        registered = next((c for c in self.commands if c["name"] == command), None)
+        if registered is None:
+            raise LookupError(f"command /{command} was never registered: {[c['name'] for c in self.commands]}")
+        subcommand = next((o for o in registered.get("options", []) if o["name"] == sub), None)
+        if subcommand is None:
+            raise LookupError(f"/{command} has no subcommand {sub!r}")
+        declared = {o["name"]: o for o in subcommand.get("options", [])}
+        opts = []
+        for name, value in options.items():
+            if name not in declared:
+                raise LookupError(f"/{command} {sub} has no option {name!r}: {list(declared)}")
+            opts.append({"name": name, "type": declared[name]["type"], "value": value})
+        return {
+            "id": registered["id"], "name": command, "type": 1,
+            "options": [{"name": sub, "type": 1, "options": opts}],
+        }
+
+    async def press(
+        self, user: FakeUser, message: FakeMessage, custom_id: str, *, wait: bool = True,
+    ) -> FakeInteraction:
+        """`user` clicks the button `custom_id` on `message` (need not be one the bot drew: forgeries too).
+
+        With wait=False it returns at once (for presses the bot may never answer).
+        """
+        return await self._dispatch_interaction(
+            user, 3, {"custom_id": custom_id, "component_type": 2}, message=message, wait=wait,
+        )
+
+    async def click(self, user: FakeUser, message: FakeMessage, label: str) -> FakeInteraction:
+        """`user` clicks the button labelled `label` on `message`; it must be drawn and enabled."""
+        button = message.button(label)
+        if button.get("disabled"):
+            raise LookupError(f"button {label!r} is disabled")
+        return await self.press(user, message, button["custom_id"])
+
+    async def choose(
+        self, user: FakeUser, message: FakeMessage, custom_id: str, values: list[str],
+    ) -> FakeInteraction:
+        """`user` picks `values` in the select menu `custom_id` on `message`."""
+        return await self._dispatch_interaction(
+            user, 3, {"custom_id": custom_id, "component_type": 3, "values": values}, message=message,
+        )
+
+    # ---- gateway ---------------------------------------------------------
+
+    async def dispatch(self, event: str, data: JSON) -> None:
+        """Send a DISPATCH event to the most recently identified session."""
+        if not self._sockets:
+            raise RuntimeError("no gateway session is connected")
+        await self._sockets[-1].send_str(json.dumps({"op": 0, "t": event, "s": next(self._seq), "d": data}))
+
+    async def ask_reconnect(self, limit_s: float = 10.0) -> None:
+        """Gateway op 7: the client must reconnect and resume; returns once it has."""
+        before = self.resumed
+        await self._sockets[-1].send_str(json.dumps({"op": 7, "d": None}))
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while self.resumed == before and loop.time() - start < limit_s:
+            await asyncio.sleep(0.01)
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                op = frame.get("op")
+                if op == 1:
+                    await ws.send_str(json.dumps({"op": 11}))
+                elif op == 2:
+                    if frame["d"].get("token") != self.token:
+                        await ws.close(code=4004, message=b"Authentication failed.")
+                        break
+                    self.identified += 1
+                    self._sockets.append(ws)
+                    ready = {
+                        "v": 10, "user": self.bot_user, "guilds": [], "session_id": f"session{self.identified}",
+                        "resume_gateway_url": self.gateway_url, "shard": [0, 1],
+                        "application": {"id": str(self.app_id), "flags": 0},
+                    }
+                    await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": next(self._seq), "d": ready}))
+                elif op == 6:
+                    if ws not in self._sockets:
+                        self._sockets.append(ws)
+                    self.resumed += 1
+                    await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": next(self._seq), "d": {}}))
+        finally:
+            if ws in self._sockets:
+                self._sockets.remove(ws)
+        return ws
+
+    # ---- REST: identity and commands ---------------------------------------
+
+    async def _me(self, request: web.Request) -> web.Response:
+        return _json(self.bot_user)
+
+    async def _application(self, request: web.Request) -> web.Response:
+        return _json({
+            "id": str(self.app_id), "name": "tractor-host", "description": "", "icon": None,
+            "bot_public": True, "bot_require_code_grant": False, "verify_key": "0" * 64,
+            "owner": {"id": "1", "username": "owner", "discriminator": "0", "avatar": None},
+            "flags": 0, "summary": "", "rpc_origins": [], "team": None,
+        })
+
+    async def _gateway_info(self, request: web.Request) -> web.Response:
+        return _json({"url": self.gateway_url, "shards": 1,
+                      "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 0,
+                                              "max_concurrency": 1}})
+
+    async def _put_commands(self, request: web.Request) -> web.Response:
+        body = await self._body(request)
+        commands: list[JSON] = body if isinstance(body, list) else []
+        stored = []
+        for command in commands:
+            stored.append({**command, "id": str(next(self._ids)), "application_id": str(self.app_id),
+                           "version": "1", "default_member_permissions": None, "type": command.get("type", 1)})
+        self.commands = stored
+        return _json(stored)
+
+    async def _get_commands(self, request: web.Request) -> web.Response:
+        return _json(self.commands)
+
+    # ---- REST: interaction responses -----------------------------------------
+
+    def _interaction_by_token(self, token: str) -> FakeInteraction | None:
+        return next((i for i in self.interactions.values() if i.token == token), None)
+
+    def _new_message(
+        self, channel_id: int, body: JSON, *, visible_to: int | None, via: str, flags: int = 0,
+    ) -> FakeMessage:
+        message = FakeMessage(
+            id=next(self._ids), channel_id=channel_id, content=str(body.get("content") or ""),
+            embeds=list(body.get("embeds") or []), components=list(body.get("components") or []),
+            flags=flags, visible_to=visible_to, via=via, attachments=list(body.get("_files", [])),
+        )
+        self._record_version(message)
+        self.messages[message.id] = message
+        return message
+
+    def _update_message(self, message: FakeMessage, body: JSON) -> None:
+        if "content" in body:
+            message.content = str(body["content"] or "")
+        if "embeds" in body:
+            message.embeds = list(body["embeds"] or [])
+        if "components" in body:
+            message.components = list(body["components"] or [])
+        if body.get("_files"):
+            message.attachments = list(body["_files"])
+        message.loading = False
+        self._record_version(message)
+
+    def _record_version(self, message: FakeMessage) -> None:
+        message.history.append(message.text())
+        message.peak_selects = max(message.peak_selects, len(message.selects()))
+        message.snapshots.append(self.observer() if self.observer is not None else None)
+        self._check_components(message)
+
+    def _check_components(self, message: FakeMessage) -> None:
+        """Discord refuses these with a 400; record them so tests fail loudly."""
+        rows = message.components
+        if len(rows) > 5:
+            self.protocol_errors.append(f"message {message.id}: {len(rows)} action rows (max 5)")
+        for row in rows:
+            inner = row.get("components", [])
+            if len(inner) > 5:
+                self.protocol_errors.append(f"message {message.id}: row with {len(inner)} components")
+            if any(c.get("type") == 3 for c in inner) and len(inner) > 1:
+                self.protocol_errors.append(f"message {message.id}: a select must be alone in its row")
+        ids = [c.get("custom_id") for c in _walk(rows) if c.get("custom_id")]
+        if len(ids) != len(set(ids)):
+            self.protocol_errors.append(f"message {message.id}: duplicate custom_id")
+        for component in _walk(rows):
+            cid = component.get("custom_id")
+            if cid is not None and not 1 <= len(cid) <= 100:
+                self.protocol_errors.append(f"message {message.id}: custom_id length {len(cid)}")
+            if len(str(component.get("label", ""))) > 80:
+                self.protocol_errors.append(f"message {message.id}: label over 80 characters")
+            options = component.get("options", [])
+            if component.get("type") == 3 and not 1 <= len(options) <= 25:
+                self.protocol_errors.append(f"message {message.id}: select with {len(options)} options")
+            values = [o.get("value") for o in options]
+            if len(values) != len(set(values)):
+                self.protocol_errors.append(f"message {message.id}: duplicate select values")
+        if len(message.content) > 2000:
+            self.protocol_errors.append(f"message {message.id}: content over 2000 characters")
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        interaction = self.interactions.get(int(request.match_info["iid"]))
+        if interaction is None or interaction.token != request.match_info["token"]:
+            return _error(404, 10062, "Unknown interaction")
+        if interaction.callback_type is not None:
+            self.protocol_errors.append(f"interaction {interaction.id} answered twice")
+            return _error(400, 40060, "Interaction has already been acknowledged.")
+        if asyncio.get_running_loop().time() - interaction.created > ANSWER_WINDOW_S:
+            interaction.late = True
+            interaction.answered.set()
+            return _error(404, 10062, "Unknown interaction")
+        interaction.answered_at = asyncio.get_running_loop().time()
+        body = await self._body(request)
+        ctype = int(body.get("type", 0))
+        data: JSON = body.get("data") or {}
+        interaction.callback_type = ctype
+        interaction.callback_data = data
+        resource: JSON = {"type": ctype}
+        info: JSON = {"id": str(interaction.id), "type": interaction.type}
+        flags = int(data.get("flags", 0))
+        visible = interaction.user.id if flags & EPHEMERAL or not interaction.guild else None
+        if ctype in (MESSAGE, DEFERRED_MESSAGE):
+            message = self._new_message(
+                interaction.channel_id, data if ctype == MESSAGE else {}, visible_to=visible,
+                via="interaction", flags=flags & EPHEMERAL,
+            )
+            message.loading = ctype == DEFERRED_MESSAGE
+            interaction.original_id = message.id
+            info.update(response_message_id=str(message.id), response_message_loading=message.loading,
+                        response_message_ephemeral=bool(flags & EPHEMERAL))
+            resource["message"] = message.payload(self.guild_id if interaction.guild else None, self.bot_user)
+        elif ctype in (DEFERRED_UPDATE, UPDATE_MESSAGE):
+            if interaction.message_id is None:
+                self.protocol_errors.append(f"interaction {interaction.id}: update without a message")
+                return _error(400, 50035, "Invalid Form Body")
+            target = self.messages[interaction.message_id]
+            if ctype == UPDATE_MESSAGE:
+                self._update_message(target, data)
+                resource["message"] = target.payload(self.guild_id, self.bot_user)
+        elif ctype == AUTOCOMPLETE:
+            interaction.choices = list(data.get("choices", []))
+            if len(interaction.choices) > 25:
+                self.protocol_errors.append(f"interaction {interaction.id}: over 25 choices")
+        elif ctype != MODAL:
+            self.protocol_errors.append(f"interaction {interaction.id}: callback type {ctype}")
+        interaction.answered.set()
+        return _json({"interaction": info, "resource": resource})
+
+    def _webhook_target(self, request: web.Request) -> tuple[FakeInteraction | None, FakeMessage | None, str]:
+        interaction = self._interaction_by_token(request.match_info["token"])
+        if interaction is None or interaction.expired:
+            return None, None, "Unknown Webhook"
+        mid = request.match_info["mid"]
+        target_id = (interaction.original_id or interaction.message_id) if mid == "@original" else int(mid)
+        message = self.messages.get(target_id) if target_id is not None else None
+        if message is None or message.deleted:
+            return interaction, None, "Unknown Message"
+        return interaction, message, ""
+
+    async def _get_webhook_message(self, request: web.Request) -> web.Response:
+        interaction, message, error = self._webhook_target(request)
+        if message is None or interaction is None:
+            return _error(404, 10015 if interaction is None else 10008, error)
+        return _json(message.payload(self.guild_id if interaction.guild else None, self.bot_user))
+
+    async def _edit_webhook_message(self, request: web.Request) -> web.Response:
+        interaction, message, error = self._webhook_target(request)
+        if message is None or interaction is None:
+            return _error(404, 10015 if interaction is None else 10008, error)
+        if interaction.callback_type is None:
+            self.protocol_errors.append(f"interaction {interaction.id}: edited before it was answered")
+            return _error(404, 10062, "Unknown interaction")
+        self._update_message(message, await self._body(request))
+        return _json(message.payload(self.guild_id if interaction.guild else None, self.bot_user))
+
+    async def _delete_webhook_message(self, request: web.Request) -> web.Response:
+        interaction, message, error = self._webhook_target(request)
+        if message is None or interaction is None:
+            return _error(404, 10015 if interaction is None else 10008, error)
+        message.deleted = True
+        return web.Response(status=204)
+
+    async def _followup(self, request: web.Request) -> web.Response:
+        interaction = self._interaction_by_token(request.match_info["token"])
+        if interaction is None or interaction.expired:
+            return _error(404, 10015, "Unknown Webhook")
+        if interaction.callback_type is None:
+            self.protocol_errors.append(f"interaction {interaction.id}: follow-up before it was answered")
+            return _error(404, 10015, "Unknown Webhook")
+        body = await self._body(request)
+        flags = int(body.get("flags", 0)) & EPHEMERAL
+        visible = interaction.user.id if flags or not interaction.guild else None
+        message = self._new_message(interaction.channel_id, body, visible_to=visible, via="followup", flags=flags)
+        return _json(message.payload(self.guild_id if interaction.guild else None, self.bot_user))
+
+    # ---- REST: channels and DMs -----------------------------------------------
+
+    async def _open_dm(self, request: web.Request) -> web.Response:
+        body = await self._body(request)
+        user_id = int(body["recipient_id"])
+        channel_id = next((c for c, u in self.dm_channels.items() if u == user_id), None)
+        if channel_id is None:
+            channel_id = next(self._ids)
+            self.dm_channels[channel_id] = user_id
+        return _json({"id": str(channel_id), "type": 1, "last_message_id": None,
+                      "recipients": [{"id": str(user_id), "username": f"user{user_id}", "discriminator": "0",
+                                      "avatar": None}]})
+
+    def _visibility(self, channel_id: int) -> tuple[int | None, str]:
+        user = self.dm_channels.get(channel_id)
+        return (user, "dm") if user is not None else (None, "channel")
+
+    async def _post_message(self, request: web.Request) -> web.Response:
+        channel_id = int(request.match_info["cid"])
+        visible, via = self._visibility(channel_id)
+        if visible is not None and visible in self.unreachable_users:
+            return _error(403, 50007, "Cannot send messages to this user")
+        limited = self._over_limit(channel_id)
+        if limited is not None:
+            return limited
+        message = self._new_message(channel_id, await self._body(request), visible_to=visible, via=via)
+        return _json(message.payload(self.guild_id if via == "channel" else None, self.bot_user))
+
+    def _channel_message(self, request: web.Request) -> FakeMessage | None:
+        message = self.messages.get(int(request.match_info["mid"]))
+        if message is None or message.deleted or message.channel_id != int(request.match_info["cid"]):
+            return None
+        if message.ephemeral:
+            return None  # ephemeral messages are reachable only through their interaction token
+        return message
+
+    async def _get_message(self, request: web.Request) -> web.Response:
+        message = self._channel_message(request)
+        if message is None:
+            return _error(404, 10008, "Unknown Message")
+        return _json(message.payload(self.guild_id if message.via == "channel" else None, self.bot_user))
+
+    def _over_limit(self, channel_id: int) -> web.Response | None:
+        """A 429 as Discord sends it (discord.py sleeps `retry_after` and retries), or None."""
+        if self.channel_limit is None:
+            return None
+        count, window = self.channel_limit
+        now = asyncio.get_running_loop().time()
+        recent = [t for t in self._channel_writes.get(channel_id, []) if now - t < window]
+        if len(recent) >= count:
+            self.rate_limited += 1
+            retry = window - (now - recent[0])
+            self._channel_writes[channel_id] = recent
+            body = json.dumps({"message": "You are being rate limited.", "retry_after": retry, "global": False})
+            return web.Response(status=429, body=body.encode(), headers={
+                "Content-Type": "application/json", "Via": "1.1 google", "Retry-After": str(retry),
+                "X-RateLimit-Limit": str(count), "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset-After": str(retry), "X-RateLimit-Bucket": f"channel{channel_id}"})
+        recent.append(now)
+        self._channel_writes[channel_id] = recent
+        return None
+
+    async def _edit_message(self, request: web.Request) -> web.Response:
+        message = self._channel_message(request)
+        if message is None:
+            return _error(404, 10008, "Unknown Message")
+        limited = self._over_limit(message.channel_id)
+        if limited is not None:
+            return limited
+        self._update_message(message, await self._body(request))
+        return _json(message.payload(self.guild_id if message.via == "channel" else None, self.bot_user))
+
+    async def _delete_message(self, request: web.Request) -> web.Response:
+        message = self._channel_message(request)
+        if message is None:
+            return _error(404, 10008, "Unknown Message")
+        message.deleted = True
+        return web.Response(status=204)
+
+
+@contextlib.asynccontextmanager
+async def running_fake() -> AsyncIterator[FakeDiscord]:
+    """A started fake with discord.py pointed at it; restored and stopped afterwards."""
+    fake = FakeDiscord()
+    await fake.start()
+    try:
+        with fake.pointed_at():
+            yield fake
+    finally:
+        await fake.stop()

@@ -1,0 +1,67 @@
+"""The flood gate's arithmetic, on a clock the test moves by hand."""
+
+from __future__ import annotations
+
+from adapters.telegram.config import FloodLimits
+from adapters.telegram.flood import FloodGate
+
+GROUP, OTHER_GROUP, PERSON = -100, -200, 42
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def gate(**limits: float) -> tuple[FloodGate, Clock]:
+    clock = Clock()
+    return FloodGate(FloodLimits(**limits), clock), clock  # type: ignore[arg-type]
+
+
+def send_all(g: FloodGate, chat: int, n: int, *, edit: bool = False) -> int:
+    """How many of n messages may go now."""
+    sent = 0
+    for _ in range(n):
+        if g.delay(chat, edit=edit) > 0:
+            break
+        g.take(chat)
+        sent += 1
+    return sent
+
+
+def test_a_chat_gets_a_short_burst_then_one_a_second() -> None:
+    g, clock = gate()
+    assert send_all(g, PERSON, 5) == 2
+    assert 0.99 < g.delay(PERSON) <= 1.01
+    clock.now += 1.0
+    assert send_all(g, PERSON, 5) == 1
+    assert send_all(g, OTHER_GROUP, 5) == 2  # another chat has its own bucket
+
+
+def test_a_group_gets_nineteen_a_minute_and_edits_leave_room() -> None:
+    g, clock = gate(chat_burst=100, chat_per_second=100.0)
+    assert send_all(g, GROUP, 30, edit=True) == 14
+    assert send_all(g, GROUP, 30) == 5  # announcements still fit
+    assert g.delay(GROUP) > 59.0
+    clock.now += 60.0
+    assert send_all(g, GROUP, 30) == 19
+
+
+def test_thirty_a_second_overall_and_retry_after() -> None:
+    g, clock = gate(global_per_second=25)
+    total = sum(send_all(g, -1000 - i, 3) for i in range(20))
+    assert total == 25
+    clock.now += 1.0
+    g.hold(PERSON, 7)
+    assert 6.9 < g.delay(PERSON) <= 7.01
+
+
+def test_the_clock_scale_shrinks_every_window() -> None:
+    g, clock = gate(scale=0.01, chat_burst=100, chat_per_second=100.0)
+    assert send_all(g, GROUP, 30) == 19
+    assert 0.59 < g.delay(GROUP) <= 0.61
+    clock.now += 0.6
+    assert send_all(g, GROUP, 1) == 1
