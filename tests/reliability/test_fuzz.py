@@ -49,7 +49,7 @@ SETTINGS = TableSettings(deal=0, declare=1, bury=1, turn=0, next=0, lobby=0, awa
 G_ONE, G_TWO, G_LOBBY, G_ABANDONED, G_EMPTY, G_FINISHED = -2001, -2002, -2003, -2004, -2005, -2006
 ANN, BO, CY, DI, EVE, FAY = 101, 102, 103, 104, 105, 106
 ZED, YAN = 901, 902  # strangers: Zed opened the bot once, Yan never did
-FUZZ_UPDATES = 2000
+FUZZ_UPDATES = 3000
 ACTING = frozenset({tokens.PLAY, tokens.PLAY_CARDS, tokens.BURY, tokens.DECLARE, tokens.CHAO, tokens.PASS,
                     tokens.REVOLT, tokens.START, tokens.LEAVE, tokens.ADDBOT, tokens.JOIN, tokens.BACK})
 LOBBY_ACTING = frozenset({tokens.JOIN, tokens.ADDBOT, tokens.START})
