@@ -298,7 +298,7 @@ class Host:
         if want is None:
             await self.answer(event, tr(lang, "lang.usage"))
             return
-        if event.where.private:
+        if event.where.private or event.where.platform == "console":  # at the terminal, one person is both
             self.user_langs[(event.user.platform, event.user.user_id)] = want
             await self.store.upsert_player(event.user.platform, event.user.user_id, event.user.name, want)
             for t in self.tables.values():
@@ -307,7 +307,7 @@ class Host:
                     t.seats[s]["lang"] = want
                     t.rendered.pop(f"hand{s}", None)
                     t.submit(Item("render"))
-        else:
+        if not event.where.private:
             chat = await self._load_chat(event.where.platform, event.where.chat_id)
             chat["lang"] = want
             await self.store.set_chat(event.where.platform, event.where.chat_id, chat)

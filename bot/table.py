@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
+RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is drawn again
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 
 
@@ -85,6 +86,7 @@ class Table:
         self.timer: asyncio.Task[None] | None = None
         self.timer_for: tuple[str, float] | None = None
         self.ai_pending: asyncio.Future[Any] | None = None
+        self.rerender: asyncio.TimerHandle | None = None
         self.closed = False
         self._answered = False
         self._deal_asked = -1
@@ -124,6 +126,8 @@ class Table:
         self.closed = True
         if self.timer is not None:
             self.timer.cancel()
+        if self.rerender is not None:
+            self.rerender.cancel()
         if self.task is not None:
             self.queue.put_nowait(Item("stop"))
             with contextlib.suppress(asyncio.CancelledError):
@@ -613,6 +617,19 @@ class Table:
             self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", self.id, slot)
+            self._render_again_later()
+
+    def _render_again_later(self) -> None:
+        """A message could not go out (the platform is down): draw the table again in a while,
+        so people see the current state once it recovers even if nobody acts meanwhile."""
+        if self.rerender is not None or self.closed:
+            return
+
+        def again() -> None:
+            self.rerender = None
+            self.submit(Item("render"))
+
+        self.rerender = asyncio.get_running_loop().call_later(RENDER_RETRY, again)
 
 
 def _first_declare(chooser: Any, asks: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:

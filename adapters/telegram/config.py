@@ -29,6 +29,10 @@ class FloodLimits:
     group_edits_per_minute: int = 14
     global_per_second: int = 25
     max_retries: int = 5
+    # Network trouble (timeouts, 5xx, dropped connections): wait retry_base, doubling up to
+    # retry_cap real seconds, between the attempts of one call.
+    retry_base: float = 0.25
+    retry_cap: float = 4.0
 
 
 @dataclass(frozen=True)

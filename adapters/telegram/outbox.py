@@ -31,13 +31,15 @@ _EPOCH = datetime.fromtimestamp(0, tz=UTC)
 
 
 class SendFailed(Exception):
-    """A send could not be delivered; `forbidden` when Telegram said 403."""
+    """A send could not be delivered; `forbidden` when Telegram said 403, `transient` when the
+    network or flood control gave out (the same call may well go through later)."""
 
-    def __init__(self, chat_id: int, reason: str, *, forbidden: bool = False) -> None:
+    def __init__(self, chat_id: int, reason: str, *, forbidden: bool = False, transient: bool = False) -> None:
         super().__init__(reason)
         self.chat_id = chat_id
         self.reason = reason
         self.forbidden = forbidden
+        self.transient = transient
 
 
 Buttons = tuple[tuple[Button, ...], ...]
@@ -86,6 +88,7 @@ class OutboxStats:
     merged: int = 0
     retry_after: int = 0
     failures: int = 0
+    edits_requeued: int = 0
     by_method: dict[str, int] = field(default_factory=dict)
 
 
@@ -218,6 +221,13 @@ class Outboxes:
         except SendFailed as exc:
             self.stats.failures += 1
             log.warning("edit of %s in chat %s failed: %s", message_id, box.chat_id, exc.reason)
+            if exc.transient:
+                # Telegram is having trouble: keep the newest content pending (unless a newer edit
+                # came in meanwhile) and try again after a pause, so that people see the current
+                # table once it recovers, even if nothing else happens at the table.
+                box.edits.setdefault(message_id, out)
+                self.stats.edits_requeued += 1
+                await asyncio.sleep(self.gate.limits.retry_cap)
             return
         self.stats.edited += 1
         box.shown[message_id] = out.content_key
@@ -263,7 +273,7 @@ class Outboxes:
                 self.stats.retry_after += 1
                 self.gate.hold(chat_id, retry_after_seconds(exc))
                 if attempt > limits.max_retries:
-                    raise SendFailed(chat_id, f"flood control: {exc}") from exc
+                    raise SendFailed(chat_id, f"flood control: {exc}", transient=True) from exc
                 await asyncio.sleep(max(0.0, self.gate.delay(chat_id)))
                 self.gate.take(chat_id)
             except Forbidden as exc:
@@ -272,8 +282,8 @@ class Outboxes:
                 raise SendFailed(chat_id, exc.message) from exc
             except NetworkError as exc:  # includes TimedOut
                 if attempt > limits.max_retries:
-                    raise SendFailed(chat_id, f"network: {exc}") from exc
-                await asyncio.sleep(min(0.25 * 2 ** (attempt - 1), 4.0))
+                    raise SendFailed(chat_id, f"network: {exc}", transient=True) from exc
+                await asyncio.sleep(min(limits.retry_base * 2 ** (attempt - 1), limits.retry_cap))
             except TelegramError as exc:
                 raise SendFailed(chat_id, str(exc)) from exc
 

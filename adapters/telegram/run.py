@@ -15,8 +15,10 @@ loop with other adapters (or a test). The sequence here can:
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import socket
+import sys
 import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
@@ -37,6 +39,17 @@ COMMANDS = ("new", "join", "leave", "start", "addbot", "kick", "rules", "lang", 
 DRAIN_ON_STOP = 10.0
 # Small requests go out at once instead of waiting on Nagle's algorithm for the last ACK.
 NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+
+
+def _remember_missing_sniffio() -> None:
+    """httpcore runs `import sniffio` on every request; when sniffio is not installed, each failed
+    import searches sys.path again (about 2 ms, most of a request's cost against a local server).
+    Recording the absence once makes the import fail at once; httpcore then assumes asyncio."""
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
+_remember_missing_sniffio()
 
 
 class TelegramRunner:

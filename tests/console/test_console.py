@@ -115,3 +115,14 @@ def test_ctrl_c_saves_and_exits_while_waiting_for_input(tmp_path: Path) -> None:
     assert "Saved. Resume with: tractor-host console --resume" in seen + rest
     [(_, status, _)] = _matches(db)
     assert status == "active"
+
+
+async def test_lang_at_the_terminal_switches_table_and_hand() -> None:
+    store = MemoryStore()
+    out = io.StringIO()
+    await run_console(db=None, resume=False, inp=io.StringIO("lang en\ntable\nhand\nquit\n"), out=out, lang="zh",
+                      options=["target=3"], store=store, seed=5)
+    text = out.getvalue()
+    after = text[text.index("lang en"):] if "lang en" in text else text[len(text) // 2:]
+    assert "Your hand" in after or "your hand" in after.lower()
+    assert "你的手牌" not in after

@@ -421,6 +421,10 @@ class FakeTelegram:
         assert kind in {"timeout", "5xx", "drop", "429"}
         self._faults.append(_Fault(method, kind, count, delay, retry_after))
 
+    def clear_faults(self) -> None:
+        """End every injected fault at once (an outage injected with a large count is over)."""
+        self._faults.clear()
+
     def _take_fault(self, method: str) -> _Fault | None:
         for fault in self._faults:
             if fault.remaining > 0 and fault.method in (None, method):

@@ -1,0 +1,303 @@
+"""Host throughput and capacity: many tables through the whole bot against the fake Bot API server.
+
+    python -m benchmarks.host_throughput --tables 500                 # full speed, limits off
+    python -m benchmarks.host_throughput --tables 150 --paced --scale 0.2 --limits   # people's pace, Telegram limits
+
+Everything runs in this one process, pinned to one core: the fake server, the
+players, and the bot (host, engine, SQLite store, views, Telegram adapter and
+the real python-telegram-bot client). Four simulated people sit at each table;
+each types their legal action into their private chat ("play ♠A ♠A") as a
+Telegram update. At full speed every table has one update in flight at all
+times; paced, each seat acts 3-8 (Telegram) seconds after its turn started.
+
+Measured: actions per second; the time from an update to the last API call
+it caused (median, p99); API calls per action; 429s; memory per table.
+`--scale` runs Telegram's clock fast (0.2: a Telegram second lasts 0.2 s) for
+the fake's limits, the adapter's flood gate and the pacing alike; latencies
+are then reported in Telegram seconds too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import logging
+import os
+import random
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adapters.telegram.config import FloodLimits
+from bot.cardtext import cards_text
+from bot.settings import TableSettings
+from tests.fakes.telegram_api import FakeTelegram, Limits
+from tests.reliability.harness import NO_LIMITS, Rig, boot
+
+WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
+SETTINGS = TableSettings(deal=0, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0)
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass
+class Seat:
+    uid: int
+    turn_since: float = 0.0
+
+
+@dataclass
+class BenchTable:
+    index: int
+    group: int
+    users: list[int]
+    match_id: int = 0
+    pending: int | None = None  # update id in flight
+    pushed_at: float = 0.0
+    version_at_push: int = -1
+    acts_at: float = 0.0  # paced: when the person to act will type
+    actor: int | None = None
+
+
+@dataclass
+class Result:
+    tables: int
+    actions: int = 0
+    seconds: float = 0.0
+    calls: int = 0
+    message_calls: int = 0
+    latencies: list[float] = field(default_factory=list)
+    rejected_429: int = 0
+    memory_per_table: float = 0.0
+    plays: int = 0
+    errors: int = 0
+    by_method: dict[str, int] = field(default_factory=dict)
+    rejected_where: dict[str, int] = field(default_factory=dict)
+
+    def text(self, scale: float) -> str:
+        lat = sorted(self.latencies)
+        med = statistics.median(lat) if lat else 0.0
+        p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else 0.0
+        unit = "Telegram s" if scale != 1.0 else "ms"
+        k = 1 / scale if scale != 1.0 else 1000.0
+        return "\n".join([
+            f"tables: {self.tables}",
+            f"actions: {self.actions} in {self.seconds:.1f}s = {self.actions / max(self.seconds, 1e-9):.0f} actions/s"
+            f" ({self.plays} plays)",
+            f"update -> last API call: median {med * k:.3f} {unit}, p99 {p99 * k:.3f} {unit} ({len(lat)} updates)",
+            f"API calls: {self.calls} = {self.calls / max(1, self.actions):.2f} per action, "
+            f"{self.calls / max(1, self.plays):.2f} per play "
+            f"(message calls {self.message_calls / max(1, self.plays):.2f} per play)",
+            f"by method: {dict(sorted(self.by_method.items()))}",
+            f"429 answers: {self.rejected_429} {self.rejected_where}; handler errors: {self.errors}",
+            f"memory: {self.memory_per_table / 1024:.0f} KiB per table (RSS growth / tables)",
+        ])
+
+
+class Players:
+    """Four people per table who read the screen (the host's state) and type their actions."""
+
+    def __init__(self, rig: Rig, tables: list[BenchTable], rng: random.Random, *, paced: tuple[float, float] | None,
+                 scale: float) -> None:
+        self.rig, self.tables, self.rng, self.paced, self.scale = rig, tables, rng, paced, scale
+        self.updates: list[tuple[int, float, int]] = []  # (update id, pushed at, table index)
+        self.actions = 0
+        self.plays = 0
+
+    def idle(self, t: BenchTable, table: Any) -> bool:
+        """The table took the action and is done with it (its messages may still be on their way)."""
+        return not table.busy()
+
+    def step(self, now: float) -> int:
+        """One look at every table; returns how many are still playing."""
+        playing = 0
+        host = self.rig.host
+        for t in self.tables:
+            table = host.tables.get(t.match_id)
+            if table is None or table.match is None:
+                continue
+            playing += 1
+            m = table.match
+            if t.pending is not None:
+                if m.version == t.version_at_push or not self.idle(t, table):
+                    continue
+                t.pending = None
+                self.actions += 1
+            seat = next((s for s in m.to_act() if m.auto_action(s) is not None), None)
+            if seat is None:
+                continue
+            if self.paced is not None:
+                if t.actor != (seat, m.version):
+                    t.actor = (seat, m.version)  # type: ignore[assignment]
+                    t.acts_at = now + self.rng.uniform(*self.paced) * self.scale
+                if now < t.acts_at:
+                    continue
+            action = m.auto_action(seat)
+            assert action is not None
+            uid = int(table.seats[seat]["user_id"])
+            text = WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
+            t.pending = self.rig.fake.send_text(uid, uid, text)
+            t.pushed_at = time.monotonic()
+            t.version_at_push = m.version
+            self.plays += action["t"] == "play"
+            self.updates.append((t.pending, t.pushed_at, t.index))
+        return playing
+
+
+async def open_tables(rig: Rig, n: int) -> list[BenchTable]:
+    fake = rig.fake
+    tables = []
+    for i in range(n):
+        t = BenchTable(i, -(900_000 + i), [1_000_000 + 4 * i + k for k in range(4)])
+        fake.add_group(t.group)
+        for k, uid in enumerate(t.users):
+            fake.add_user(uid, f"P{i}.{k}", opened=True)
+        tables.append(t)
+    ids = []
+    for t in tables:
+        ids.append(fake.command(t.users[0], t.group, "/new classic target=A"))
+        ids += [fake.command(uid, t.group, "/join") for uid in t.users[1:]]
+    await rig.handled(*ids, timeout=600)
+    await rig.handled(*[fake.command(t.users[0], t.group, "/start") for t in tables], timeout=600)
+    for t in tables:
+        t.match_id = rig.host.by_chat[("telegram", str(t.group))].id
+    return tables
+
+
+async def open_tables_direct(rig: Rig, n: int) -> list[BenchTable]:
+    """The same tables, written straight into the store and resumed by the host (fast set-up:
+    each table then costs its five opening messages, not a lobby's worth of updates)."""
+    import engine
+
+    fake, store = rig.fake, rig.store
+    rules = engine.preset("classic").to_dict()
+    tables = []
+    for i in range(n):
+        t = BenchTable(i, -(900_000 + i), [1_000_000 + 4 * i + k for k in range(4)])
+        fake.add_group(t.group)
+        seats = []
+        for k, uid in enumerate(t.users):
+            fake.add_user(uid, f"P{i}.{k}", opened=True)
+            seats.append({"kind": "human", "user_id": str(uid), "name": f"P{i}.{k}", "lang": "en", "away": False,
+                          "timeouts": 0})
+        meta = {"preset": "classic", "creator": str(t.users[0]), "creator_name": f"P{i}.0", "options": "",
+                "settings": SETTINGS.to_dict()}
+        t.match_id = await store.create_match("telegram", str(t.group), rules, seats, 1000 + i, meta,
+                                              status="active")
+        tables.append(t)
+    await rig.host.start()
+    await rig.settle()
+    return tables
+
+
+def latencies(fake: FakeTelegram, tables: list[BenchTable], updates: list[tuple[int, float, int]],
+              first_call: int) -> list[float]:
+    """For each update: the last API call to its table's chats before that table's next update."""
+    chat_table = {}
+    for t in tables:
+        chat_table[t.group] = t.index
+        for uid in t.users:
+            chat_table[uid] = t.index
+    by_table: dict[int, list[float]] = {}
+    for _, at, ti in updates:
+        by_table.setdefault(ti, []).append(at)
+    last: dict[tuple[int, int], float] = {}
+    import bisect
+
+    for call in fake.calls[first_call:]:
+        ti = chat_table.get(int(call.params.get("chat_id", 0) or 0))
+        if ti is None:
+            continue
+        pushes = by_table.get(ti, [])
+        i = bisect.bisect_right(pushes, call.at) - 1
+        if i >= 0:
+            last[(ti, i)] = max(last.get((ti, i), 0.0), call.at - pushes[i])
+    return list(last.values())
+
+
+async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None, scale: float, limits: bool,
+              seed: int = 1, profile: str | None = None, lobby: bool = False) -> Result:
+    fake = FakeTelegram(limits=Limits(scale=scale) if limits else None)
+    await fake.start()
+    workdir = tempfile.mkdtemp(prefix="tractor-bench-")
+    adapter_limits = FloodLimits(scale=scale) if limits else NO_LIMITS
+    rig = await boot(fake, str(Path(workdir) / "bench.sqlite3"), settings=SETTINGS, limits=adapter_limits,
+                     answer_deadline=2.5 * scale if limits else 0.5)
+    result = Result(tables)
+    try:
+        gc.collect()
+        rss0 = rss_bytes()
+        ts = await (open_tables(rig, tables) if lobby else open_tables_direct(rig, tables))
+        players = Players(rig, ts, random.Random(seed), paced=paced, scale=scale)
+        first_call = len(fake.calls)
+        prof: Any = None
+        if profile:
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
+        start = time.monotonic()
+        while time.monotonic() - start < seconds:
+            if players.step(time.monotonic()) == 0:
+                break
+            await asyncio.sleep(0.005 if paced is None else 0.02 * scale)
+        result.seconds = time.monotonic() - start
+        if prof is not None:
+            prof.disable()
+            prof.dump_stats(profile)
+        gc.collect()
+        result.memory_per_table = (rss_bytes() - rss0) / tables
+        result.actions = players.actions
+        result.plays = players.plays
+        calls = [c for c in fake.calls[first_call:] if c.at - start <= result.seconds]
+        result.calls = len(calls)
+        result.message_calls = sum(1 for c in calls if c.method in ("sendMessage", "editMessageText"))
+        for c in calls:
+            result.by_method[c.method] = result.by_method.get(c.method, 0) + 1
+        result.latencies = latencies(fake, ts, players.updates, first_call)
+        result.rejected_429 = fake.rejected_429
+        for c in fake.calls[first_call:]:
+            if c.status == 429:
+                chat = int(c.params.get("chat_id", 0) or 0)
+                where = f"{c.method} {'group' if chat < 0 else 'private'}"
+                result.rejected_where[where] = result.rejected_where.get(where, 0) + 1
+        result.errors = len(rig.errors)
+    finally:
+        with contextlib.suppress(Exception):
+            await rig.stop()
+        await fake.stop()
+    return result
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description="Host throughput / capacity against the fake Bot API server")
+    p.add_argument("--tables", type=int, default=50)
+    p.add_argument("--seconds", type=float, default=20.0, help="measuring time (real seconds)")
+    p.add_argument("--paced", action="store_true", help="each seat acts 3-8 Telegram seconds after its turn starts")
+    p.add_argument("--limits", action="store_true", help="the fake enforces Telegram's flood limits")
+    p.add_argument("--scale", type=float, default=1.0, help="real seconds per Telegram second")
+    p.add_argument("--cores", default="0", help="CPU cores to pin this process to (default: one core, 0)")
+    p.add_argument("--profile", default=None, help="write a cProfile of the measuring window here")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--lobby", action="store_true", help="open every table through /new, /join, /start updates")
+    args = p.parse_args()
+    logging.basicConfig(level=logging.ERROR)
+    if args.cores and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
+    result = asyncio.run(run(args.tables, seconds=args.seconds, paced=(3.0, 8.0) if args.paced else None,
+                             scale=args.scale, limits=args.limits, seed=args.seed, profile=args.profile,
+                             lobby=args.lobby))
+    print(result.text(args.scale if args.paced or args.limits else 1.0))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""The bot as its own process, for crash tests: `python -m tests.reliability.bot_child DB API_ROOT TOKEN`.
+
+It runs what `tractor-host run` runs (SQLite store, host, Telegram adapter with
+the real client) against a Bot API server at API_ROOT, prints "ready" once it
+listens, and runs until it is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import warnings
+
+from telegram.warnings import PTBDeprecationWarning
+
+from adapters.telegram.config import FloodLimits, TelegramConfig
+from adapters.telegram.run import TelegramRunner
+from bot.host import Host
+from bot.settings import TableSettings
+from bot.storage import open_store
+
+# People act when they like (no turn timer); the declaration window is short.
+CHILD_SETTINGS = TableSettings(deal=0, declare=0.3, bury=0, turn=0, next=0, lobby=0, away_after=0)
+CHILD_LIMITS = FloodLimits(scale=1e-6, chat_burst=10**6, group_per_minute=10**9, group_edits_per_minute=10**9,
+                           global_per_second=10**9, retry_base=0.05, retry_cap=0.5)
+
+
+async def run(db: str, api_root: str, token: str) -> None:
+    store = await open_store(db, synchronous="NORMAL")
+    host = Host(store, defaults=CHILD_SETTINGS, use_ai_threads=False)
+    config = TelegramConfig(token=token, api_base_url=api_root, poll_timeout=1, limits=CHILD_LIMITS)
+    runner = TelegramRunner(config, host)
+    host.register(runner.platform)
+    await runner.connect()
+    await host.start()
+    await runner.listen()
+    print("ready", flush=True)
+    errors_seen = 0
+    while True:
+        await asyncio.sleep(0.2)
+        errors = runner.inbound.errors
+        while errors_seen < len(errors):
+            print(f"error {errors[errors_seen]!r}", flush=True)
+            errors_seen += 1
+
+
+def main() -> None:
+    warnings.filterwarnings("ignore", category=PTBDeprecationWarning)
+    logging.basicConfig(level=logging.ERROR)
+    db, api_root, token = sys.argv[1:4]
+    asyncio.run(run(db, api_root, token))
+
+
+if __name__ == "__main__":
+    main()

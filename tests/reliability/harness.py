@@ -1,0 +1,130 @@
+"""The whole bot against the fake Bot API server: host, SQLite store, Telegram adapter, real client.
+
+Shared by the reliability tests and the load benchmarks (benchmarks/ imports it),
+so both drive exactly what `tractor-host run` runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram.warnings import PTBDeprecationWarning
+
+from adapters.telegram.config import FloodLimits, TelegramConfig
+from adapters.telegram.run import TelegramRunner
+from bot.host import Host
+from bot.settings import TableSettings
+from bot.storage import open_store
+from tests.fakes.telegram_api import FakeTelegram, Limits
+
+warnings.filterwarnings("ignore", category=PTBDeprecationWarning)
+
+# The adapter's own flood limits, so loose they never hold anything back (limits off).
+NO_LIMITS = FloodLimits(scale=1e-6, chat_burst=10**6, group_per_minute=10**9, group_edits_per_minute=10**9,
+                        global_per_second=10**9)
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 30.0, step: float = 0.002) -> None:
+    """Wait (polling the loop) until the predicate holds."""
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(step)
+
+
+@dataclass
+class Rig:
+    """One bot process's worth of objects, in this event loop."""
+
+    fake: FakeTelegram
+    store: Any
+    host: Host
+    runner: TelegramRunner
+    db: str
+    pushed: list[int] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[BaseException]:
+        return self.runner.inbound.errors
+
+    async def settle(self) -> None:
+        """Every update handed over, every table idle, every message out."""
+        for _ in range(3):
+            await self.runner.inbound.settle()
+            await self.host.settle()
+            await self.runner.platform.drain()
+
+    async def handled(self, *update_ids: int, timeout: float = 60.0) -> None:
+        done = self.runner.order.done
+        await until(lambda: all(u in done for u in update_ids), timeout)
+        await self.settle()
+
+    async def command(self, uid: int, chat_id: int, text: str) -> None:
+        await self.handled(self.fake.command(uid, chat_id, text))
+
+    async def stop(self) -> None:
+        await self.runner.stop()
+        await self.host.stop()
+        await self.store.close()
+
+
+async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: TableSettings | None = None,
+               limits: FloodLimits = NO_LIMITS, synchronous: str | None = "NORMAL",
+               request_timeout: float = 10.0, answer_deadline: float = 0.5) -> Rig:
+    """The start-up sequence of `tractor-host run`: open the store, connect, resume matches, listen."""
+    store = await open_store(db, synchronous=synchronous)
+    host = Host(store, clock=clock, defaults=settings, use_ai_threads=False)
+    config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1, limits=limits)
+    runner = TelegramRunner(config, host, request_timeout=request_timeout)
+    runner.inbound.answer_deadline = answer_deadline
+    host.register(runner.platform)
+    await runner.connect()
+    await host.start()
+    await runner.listen()
+    return Rig(fake, store, host, runner, db)
+
+
+async def start_fake(limits: Limits | None = None) -> FakeTelegram:
+    fake = FakeTelegram(limits=limits)
+    await fake.start()
+    return fake
+
+
+async def stop_fake(fake: FakeTelegram) -> None:
+    with contextlib.suppress(Exception):
+        await fake.stop()
+
+
+async def open_ai_table(rig: Rig, owner: int, group: int, *, options: str = "classic target=3",
+                        level: str = "random", start: bool = True) -> int:
+    """A table of four AIs opened through group commands; returns its match id."""
+    fake = rig.fake
+    fake.add_group(group)
+    if owner not in fake.users:
+        fake.add_user(owner, f"U{owner}", opened=True)
+    ids = [fake.command(owner, group, f"/new {options}"), fake.command(owner, group, "/leave")]
+    ids += [fake.command(owner, group, f"/addbot {level}") for _ in range(4)]
+    if start:
+        ids.append(fake.command(owner, group, "/start"))
+    await rig.handled(*ids)
+    table = rig.host.by_chat.get(("telegram", str(group)))
+    if table is not None:
+        return table.id
+    stored = await rig.store.list_matches("telegram", str(group))
+    assert stored, f"no table in {group}"
+    return int(stored[0]["id"])
+
+
+async def to_a_persons_turn(rig: Rig, clock: Any, tables: list[Any], *, rounds: int = 300) -> None:
+    """Moves a fake clock through deal, declaration and bury windows until a person must play at every table."""
+    for _ in range(rounds):
+        if all(t.match is not None and t.match.phase == "playing"
+               and all(not t.ai_driven(s) for s in t.match.to_act()) for t in tables):
+            return
+        clock.advance(1.5)
+        await rig.settle()
+    raise AssertionError("tables never reached a person's turn")

@@ -1,0 +1,24 @@
+"""The bot killed with SIGKILL at random moments and restarted on the same file (a short run).
+
+`python -m benchmarks.crash_resume` runs the same with more tables and kills.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.crash import run_crash
+
+pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
+
+async def test_sigkill_and_restart_keeps_every_acknowledged_action(tmp_path: Path) -> None:
+    report = await run_crash(tmp_path, tables=3, kills=4, seed=7, up=(0.4, 1.5), final=30.0)
+    assert report.kills == 4 and report.restarts >= 4
+    assert report.acknowledged > 20
+    assert report.lost == []
+    assert report.doubled == []
+    assert report.stuck == []
+    assert report.errors == []

@@ -1,0 +1,159 @@
+"""Platform failures: the fake answers with timeouts, 502s and dropped connections.
+
+The adapter retries each call a bounded number of times with backoff; the
+match log never loses or doubles an action (the host persists before it
+speaks); and once Telegram is healthy again, the group's table message and
+the player's private hand show the current state.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from adapters.telegram.config import FloodLimits
+from bot.cardtext import cards_text
+from bot.clock import FakeClock
+from bot.settings import TableSettings
+from bot.table import Table
+from tests.fakes.telegram_api import FakeTelegram
+from tests.reliability.harness import NO_LIMITS, Rig, boot, start_fake, stop_fake, to_a_persons_turn, until
+
+pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
+SETTINGS = TableSettings(deal=0, declare=1, bury=1, turn=0, next=0, lobby=0, away_after=0)
+GROUP, ANN = -3001, 201
+# Backoff shortened so a test need not wait out real seconds (the defaults are 0.25 s doubling to 4 s).
+FAST_RETRY = FloodLimits(**{**NO_LIMITS.__dict__, "retry_base": 0.01, "retry_cap": 0.05})
+
+
+async def open_table(rig: Rig, clock: FakeClock) -> Table:
+    fake = rig.fake
+    fake.add_user(ANN, "Ann", opened=True)
+    fake.add_group(GROUP)
+    await rig.handled(fake.command(ANN, GROUP, "/new classic target=5"),
+                      *[fake.command(ANN, GROUP, "/addbot random") for _ in range(3)])
+    await rig.handled(fake.command(ANN, GROUP, "/start"))
+    table = rig.host.by_chat[("telegram", str(GROUP))]
+    await to_a_persons_turn(rig, clock, [table])
+    return table
+
+
+async def ann_plays(rig: Rig, clock: FakeClock, table: Table) -> None:
+    """Ann types her (legal) play in her private chat; then the AIs answer until it is her turn again."""
+    s = table.seat_of(str(ANN))
+    assert s is not None
+    play = table.match.auto_action(s)
+    version = table.match.version
+    await rig.handled(rig.fake.send_text(ANN, ANN, "play " + cards_text(play["cards"])))
+    assert table.match.version > version
+    if table.status == "active":
+        await to_a_persons_turn(rig, clock, [table])
+
+
+def shown(fake: FakeTelegram, chat: int, message_id: str) -> str:
+    return fake.messages[(chat, int(message_id))].text
+
+
+def consistent(rig: Rig, table: Table) -> None:
+    """What people see is what the host last rendered: the table in the group, Ann's hand in private."""
+    s = table.seat_of(str(ANN))
+    assert shown(rig.fake, GROUP, table.messages["table"]) == table.rendered["table"][0]
+    assert shown(rig.fake, ANN, table.messages[f"hand{s}"]) == table.rendered[f"hand{s}"][0]
+
+
+async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
+    fake = await start_fake()
+    clock = FakeClock()
+    rig = await boot(fake, str(tmp_path / "faults.sqlite3"), clock=clock, settings=SETTINGS, limits=FAST_RETRY,
+                     request_timeout=0.2)
+    try:
+        table = await open_table(rig, clock)
+        rng = random.Random(9)
+        injected = 0
+        for _ in range(25):
+            kind = rng.choice(["5xx", "drop", "timeout"])
+            method = rng.choice(["sendMessage", "editMessageText", "answerCallbackQuery", None])
+            count = rng.randint(1, 3)
+            fake.inject(kind, method=method, count=count, delay=0.3)
+            injected += count
+            await ann_plays(rig, clock, table)
+            if table.status != "active":
+                break
+        await rig.settle()
+        stored = await rig.store.get_match(table.id)
+        assert stored is not None
+        assert stored.actions == table.match.actions  # every acknowledged action kept, none twice
+        assert stored.version == table.match.version
+        assert rig.errors == []
+        stats = rig.runner.platform.outboxes.stats
+        failed = [c for c in fake.calls if c.status in (502, 0) or (c.method == "sendMessage" and not c.ok)]
+        assert failed and stats.failures == 0  # every fault was absorbed by a retry
+        consistent(rig, table)
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> None:
+    fake = await start_fake()
+    clock = FakeClock()
+    rig = await boot(fake, str(tmp_path / "outage.sqlite3"), clock=clock, settings=SETTINGS, limits=FAST_RETRY,
+                     request_timeout=0.2)
+    try:
+        table = await open_table(rig, clock)
+        await ann_plays(rig, clock, table)
+        # Telegram is down for longer than one call's retries: every edit fails for a while.
+        fake.inject("5xx", method="editMessageText", count=40)
+        version = table.match.version
+        s = table.seat_of(str(ANN))
+        assert s is not None
+        play = table.match.auto_action(s)
+        await rig.handled(fake.send_text(ANN, ANN, "play " + cards_text(play["cards"])))
+        assert table.match.version > version
+        await to_a_persons_turn(rig, clock, [table])
+        await rig.settle()
+        # ... and then it is back: no one acts, yet the table and the hand catch up.
+        assert not any(f.remaining for f in fake._faults)
+        stored = await rig.store.get_match(table.id)
+        assert stored is not None and stored.actions == table.match.actions
+        consistent(rig, table)
+        assert rig.errors == []
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bot.table.RENDER_RETRY", 0.05)
+    fake = await start_fake()
+    clock = FakeClock()
+    rig = await boot(fake, str(tmp_path / "send-outage.sqlite3"), clock=clock, settings=SETTINGS,
+                     limits=FAST_RETRY, request_timeout=0.2)
+    try:
+        table = await open_table(rig, clock)
+        s = table.seat_of(str(ANN))
+        assert s is not None
+        while len(table.match.view(s)["hand"]) > 1:  # up to Ann's last card of hand 1
+            await ann_plays(rig, clock, table)
+        first_table_message = table.messages["table"]
+        # No message can be posted while the hand ends and the next one is dealt.
+        fake.inject("5xx", method="sendMessage", count=10**6)
+        await ann_plays(rig, clock, table)
+        assert table.match.public_view()["hand_no"] == 2
+        assert "table" not in table.messages  # hand 2's table message could not be posted
+        fake.clear_faults()
+        await until(lambda: "table" in table.messages and "table" in table.rendered)
+        await rig.settle()
+        assert table.messages["table"] != first_table_message
+        consistent(rig, table)
+        stored = await rig.store.get_match(table.id)
+        assert stored is not None and stored.actions == table.match.actions
+        assert stored.messages["table"] == table.messages["table"]
+        assert rig.errors == []
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
