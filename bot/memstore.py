@@ -3,31 +3,10 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-
-class SequenceConflict(Exception):
-    """The sequence number is already taken by another action."""
-
-
-@dataclass
-class StoredMatch:
-    """A match as the store holds it (same fields as persistence.store.StoredMatch)."""
-
-    id: int
-    platform: str
-    chat_id: str
-    rules: dict[str, Any]
-    seats: list[dict[str, Any]]
-    seed: int
-    actions: list[dict[str, Any]]
-    meta: dict[str, Any]
-    status: str
-    messages: dict[str, str] = field(default_factory=dict)
-    deadlines: dict[str, float] = field(default_factory=dict)
-    result: dict[str, Any] | None = None
-
+from persistence.errors import SequenceConflict
+from persistence.store import StoredMatch
 
 FINISHED = {"finished", "abandoned"}
 
@@ -81,9 +60,9 @@ class MemoryStore:
         if seq < len(m.actions):
             if m.actions[seq] == action:
                 return "duplicate"
-            raise SequenceConflict(f"match {match_id} seq {seq}")
+            raise SequenceConflict(match_id, seq, len(m.actions))
         if seq != len(m.actions):
-            raise SequenceConflict(f"match {match_id} seq {seq} leaves a gap")
+            raise SequenceConflict(match_id, seq, len(m.actions))
         m.actions.append(copy.deepcopy(action))
         if key is not None:
             self.keys[key] = (match_id, seq)
