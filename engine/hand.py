@@ -203,6 +203,10 @@ class Hand:
             self.phase = DECLARING
             self.passes = set()
 
+    def shown_before(self, seat: int, faces: Sequence[int]) -> bool:
+        """A seat shows each pair at most once a hand, so overrides cannot cycle forever."""
+        return len(faces) == 2 and any(d.seat == seat and d.face == faces[0] and d.count == 2 for d in self.declarations)
+
     def seat_level(self, seat: int) -> int:
         """The rank a seat may show: the hand's level, or in an open hand its own side's."""
         if not self.open:
@@ -216,6 +220,8 @@ class Hand:
             raise IllegalAction("not_your_turn")
         if not faces or not holds(self.hands[seat], faces[:1]):
             raise IllegalAction("not_in_hand")
+        if self.shown_before(seat, faces):
+            raise IllegalAction("cannot_override")
         held = self.hands[seat][faces[0]]
         new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat), self.open)
         self.declaration = new
@@ -330,6 +336,8 @@ class Hand:
             raise IllegalAction("not_your_turn")
         if not faces or not holds(self.hands[seat], faces[:1]):
             raise IllegalAction("not_in_hand")
+        if self.shown_before(seat, faces):
+            raise IllegalAction("cannot_override")
         held = self.hands[seat][faces[0]]
         new = validate(self.rules, self.declaration, seat, faces, held, self.level)
         if new.count < 2:

@@ -123,6 +123,8 @@ class Match:
             if not faces or h.hands[seat][faces[0]] < 1:
                 raise IllegalAction("not_in_hand")
             level = h.level if t == "chao" else h.seat_level(seat)
+            if h.shown_before(seat, faces):
+                raise IllegalAction("cannot_override")
             d = validate(self.rules, h.declaration, seat, faces, h.hands[seat][faces[0]], level, h.open and t == "declare")
             if t == "chao" and d.count < 2:
                 raise IllegalAction("cannot_override")

@@ -150,3 +150,20 @@ def test_actions_are_plain_json() -> None:
     assert Match.replay(m.rules, 5, restored).public_view() == m.public_view()
     assert all(isinstance(c, str) for a in restored for c in a.get("cards", []))
     _ = cards_str
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_eager_bidders_cannot_override_forever(name: str) -> None:
+    """Seats that bid and 炒 whenever they can still reach the play: each pair is shown once a hand."""
+    for seed in range(30):
+        m = Match.new(preset(name), seed)
+        rng = random.Random(seed)
+        for _ in range(3):
+            steps = 0
+            while m.phase not in ("hand_over", "match_over"):
+                m.apply(random_action(m, rng, declare_rate=1.0))
+                steps += 1
+                assert steps < 1500, (name, seed, m.phase)
+            if m.phase == "match_over":
+                break
+            m.apply({"t": "next"})
