@@ -291,6 +291,19 @@ def _shape_fill(pool: Counter[int], lead: Lead, order: Order, key: object) -> tu
     return tuple(picked)
 
 
+def _follow_value(
+    win: bool, safe: bool, pts: int, table_pts: float, last: bool, partner_winning: bool, partner_safe: bool
+) -> float:
+    """How good a follow is: take points safely, feed a partner who holds the trick, else shed cheaply."""
+    if win:
+        gain = table_pts + pts + (LAST_TRICK_STAKE if last else 0.0)
+        score = gain + 3.0 if safe else gain * 0.4 - pts * 0.6
+        return score - 10.0 if partner_safe else score
+    if partner_winning:
+        return pts if partner_safe else -pts * 0.6
+    return -pts * 1.5
+
+
 def follow_scores(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
     lead, order, trick = spot.lead, spot.order, spot.trick
     assert lead is not None
@@ -310,16 +323,8 @@ def follow_scores(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
         pts = sum(POINTS[f] for f in c)
         cost = sum(card_cost(f, order) for f in c)
         win = trick_winner([*plays, c], lead, order) == len(plays)
-        if win:
-            safe = _holds(c, lead, spot, opps_after)
-            gain = table_pts + pts + (LAST_TRICK_STAKE if last else 0.0)
-            score = gain + 3.0 if safe else gain * 0.4 - pts * 0.6
-            if partner_safe:
-                score -= 10.0
-        elif partner_winning:
-            score = pts if partner_safe else -pts * 0.6
-        else:
-            score = -pts * 1.5
+        safe = win and _holds(c, lead, spot, opps_after)
+        score = _follow_value(win, safe, pts, table_pts, last, partner_winning, partner_safe)
         out.append((score - cost * 0.5, c))
     return out
 
@@ -374,15 +379,8 @@ def _single_follow_scores(spot: Spot) -> list[tuple[float, tuple[int, ...]]]:
     out: list[tuple[float, tuple[int, ...]]] = []
     for f in cands:
         pts = POINTS[f]
-        if _beats(f, best, order):
-            safe = _holds((f,), lead, spot, opps_after)
-            gain = table_pts + pts + (LAST_TRICK_STAKE if last else 0.0)
-            score = gain + 3.0 if safe else gain * 0.4 - pts * 0.6
-            if partner_safe:
-                score -= 10.0
-        elif partner_winning:
-            score = pts if partner_safe else -pts * 0.6
-        else:
-            score = -pts * 1.5
+        win = _beats(f, best, order)
+        safe = win and _holds((f,), lead, spot, opps_after)
+        score = _follow_value(win, safe, pts, table_pts, last, partner_winning, partner_safe)
         out.append((score - card_cost(f, order) * 0.5, (f,)))
     return out
