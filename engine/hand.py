@@ -213,17 +213,24 @@ class Hand:
             return self.level
         return self.team_levels[team_of(seat)]
 
-    def declare(self, seat: int, faces: Sequence[int]) -> Declaration:
+    def check_declare(self, seat: int, faces: Sequence[int]) -> Declaration:
+        """The declaration showing ``faces`` would make now, or a refusal; changes nothing."""
         if self.phase not in (DEALING, DECLARING):
             raise IllegalAction("wrong_phase")
         if self.forced and (self.dealer is None or team_of(seat) != team_of(self.dealer)):
             raise IllegalAction("not_your_turn")
+        return self._shown(seat, faces, self.seat_level(seat), self.open)
+
+    def _shown(self, seat: int, faces: Sequence[int], level: int, open_hand: bool) -> Declaration:
         if not faces or not holds(self.hands[seat], faces[:1]):
             raise IllegalAction("not_in_hand")
         if self.shown_before(seat, faces):
             raise IllegalAction("cannot_override")
         held = self.hands[seat][faces[0]]
-        new = validate(self.rules, self.declaration, seat, faces, held, self.seat_level(seat), self.open)
+        return validate(self.rules, self.declaration, seat, faces, held, level, open_hand)
+
+    def declare(self, seat: int, faces: Sequence[int]) -> Declaration:
+        new = self.check_declare(seat, faces)
         self.declaration = new
         self.declarations.append(new)
         if self.first_declarer is None:
@@ -233,12 +240,18 @@ class Hand:
             self.finish_declaring()
         return new
 
+    def check_pass(self, seat: int) -> None:
+        if self.phase == CHAO:
+            if seat != self.chao_turn:
+                raise IllegalAction("not_your_turn")
+        elif self.phase != DECLARING or self.forced:
+            raise IllegalAction("wrong_phase")
+
     def pass_(self, seat: int) -> None:
+        self.check_pass(seat)
         if self.phase == CHAO:
             self.chao_pass(seat)
             return
-        if self.phase != DECLARING or self.forced:
-            raise IllegalAction("wrong_phase")
         self.passes.add(seat)
         if len(self.passes) == 4:
             self.finish_declaring()
@@ -310,7 +323,7 @@ class Hand:
         self.phase = BURYING
 
     # ----- the kitty -----
-    def bury(self, seat: int, faces: Sequence[int]) -> None:
+    def check_bury(self, seat: int, faces: Sequence[int]) -> None:
         if self.phase != BURYING:
             raise IllegalAction("wrong_phase")
         if seat != self.burier:
@@ -319,6 +332,9 @@ class Hand:
             raise IllegalAction("bury_count", count=KITTY_SIZE)
         if not holds(self.hands[seat], faces):
             raise IllegalAction("not_in_hand")
+
+    def bury(self, seat: int, faces: Sequence[int]) -> None:
+        self.check_bury(seat, faces)
         for f in faces:
             self.hands[seat][f] -= 1
         self.kitty = list(faces)
@@ -329,19 +345,18 @@ class Hand:
         else:
             self._start_play()
 
-    def chao(self, seat: int, faces: Sequence[int]) -> Declaration:
+    def check_chao(self, seat: int, faces: Sequence[int]) -> Declaration:
         if self.phase != CHAO:
             raise IllegalAction("wrong_phase")
         if seat != self.chao_turn:
             raise IllegalAction("not_your_turn")
-        if not faces or not holds(self.hands[seat], faces[:1]):
-            raise IllegalAction("not_in_hand")
-        if self.shown_before(seat, faces):
-            raise IllegalAction("cannot_override")
-        held = self.hands[seat][faces[0]]
-        new = validate(self.rules, self.declaration, seat, faces, held, self.level)
+        new = self._shown(seat, faces, self.level, False)
         if new.count < 2:
             raise IllegalAction("cannot_override")
+        return new
+
+    def chao(self, seat: int, faces: Sequence[int]) -> Declaration:
+        new = self.check_chao(seat, faces)
         self.declaration = new
         self.declarations.append(new)
         self.trump = new.suit
@@ -386,18 +401,26 @@ class Hand:
         self.phase = OVER
 
     # ----- play -----
-    def play(self, seat: int, faces: Sequence[int]) -> list[dict[str, Any]]:
-        """Play cards; returns the public events (a failed throw, a trick won, the hand over)."""
+    def check_play(self, seat: int, faces: Sequence[int]) -> Lead | None:
+        """Refuses an illegal play; for a lead, returns what would be on the table."""
         if self.phase != PLAYING:
             raise IllegalAction("wrong_phase")
         if seat != self.turn:
             raise IllegalAction("not_your_turn")
         assert self.order is not None
-        hand = self.hands[seat]
-        events: list[dict[str, Any]] = []
         if not self.trick:
             others = [self.hands[s] for s in range(4) if s != seat]
-            lead = check_lead(faces, hand, others, self.order)
+            return check_lead(faces, self.hands[seat], others, self.order)
+        assert self.lead is not None
+        check_follow(faces, self.hands[seat], self.lead, self.order)
+        return None
+
+    def play(self, seat: int, faces: Sequence[int]) -> list[dict[str, Any]]:
+        """Play cards; returns the public events (a failed throw, a trick won, the hand over)."""
+        lead = self.check_play(seat, faces)
+        hand = self.hands[seat]
+        events: list[dict[str, Any]] = []
+        if lead is not None:
             played = lead.faces
             if lead.failed:
                 penalty = self._throw_penalty(len(lead.attempted), len(lead.faces))
@@ -415,8 +438,6 @@ class Hand:
                 )
             self.lead = lead
         else:
-            assert self.lead is not None
-            check_follow(faces, hand, self.lead, self.order)
             played = tuple(faces)
         for f in played:
             hand[f] -= 1

@@ -22,10 +22,9 @@ from .cards import (
     rank_of,
     rank_str,
 )
-from .declare import validate
 from .errors import IllegalAction
 from .hand import BURYING, CHAO, DEALING, DECLARING, OVER, PLAYING, Hand, sort_key, team_of
-from .play import auto_follow, check_follow, check_lead, follow_options, holds, lead_options
+from .play import auto_follow, follow_options, lead_options
 from .rules import Rules
 
 MATCH_OVER = "match_over"
@@ -97,37 +96,14 @@ class Match:
         h = self.hand
         ph = h.phase
         if t == "play":
-            seat = _seat(action)
-            faces = _faces(action)
-            if ph != PLAYING:
-                raise IllegalAction("wrong_phase")
-            if seat != h.turn:
-                raise IllegalAction("not_your_turn")
-            assert h.order is not None
-            if not h.trick:
-                check_lead(faces, h.hands[seat], [h.hands[s] for s in range(4) if s != seat], h.order)
-            else:
-                assert h.lead is not None
-                check_follow(faces, h.hands[seat], h.lead, h.order)
+            h.check_play(_seat(action), _faces(action))
         elif t in ("declare", "chao"):
             seat = _seat(action)
             faces = _faces(action)
-            if t == "declare" and ph not in (DEALING, DECLARING):
-                raise IllegalAction("wrong_phase")
-            if t == "chao" and ph != CHAO:
-                raise IllegalAction("wrong_phase")
-            if t == "chao" and seat != h.chao_turn:
-                raise IllegalAction("not_your_turn")
-            if h.forced and (h.dealer is None or team_of(seat) != team_of(h.dealer)):
-                raise IllegalAction("not_your_turn")
-            if not faces or h.hands[seat][faces[0]] < 1:
-                raise IllegalAction("not_in_hand")
-            level = h.level if t == "chao" else h.seat_level(seat)
-            if h.shown_before(seat, faces):
-                raise IllegalAction("cannot_override")
-            d = validate(self.rules, h.declaration, seat, faces, h.hands[seat][faces[0]], level, h.open and t == "declare")
-            if t == "chao" and d.count < 2:
-                raise IllegalAction("cannot_override")
+            if t == "declare":
+                h.check_declare(seat, faces)
+            else:
+                h.check_chao(seat, faces)
         elif t == "deal":
             n = action.get("n", DEAL_STEP)
             if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -138,23 +114,9 @@ class Match:
             if ph != DECLARING:
                 raise IllegalAction("wrong_phase")
         elif t == "pass":
-            seat = _seat(action)
-            if ph == CHAO:
-                if seat != h.chao_turn:
-                    raise IllegalAction("not_your_turn")
-            elif ph != DECLARING or h.forced:
-                raise IllegalAction("wrong_phase")
+            h.check_pass(_seat(action))
         elif t == "bury":
-            seat = _seat(action)
-            faces = _faces(action)
-            if ph != BURYING:
-                raise IllegalAction("wrong_phase")
-            if seat != h.burier:
-                raise IllegalAction("not_your_turn")
-            if len(faces) != 8:
-                raise IllegalAction("bury_count", count=8)
-            if not holds(h.hands[seat], faces):
-                raise IllegalAction("not_in_hand")
+            h.check_bury(_seat(action), _faces(action))
         elif t == "revolt":
             if not h.can_revolt(_seat(action)):
                 raise IllegalAction("cannot_revolt")
