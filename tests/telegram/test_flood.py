@@ -65,3 +65,29 @@ def test_the_clock_scale_shrinks_every_window() -> None:
     assert 0.59 < g.delay(GROUP) <= 0.61
     clock.now += 0.6
     assert send_all(g, GROUP, 1) == 1
+
+
+def test_a_message_counts_from_when_its_answer_came_back() -> None:
+    """Telegram counts a message when it arrives, which may be well after it left: a burst
+    answered half a second late keeps its place in the window until half a second later."""
+    g, clock = gate(global_per_second=25)
+    stamps = [g.take(-1000 - i) for i in range(25)]
+    assert g.delay(PERSON) > 0
+    clock.now = 0.5
+    for s in stamps:
+        g.arrived(s)  # the burst's answers came back over half a second
+    clock.now = 1.0  # counting from the hand-over, 25 more would fit now and overlap the first burst
+    assert 0.49 < g.delay(PERSON) <= 0.51
+    clock.now = 1.5
+    assert g.delay(PERSON) == 0
+    assert send_all(g, PERSON, 1) == 1
+
+
+def test_a_group_window_also_counts_from_the_answer() -> None:
+    g, clock = gate(chat_burst=100, chat_per_second=100.0)
+    stamps = [g.take(GROUP) for _ in range(19)]
+    clock.now = 2.0
+    for s in stamps:
+        g.arrived(s)
+    clock.now = 60.5
+    assert 1.49 < g.delay(GROUP) <= 1.51  # the first one now leaves the minute at 62 s
