@@ -24,6 +24,7 @@ from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, W
 from bot.settings import DEFAULT_AI_LEVEL, TableSettings
 from bot.views import (
     SeatInfo,
+    hand_elsewhere_view,
     hand_result_text,
     hand_view,
     lobby_view,
@@ -80,7 +81,15 @@ class Table:
         self.selection: dict[int, set[int]] = {s: set() for s in range(4)}
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)
         self.view_version: dict[int, int] = dict.fromkeys(range(4), 0)
+        # What each seat's buttons index into (phase and cards) when view_version was set: while it
+        # holds, redrawing the hand (a card selected, say) keeps the buttons' version, so a button
+        # on a keyboard whose redraw has not arrived yet still counts.
+        self.view_key: dict[int, tuple[Any, ...]] = {}
         self.rendered: dict[str, Any] = {}
+        # Seats that play from the group (inline mode): while the hand is being played, their
+        # private hand is redrawn lazily (see send_hand), not after each of their plays.
+        self.plays_inline: set[int] = set()
+        self.hand_phase: dict[int, str] = {}  # the phase each private hand was last drawn in
         self.queue: asyncio.Queue[Item] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.timer: asyncio.Task[None] | None = None
@@ -236,6 +245,12 @@ class Table:
 
     async def _on_event(self, ev: Incoming) -> None:
         self._answered = False
+        s = self.seat_of(ev.user.user_id)
+        if s is not None:
+            if ev.kind == "chosen":
+                self.plays_inline.add(s)
+            elif ev.kind in ("press", "text"):
+                self.plays_inline.discard(s)  # they are looking at their private hand again
         await self._dispatch(ev)
         if not self._answered and ev.kind in ("press", "chosen"):
             await self.host.answer(ev, "✓")  # a button press is always answered
@@ -589,14 +604,31 @@ class Table:
         return [{"t": "revolt", "seat": s}] if v.get("can_revolt") else []
 
     async def send_hand(self, s: int, *, force_new: bool = False) -> None:
-        """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed."""
+        """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed.
+
+        A seat that plays from the group (inline) is not sent an edit after each of its own plays
+        while the hand is being played: its private hand is redrawn when the hand moves to another
+        phase, when its owner presses any of its buttons (refused as out of date, then redrawn),
+        presses *My hand* or types in the private chat. Its old buttons stop counting at once.
+        """
         m = self.match
-        v = self.hand_view_for(s, m.version)
+        key = (m.phase, tuple(m.view(s).get("hand") or ()))
+        version = self.view_version[s] if self.view_key.get(s) == key else m.version
+        v = self.hand_view_for(s, version)
         sig = _strip_versions(v)
         slot = f"hand{s}"
         if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
             return  # same content: the buttons already shown (older version) stay valid
-        self.view_version[s] = m.version
+        self.view_version[s], self.view_key[s] = version, key
+        if (not force_new and s in self.plays_inline and m.phase == "playing"
+                and self.hand_phase.get(s) == "playing" and slot in self.messages):
+            # Folded away once (no card in it, so no edit after the next plays); its old buttons
+            # are refused from now on if the cards changed, ↻ shows the hand again.
+            folded = hand_elsewhere_view(m.view(s), self.seat_infos(), self.seat_lang(s), match_id=self.id,
+                                         version=version, page=self.page[s])
+            await self._show(slot, self.private_where(s), folded, compare=_strip_versions(folded))
+            return
+        self.hand_phase[s] = str(m.phase)
         if self.meta.get("notes", {}).pop(str(s), None):
             await self.save_meta()
         await self._show(slot, self.private_where(s), v, compare=sig, force_new=force_new)

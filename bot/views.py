@@ -199,9 +199,9 @@ def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     lines.extend(_hand_lines(hand, v.get("level"), v.get("trump"), lang, selection))
     if kitty:
         lines.append(tr(lang, "hand.kitty", cards=cards_text(list(kitty))))
-    trick = v.get("trick") or []
-    if trick and v.get("turn") == seat:  # only then: the hand is not re-sent after every play
-        lines.append(tr(lang, "table.trick", trick=_trick_text(trick, seats, lang)))
+    # Nothing here depends on whose turn it is or on the trick: the group's table shows both, and a
+    # hand message is edited only when its own cards, selection or buttons change (an edit is
+    # silent in Telegram anyway, and each one counts against the bot's message limits).
     if selection:
         lines.append(tr(lang, "hand.selected", cards=cards_text([hand[i] for i in sorted(selection)
                                                                   if i < len(hand)]), n=len(selection)))
@@ -222,7 +222,7 @@ def _prompt(v: dict[str, Any], seat: int, lang: str) -> str:
         return tr(lang, "hand.prompt_bury")
     if phase == "chao" and seat in to_act:
         return tr(lang, "hand.prompt_chao")
-    if phase == "playing" and v.get("turn") == seat:
+    if phase == "playing":
         return tr(lang, "hand.prompt_play")
     return ""
 
@@ -265,8 +265,7 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
             controls.append(Button(tr(lang, "btn.bury", n=len(selection)), tok(tokens.BURY),
                                    style="primary" if len(selection) == 8 else "default"))
         elif phase == "playing":
-            controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY),
-                                   style="primary" if v.get("turn") == seat else "default"))
+            controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY), style="primary"))
         controls.append(Button(tr(lang, "btn.clear"), tok(tokens.CLEAR)))
         if any(a.get("t") == "revolt" for a in legal):
             controls.append(Button(tr(lang, "btn.revolt"), tok(tokens.REVOLT), style="danger"))
@@ -275,6 +274,15 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
         rows.append(tuple(controls))
     text = hand_text(v, seats, lang, selection=selection, note=note)
     return View(text, tuple(rows))
+
+
+def hand_elsewhere_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+                        version: int, page: int = 0) -> View:
+    """The private hand of a seat that plays from the group (inline mode), folded away: it names
+    no card, so it need not be redrawn after each play; ↻ shows the cards again."""
+    text = tr(lang, "hand.elsewhere", seat=seat_label(int(v["seat"]), seats, lang), hand=v.get("hand_no", 1))
+    refresh = Button(tr(lang, "btn.refresh"), tokens.Token(match_id, version, tokens.PAGE, str(page)).pack())
+    return View(text, ((refresh,),))
 
 
 def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, *, match_id: int,

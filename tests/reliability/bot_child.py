@@ -31,6 +31,7 @@ async def run(db: str, api_root: str, token: str) -> None:
     host = Host(store, defaults=CHILD_SETTINGS, use_ai_threads=False)
     config = TelegramConfig(token=token, api_base_url=api_root, poll_timeout=1, limits=CHILD_LIMITS)
     runner = TelegramRunner(config, host)
+    runner.inbound.typed_acks = True  # the crash harness takes each "✓" as its action's acknowledgement
     host.register(runner.platform)
     await runner.connect()
     await host.start()
