@@ -155,6 +155,8 @@ async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) 
         seat["timeouts"] = 0
         await table.save_seats()
     table.selection[s].clear()
+    if ev.kind == "chosen" and action.get("t") == "play":
+        table.table_may_lag_at = table.match.version  # shown in the group by the player's own message
     await table.answer(ev, "✓")
 
 

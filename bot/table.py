@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 
 SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
 RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is drawn again
+# A play chosen from the group (inline) shows itself there as the player's own message, naming who
+# plays next; the table message then waits for the end of the trick, for anything else to happen,
+# or at most this many seconds.
+TABLE_LAG = 10.0
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 
 
@@ -96,6 +100,10 @@ class Table:
         self.timer_for: tuple[str, float] | None = None
         self.ai_pending: asyncio.Future[Any] | None = None
         self.rerender: asyncio.TimerHandle | None = None
+        # The version up to which the group's table message may lag behind (see TABLE_LAG), and
+        # the timer that bounds how long it lags.
+        self.table_may_lag_at: int | None = None
+        self.lag_timer: asyncio.TimerHandle | None = None
         self.closed = False
         self._answered = False
         self._deal_asked = -1
@@ -137,6 +145,8 @@ class Table:
             self.timer.cancel()
         if self.rerender is not None:
             self.rerender.cancel()
+        if self.lag_timer is not None:
+            self.lag_timer.cancel()
         if self.task is not None:
             self.queue.put_nowait(Item("stop"))
             with contextlib.suppress(asyncio.CancelledError):
@@ -174,6 +184,7 @@ class Table:
                 self.queue.task_done()
 
     async def _process(self, item: Item) -> None:
+        self.table_may_lag_at = None  # set again by an inline play that leaves the trick open
         if item.kind == "event" and item.event is not None:
             await self._on_event(item.event)
         elif item.kind == "tick":
@@ -574,11 +585,24 @@ class Table:
                 self.messages.pop("table", None)
             self.meta["table_hand"] = hand_no
             await self.save_meta()
+        if (self.table_may_lag_at == m.version and self.status == "active" and pub.get("trick")
+                and "table" in self.messages):
+            # the play shows itself in the group (inline); the table catches up at the trick's end
+            if self.lag_timer is None and not self.closed:
+                self.lag_timer = asyncio.get_running_loop().call_later(TABLE_LAG, self._lagged_too_long)
+            await self._render_hands()
+            return
+        if self.lag_timer is not None:
+            self.lag_timer.cancel()
+            self.lag_timer = None
         v = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
                        preset=self.preset_name, time_left=time_left, paused=self.status == "paused")
         bare = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
                           preset=self.preset_name, paused=self.status == "paused")
         await self._show(slot, self.where, v, compare=_strip_versions(bare))
+        await self._render_hands()
+
+    async def _render_hands(self) -> None:
         for s in self.humans():
             if self.seats[s].get("kicked"):
                 continue
@@ -650,6 +674,10 @@ class Table:
         except PlatformError:
             log.warning("table %s: could not show %s", self.id, slot)
             self._render_again_later()
+
+    def _lagged_too_long(self) -> None:
+        self.lag_timer = None
+        self.submit(Item("render"))
 
     def _render_again_later(self) -> None:
         """A message could not go out (the platform is down): draw the table again in a while,

@@ -29,6 +29,7 @@ class InlineChoice:
     title: str
     description: str
     token: str
+    message: str = ""  # what the chosen result posts in the group as the player's message (else the title)
 
 
 @dataclass(frozen=True)
@@ -286,9 +287,20 @@ def hand_elsewhere_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lan
 
 
 def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, *, match_id: int,
-                 version: int, limit: int = 50) -> list[InlineChoice]:
-    """The seat's legal plays as inline choices (its own cards only; shown to that person alone)."""
+                 version: int, limit: int = 50, seats: Sequence[SeatInfo | None] = (),
+                 group_lang: str | None = None) -> list[InlineChoice]:
+    """The seat's legal plays as inline choices (its own cards only; shown to that person alone).
+
+    With `seats`, each choice also says what its message in the group will read once chosen:
+    who plays what and, while the trick goes on, who plays next (the group's table message is
+    then only redrawn when the trick is complete).
+    """
     hand = list(v.get("hand") or [])
+    seat = int(v["seat"])
+    glang = group_lang or lang
+    after = None
+    if seats and len(v.get("trick") or []) < 3:  # this play leaves the trick open: the next seat plays
+        after = seat_label((seat + 1) % 4, seats, glang)
     out: list[InlineChoice] = []
     for a in legal:
         if a.get("t") != "play":
@@ -297,8 +309,13 @@ def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, 
         if idx is None or len(idx) > 40:
             continue
         arg = "".join(tokens.to_b36(i) for i in idx)
+        message = ""
+        if seats:
+            who, cards = seat_label(seat, seats, glang), cards_text(a["cards"])
+            message = (tr(glang, "inline.posted_next", who=who, cards=cards, next=after) if after
+                       else tr(glang, "inline.posted", who=who, cards=cards))
         out.append(InlineChoice(cards_text(a["cards"]), tr(lang, "inline.play", n=len(idx)),
-                                tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack()))
+                                tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack(), message))
         if len(out) >= limit:
             break
     return out

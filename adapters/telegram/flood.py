@@ -70,8 +70,9 @@ class FloodGate:
             if len(window) >= cap:
                 waits.append(_nth_latest(window, cap).at + 60.0 * second - now)
         _prune(self._overall, now - second)
-        if len(self._overall) >= lim.global_per_second:
-            waits.append(_nth_latest(self._overall, lim.global_per_second).at + second - now)
+        cap = lim.global_group_edits_per_second if edit and chat_id < 0 else lim.global_per_second
+        if len(self._overall) >= cap:
+            waits.append(_nth_latest(self._overall, cap).at + second - now)
         wait = max(waits)
         return wait + _EPSILON if wait > 0 else 0.0
 

@@ -270,7 +270,8 @@ class Inbound:
                 id=self.platform.aliases.encode(c.token),
                 title=c.title,
                 description=c.description or None,
-                input_message_content=InputTextMessageContent(c.title),
+                # posted in the group as the player's own message (not counted against the bot's limits)
+                input_message_content=InputTextMessageContent(getattr(c, "message", "") or c.title),
             )
             for c in choices
         ]

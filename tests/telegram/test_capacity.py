@@ -16,8 +16,10 @@ import pytest
 
 import engine
 from bot.cardtext import card_text, cards_text
+from bot.i18n import tr
 from bot.settings import TableSettings
 from bot.table import Table
+from bot.views import seat_label
 from tests.reliability.harness import Rig, boot, start_fake, stop_fake, until
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
@@ -149,11 +151,11 @@ async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path
         hand_mid = int(table.messages[f"hand{seat}"])
         first = len(fake.calls)
         await play_inline(rig, table, seat)
-        # the chosen card is the player's own message in the group; the bot edits the table, and
-        # folds the private hand away once (it names no card, so later plays leave it alone)
+        # the chosen card is the player's own message in the group, naming who plays next; the
+        # table message waits for the trick's end, and the private hand is folded away once (it
+        # names no card, so later plays leave it alone)
         calls = calls_since(rig, first)
-        assert sorted((c.method, int(c.params["chat_id"])) for c in calls) == sorted(
-            [("editMessageText", GROUP), ("editMessageText", uid)]), calls
+        assert [(c.method, int(c.params["chat_id"])) for c in calls] == [("editMessageText", uid)], calls
         folded = fake.messages[(uid, hand_mid)].text
         assert "playing from the group" in folded
         assert not any(card_text(c) in folded for c in table.match.view(seat)["hand"])
@@ -161,7 +163,7 @@ async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path
         first = len(fake.calls)
         await play_inline(rig, table, seat)
         calls = calls_since(rig, first)
-        assert [(c.method, int(c.params["chat_id"])) for c in calls] == [("editMessageText", GROUP)], calls
+        assert [(c.method, int(c.params["chat_id"])) for c in calls] == [], calls
         assert fake.messages[(uid, hand_mid)].text == folded
         # ↻ shows the current hand again, and its buttons name the current cards
         (refresh,) = fake.callback_data_on(uid, hand_mid)
@@ -227,6 +229,48 @@ async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path
         shown = fake.messages[(inline, int(table.messages[f"hand{s_inline}"]))].text
         assert table.match.phase != "playing" or table.match.public_view().get("hand_no") == 2
         assert hand and all(card_text(c) in shown for c in hand), shown
+        assert not rig.errors
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tricks_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.table
+
+    monkeypatch.setattr(bot.table, "TABLE_LAG", 0.3)
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
+    try:
+        table = await seated(rig)
+        seat = await to_play(rig, table)
+        table_mid = int(table.messages["table"])
+        before = fake.messages[(GROUP, table_mid)].text
+        played = cards_text(table.match.auto_action(seat)["cards"])
+        await play_inline(rig, table, seat)
+        posted = [m for m in fake.chat_messages(GROUP, from_bot=False) if m.sender["id"] == PEOPLE[seat]]
+        infos = table.seat_infos()
+        assert posted and posted[-1].text == tr(table.lang, "inline.posted_next", who=seat_label(seat, infos, table.lang),
+                                                cards=played, next=seat_label((seat + 1) % 4, infos, table.lang))
+        assert fake.messages[(GROUP, table_mid)].text == before  # lags behind the chat for now ...
+        await until(lambda: fake.messages[(GROUP, table_mid)].text != before, timeout=5)  # ... at most TABLE_LAG
+        assert played in fake.messages[(GROUP, table_mid)].text
+        # three more inline plays end the trick: the table shows it complete, with who won it
+        for _ in range(3):
+            nxt = int(table.match.public_view()["turn"])
+            shown = fake.messages[(GROUP, table_mid)].text
+            await play_inline(rig, table, nxt)
+        assert not table.match.public_view().get("trick")
+        final = fake.messages[(GROUP, table_mid)].text
+        assert final != shown and "→" in final  # the last trick and its winner
+        # an action that is not shown in the group (typed in private) redraws the table at once
+        s = int(table.match.public_view()["turn"])
+        await play_inline(rig, table, s)
+        lagging = fake.messages[(GROUP, table_mid)].text
+        nxt = int(table.match.public_view()["turn"])
+        await rig.handled(fake.send_text(PEOPLE[nxt], PEOPLE[nxt], typed(table.match.auto_action(nxt))))
+        assert fake.messages[(GROUP, table_mid)].text != lagging
         assert not rig.errors
     finally:
         await rig.stop()

@@ -91,3 +91,15 @@ def test_a_group_window_also_counts_from_the_answer() -> None:
         g.arrived(s)
     clock.now = 60.5
     assert 1.49 < g.delay(GROUP) <= 1.51  # the first one now leaves the minute at 62 s
+
+
+def test_group_edits_leave_room_in_the_second_for_sends_and_private_hands() -> None:
+    """Under pressure a table edit waits (and coalesces with the next) while a player's own hand
+    and announcements still go out."""
+    g, _ = gate(global_per_second=25, global_group_edits_per_second=22)
+    edits = sum(send_all(g, -1000 - i, 1, edit=True) for i in range(30))
+    assert edits == 22
+    assert g.delay(-2000, edit=True) > 0
+    assert send_all(g, PERSON, 1) == 1  # a private hand edit
+    assert send_all(g, -2000, 2) == 2  # announcements in a group
+    assert g.delay(-3000) > 0  # and then the second is full for everyone
