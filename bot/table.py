@@ -43,7 +43,7 @@ RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is d
 # A play chosen from the group (inline) shows itself there as the player's own message, naming who
 # plays next; the table message then waits for the end of the trick, for anything else to happen,
 # or at most this many seconds.
-TABLE_LAG = 10.0
+TABLE_LAG = 30.0
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 
 
