@@ -86,6 +86,7 @@ class Result:
     by_chat_kind: dict[str, int] = field(default_factory=dict)  # message calls to groups / private chats
     rejected_where: dict[str, int] = field(default_factory=dict)
     latency_by_kind: dict[str, list[float]] = field(default_factory=dict)
+    cpu_seconds: float = 0.0  # CPU time of this one process (bot, fake server, players) while measuring
 
     def text(self, scale: float) -> str:
         lat = sorted(self.latencies)
@@ -109,6 +110,8 @@ class Result:
                 for kind, v in sorted(self.latency_by_kind.items())),
             f"429 answers: {self.rejected_429} {self.rejected_where}; handler errors: {self.errors}",
             f"memory: {self.memory_per_table / 1024:.0f} KiB per table (RSS growth / tables)",
+            f"CPU: {self.cpu_seconds:.1f} s in {self.seconds:.1f} s ({self.cpu_seconds / max(self.seconds, 1e-9):.0%} of"
+            f" one core, for the bot, the fake server and the players together)",
         ])
 
 
@@ -322,11 +325,13 @@ async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None,
             prof = cProfile.Profile()
             prof.enable()
         start = time.monotonic()
+        cpu0 = time.process_time()
         while time.monotonic() - start < seconds:
             if players.step(time.monotonic()) == 0:
                 break
             await asyncio.sleep(0.005 if paced is None else 0.02 * scale)
         result.seconds = time.monotonic() - start
+        result.cpu_seconds = time.process_time() - cpu0
         if prof is not None:
             prof.disable()
             prof.dump_stats(profile)
