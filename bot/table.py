@@ -44,6 +44,9 @@ RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is d
 # plays next; the table message then waits for the end of the trick, for anything else to happen,
 # or at most this many seconds.
 TABLE_LAG = 30.0
+# While the cards are dealt, a private hand is redrawn every this many cards, and at once when
+# its declare buttons change (not for every card: a deal would cost 25 edits per seat).
+DEAL_REDRAW_EVERY = 5
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 
 
@@ -643,6 +646,10 @@ class Table:
         slot = f"hand{s}"
         if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
             return  # same content: the buttons already shown (older version) stay valid
+        shown = self.rendered.get(slot)
+        if (not force_new and m.phase == "dealing" and shown is not None and shown[1] == sig[1]
+                and len(key[1]) % DEAL_REDRAW_EVERY and slot in self.messages):
+            return  # cards arriving: every few cards, or at once when what may be declared changes
         self.view_version[s], self.view_key[s] = version, key
         if (not force_new and s in self.plays_inline and m.phase == "playing"
                 and self.hand_phase.get(s) == "playing" and slot in self.messages):

@@ -275,3 +275,46 @@ async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tr
     finally:
         await rig.stop()
         await stop_fake(fake)
+
+
+async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_path: Path) -> None:
+    import bot.table
+    from bot.clock import FakeClock
+
+    clock = FakeClock()
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), clock=clock,
+                     settings=TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0))
+    try:
+        fake.add_group(GROUP)
+        seats = []
+        for k, uid in enumerate(PEOPLE):
+            fake.add_user(uid, f"P{k}", opened=True)
+            seats.append({"kind": "human", "user_id": str(uid), "name": f"P{k}", "lang": "en", "away": False,
+                          "timeouts": 0})
+        meta = {"preset": "classic", "creator": str(PEOPLE[0]), "creator_name": "P0", "options": "",
+                "settings": TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0,
+                                          away_after=0).to_dict()}
+        await rig.store.create_match("telegram", str(GROUP), engine.preset("classic").to_dict(), seats, 7, meta,
+                                     status="active")
+        await rig.host.start()
+        await rig.settle()
+        table = rig.host.by_chat[("telegram", str(GROUP))]
+        first = len(fake.calls)
+        steps = 0
+        while table.match.phase == "dealing":
+            clock.advance(0.6)
+            await rig.settle()
+            steps += 1
+        assert steps >= 25
+        for k, uid in enumerate(PEOPLE):
+            edits = [c for c in fake.calls[first:] if c.method == "editMessageText" and int(c.params["chat_id"]) == uid]
+            # 25 cards, one by one: a redraw every DEAL_REDRAW_EVERY cards, at the changes of what may
+            # be declared, and once the deal is over (not 25)
+            assert len(edits) <= 25 // bot.table.DEAL_REDRAW_EVERY + 6, len(edits)
+            shown = fake.messages[(uid, int(table.messages[f"hand{k}"]))].text
+            assert all(card_text(c) in shown for c in table.match.view(k)["hand"])
+        assert not rig.errors
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
