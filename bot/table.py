@@ -614,11 +614,11 @@ class Table:
             except Unreachable as exc:
                 await self.say(tr(self.lang, "err.unreachable", name=self.seats[s]["name"], how=exc.how_to_fix))
 
-    def hand_view_for(self, s: int, version: int) -> View:
+    def hand_view_for(self, s: int, version: int, seen: dict[str, Any] | None = None) -> View:
         m = self.match
         note_key = self.meta.get("notes", {}).get(str(s))
         note = tr(self.seat_lang(s), note_key) if note_key else ""
-        v = m.view(s)
+        v = m.view(s) if seen is None else seen
         return hand_view(v, self.seat_infos(), self.seat_lang(s), match_id=self.id, version=version,
                          legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
                          page_size=self.host.page_size(self.platform_name), note=note)
@@ -639,11 +639,21 @@ class Table:
         presses *My hand* or types in the private chat. Its old buttons stop counting at once.
         """
         m = self.match
-        key = (m.phase, tuple(m.view(s).get("hand") or ()))
+        seen = m.view(s)
+        key = (m.phase, tuple(seen.get("hand") or ()))
         version = self.view_version[s] if self.view_key.get(s) == key else m.version
-        v = self.hand_view_for(s, version)
-        sig = _strip_versions(v)
         slot = f"hand{s}"
+        if (not force_new and s in self.plays_inline and m.phase == "playing"
+                and self.hand_phase.get(s) == "playing" and slot in self.messages):
+            # Folded away once (no card in it, so no edit after the next plays); its old buttons
+            # are refused from now on if the cards changed, ↻ shows the hand again.
+            self.view_version[s], self.view_key[s] = version, key
+            folded = hand_elsewhere_view(seen, self.seat_infos(), self.seat_lang(s), match_id=self.id,
+                                         version=version, page=self.page[s])
+            await self._show(slot, self.private_where(s), folded, compare=_strip_versions(folded))
+            return
+        v = self.hand_view_for(s, version, seen)
+        sig = _strip_versions(v)
         if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
             return  # same content: the buttons already shown (older version) stay valid
         shown = self.rendered.get(slot)
@@ -651,14 +661,6 @@ class Table:
                 and len(key[1]) % DEAL_REDRAW_EVERY and slot in self.messages):
             return  # cards arriving: every few cards, or at once when what may be declared changes
         self.view_version[s], self.view_key[s] = version, key
-        if (not force_new and s in self.plays_inline and m.phase == "playing"
-                and self.hand_phase.get(s) == "playing" and slot in self.messages):
-            # Folded away once (no card in it, so no edit after the next plays); its old buttons
-            # are refused from now on if the cards changed, ↻ shows the hand again.
-            folded = hand_elsewhere_view(m.view(s), self.seat_infos(), self.seat_lang(s), match_id=self.id,
-                                         version=version, page=self.page[s])
-            await self._show(slot, self.private_where(s), folded, compare=_strip_versions(folded))
-            return
         self.hand_phase[s] = str(m.phase)
         if self.meta.get("notes", {}).pop(str(s), None):
             await self.save_meta()
