@@ -634,9 +634,11 @@ class Table:
         """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed.
 
         A seat that plays from the group (inline) is not sent an edit after each of its own plays
-        while the hand is being played: its private hand is redrawn when the hand moves to another
-        phase, when its owner presses any of its buttons (refused as out of date, then redrawn),
-        presses *My hand* or types in the private chat. Its old buttons stop counting at once.
+        while the hand is being played: its private hand is folded away once (no card in it) and
+        drawn in full again when the hand moves to another phase, or when its owner presses ↻,
+        any old button of it (refused as out of date if the cards changed), *My hand*, or types in
+        the private chat. While cards are dealt, a hand is redrawn every DEAL_REDRAW_EVERY cards
+        and whenever its buttons (what may be declared) change.
         """
         m = self.match
         seen = m.view(s)
