@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=400, help="duplicate deals (each is played twice)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--preset", default="classic", choices=sorted(PRESETS))
-    p.add_argument("--budget", type=float, default=0.2, help="seconds per strong decision")
+    p.add_argument("--budget", type=float, default=0.3, help="seconds of CPU per strong decision")
     p.add_argument(
         "--jobs", type=int, default=1, help="worker processes (each plays whole deals on one core)"
     )
