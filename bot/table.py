@@ -39,6 +39,9 @@ log = logging.getLogger(__name__)
 
 SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
 RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is drawn again
+# During a run of AI moves (no person to wait for) the table is drawn at most this often, so that
+# spectators see the game move; Telegram allows a group about 20 messages a minute anyway.
+AI_REFRESH = 3.0
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 
 
@@ -87,6 +90,7 @@ class Table:
         self.timer_for: tuple[str, float] | None = None
         self.ai_pending: asyncio.Future[Any] | None = None
         self.rerender: asyncio.TimerHandle | None = None
+        self.burst_since: float | None = None  # host clock time the current run of AI moves began
         self.closed = False
         self._answered = False
         self._deal_asked = -1
@@ -155,6 +159,8 @@ class Table:
                     try:
                         if self.ai_pending is None or self.ai_pending.done():
                             await self._render()  # a burst of AI moves ends in one edit
+                        else:
+                            await self._refresh_if_due()  # an AI thread is thinking mid-burst
                     finally:
                         self._rearm()  # a failed render must not leave the table without its timers
             except Exception:
@@ -346,7 +352,7 @@ class Table:
     async def _advance(self) -> None:
         """Moves the match on until it waits for a person, a timer or an AI thread."""
         for _ in range(10_000):
-            if not self._running():
+            if not self._running() or self.closed:
                 return
             m = self.match
             await self._announce_hand_result()
@@ -362,10 +368,16 @@ class Table:
                 if action is None:
                     return  # a thread is thinking; its move comes back through the queue
                 await self.apply_action(action, None)
+                await self._refresh_if_due()
                 await asyncio.sleep(0)  # let other tables and adapters run between moves
                 continue
-            if m.phase == "dealing" and self._ai_declares_while_dealing():
-                return  # the deal goes on once the AI seats have answered
+            if m.phase == "dealing":
+                asked, declaration = self._ai_declares_while_dealing()
+                if asked:
+                    return  # the deal goes on once the AI seats have answered
+                if declaration is not None:
+                    await self.apply_action(declaration, None)
+                    continue
             sys_action = m.system_action()
             humans = [s for s in to_act if not self.ai_driven(s)]
             if sys_action is not None:
@@ -373,6 +385,7 @@ class Table:
                 delay = float(getattr(self.settings, kind))
                 if delay <= 0 and not humans:
                     await self.apply_action(sys_action, None)
+                    await self._refresh_if_due()
                     continue
                 if kind not in self.deadlines:
                     await self.set_deadline(kind, self.host.clock.now() + delay)
@@ -385,23 +398,29 @@ class Table:
                         await self.set_deadline(hkind, self.host.clock.now() + delay)
             return
 
-    def _ai_declares_while_dealing(self) -> bool:
-        """After each deal step the AI seats may show a level card: asked in a worker thread.
+    def _ai_declares_while_dealing(self) -> tuple[bool, dict[str, Any] | None]:
+        """After each deal step the AI seats may show a level card.
 
-        Returns True when a question is in flight (the deal waits for the answer).
+        Asked on the loop when `basic` is a quick level for the host (it decides in well under a
+        millisecond), else in a worker thread. Returns (True, None) when a question is in flight
+        (the deal waits for the answer), or (False, a legal declaration or None).
         """
         m = self.match
         if self.chooser is None or not self.host.use_ai_threads or self._deal_asked == m.version:
-            return False
+            return False, None
         self._deal_asked = m.version
         asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4) if self.ai_driven(s)]
         if not asks:
-            return False
+            return False, None
+        if "basic" in self.host.inline_levels:
+            act = _first_declare(self.chooser, asks)
+            return False, act if act is not None and m.check(act) is None else None
         self._launch(lambda: _first_declare(self.chooser, asks), seat=-1, version=m.version)
-        return True
+        return True, None
 
     def _ai_move(self, s: int) -> dict[str, Any] | None:
-        """A move for an AI-driven seat: at once (auto_action), or later from a worker thread."""
+        """A move for an AI-driven seat: at once (auto_action, or a quick level on the loop),
+        or later from a worker thread."""
         m = self.match
         seat = self.seats[s]
         level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == "ai" else DEFAULT_AI_LEVEL
@@ -412,6 +431,16 @@ class Table:
         view = m.view(s)
         chooser = self.chooser
         budget = self.settings.ai_budget
+        if level in self.host.inline_levels:
+            try:
+                act = chooser(view, level, seed, budget)
+            except Exception:
+                log.exception("AI failed at table %s", self.id)
+                act = None
+            if isinstance(act, dict) and m.check(act) is None:
+                return act
+            fallback: dict[str, Any] = m.auto_action(s, rng_seed=m.version)  # as for a thread's bad answer
+            return fallback
         self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
         return None
 
@@ -536,8 +565,20 @@ class Table:
 
     # ----- speaking -----
 
+    async def _refresh_if_due(self) -> None:
+        """Mid-burst of AI moves: once the burst has run `host.ai_refresh` seconds since it began (or
+        since the table was last drawn), draw the table, so a table of AIs playing at full speed
+        still shows its progress. A short burst (three AIs answering a person) costs nothing extra:
+        it ends in the usual single render."""
+        now = self.host.clock.now()
+        if self.burst_since is None:
+            self.burst_since = now
+        elif now - self.burst_since >= self.host.ai_refresh:
+            await self._render()
+
     async def _render(self) -> None:
         """Edits the table message and every private hand whose content changed."""
+        self.burst_since = None
         if self.status == "lobby":
             v = lobby_view(self.seat_infos(), self.lang, match_id=self.id, preset=self.preset_name,
                            creator=str(self.meta.get("creator_name", "?")), options=str(self.meta.get("options", "")),

@@ -1,0 +1,145 @@
+"""Tables of AIs at full speed: quick levels decide on the loop, the table is redrawn at a bounded
+interval while they play, and stopping the host ends a burst at once."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from typing import Any
+
+import pytest
+
+import engine
+from bot.clock import FakeClock
+from bot.host import Host
+from tests.host.conftest import FAST, open_sqlite
+from tests.host.fakes import RecordingPlatform
+
+AI_SEATS = [{"kind": "ai", "name": f"Bot{i}", "level": "basic"} for i in range(4)]
+
+
+class TickingClock(FakeClock):
+    """Every look at the clock moves it on a little: a burst of moves takes (fake) time."""
+
+    def __init__(self, step: float) -> None:
+        super().__init__()
+        self.step = step
+
+    def now(self) -> float:
+        self.advance(self.step)
+        return super().now()
+
+
+async def ai_only_host(clock: Any, *, target: str = "3", seats: list[dict[str, Any]] | None = None,
+                       **kw: Any) -> tuple[Host, Any, RecordingPlatform, int]:
+    store = await open_sqlite()
+    rules = engine.Rules.from_dict({**engine.preset("classic").to_dict(), "target": target})
+    mid = await store.create_match("fake", "g1", rules.to_dict(), seats or AI_SEATS, 11,
+                                   {"preset": "classic", "settings": FAST.to_dict()}, status="active")
+    platform = RecordingPlatform()
+    host = Host(store, clock=clock, defaults=FAST, rng=random.Random(5), **kw)
+    host.register(platform)
+    return host, store, platform, mid
+
+
+def table_edits(platform: RecordingPlatform) -> list[Any]:
+    return [s for s in platform.log if not s.where.private and s.view.buttons]
+
+
+async def test_a_table_of_ais_is_redrawn_at_a_bounded_interval_while_it_plays() -> None:
+    clock = TickingClock(0.05)
+    host, store, platform, mid = await ai_only_host(clock, ai_refresh=2.0)
+    try:
+        start = clock.now()
+        await host.start()
+        await host.settle()
+        elapsed = clock.now() - start
+        stored = await store.get_match(mid)
+        assert stored is not None and stored.status == "finished"
+        draws = table_edits(platform)
+        # drawn while playing (not only once at the end) ...
+        assert len(draws) >= elapsed / 2.0 * 0.8 > 5, (len(draws), elapsed)
+        # ... but never more often than every 2 (fake) seconds, plus a new message per hand and the end
+        hands = sum(1 for s in draws if s.op == "send")
+        assert len(draws) <= elapsed / 2.0 + hands + 2, (len(draws), elapsed, hands)
+    finally:
+        await host.stop()
+        await store.close()
+
+
+async def test_no_redraw_mid_burst_when_time_stands_still() -> None:
+    """The refresh is bounded by time: a burst that takes no time ends in the usual single render."""
+    host, store, platform, mid = await ai_only_host(FakeClock(), ai_refresh=2.0)
+    try:
+        await host.start()
+        await host.settle()
+        stored = await store.get_match(mid)
+        assert stored is not None and stored.status == "finished"
+        assert len(table_edits(platform)) <= 2  # the final table, and perhaps the one of the first hand
+    finally:
+        await host.stop()
+        await store.close()
+
+
+async def test_quick_levels_decide_on_the_loop_and_slow_ones_in_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, str]] = []
+    from engine.ai import choose
+
+    def chooser(view: dict[str, Any], level: str, seed: int, budget: float) -> dict[str, Any]:
+        calls.append((threading.current_thread().name, level))
+        return choose(view, "basic", seed, budget)
+
+    monkeypatch.setattr("bot.table.find_chooser", lambda: chooser)
+    seats = [dict(AI_SEATS[0]), {**AI_SEATS[1], "level": "strong"}, dict(AI_SEATS[2]),
+             {**AI_SEATS[3], "level": "random"}]
+    host, store, _platform, _mid = await ai_only_host(FakeClock(), target="3", seats=seats)
+    try:
+        await host.start()
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if len({lv for _, lv in calls}) == 3:
+                break
+        loop_thread = threading.current_thread().name
+        by_level = {lv: {name for name, lvl in calls if lvl == lv} for lv in ("basic", "random", "strong")}
+        assert by_level["basic"] == {loop_thread}
+        assert by_level["random"] == {loop_thread}
+        assert by_level["strong"] and all(name.startswith("ai") for name in by_level["strong"])
+    finally:
+        await host.stop()
+        await store.close()
+
+
+async def test_a_bad_answer_from_a_quick_level_falls_back_to_a_legal_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bot.table.find_chooser", lambda: lambda view, level, seed, budget: {"t": "nonsense"})
+    host, store, _platform, mid = await ai_only_host(FakeClock())
+    try:
+        await host.start()
+        await host.settle()
+        stored = await store.get_match(mid)
+        assert stored is not None and stored.status == "finished"
+        assert all(a.get("t") != "nonsense" for a in stored.actions)
+    finally:
+        await host.stop()
+        await store.close()
+
+
+async def test_stopping_the_host_ends_a_burst_of_ai_moves_at_once() -> None:
+    host, store, _platform, mid = await ai_only_host(FakeClock(), target="A")
+    try:
+        await host.start()
+        table = host.tables[mid]
+        for _ in range(1000):
+            await asyncio.sleep(0)
+            if table.match.version > 50:
+                break
+        await asyncio.wait_for(host.stop(), 5)
+        version = table.match.version
+        assert table.match.phase != "match_over"
+        await asyncio.sleep(0.05)
+        assert table.match.version == version  # nothing moves after stop
+        stored = await store.get_match(mid)
+        assert stored is not None and stored.version == version
+    finally:
+        await host.stop()
+        await store.close()
