@@ -79,6 +79,7 @@ class Host:
 
     async def start(self) -> None:
         """Loads unfinished matches of the registered platforms, replays them, refreshes their messages, re-arms timers."""
+        loaded: list[Table] = []
         for stored in await self.store.load_unfinished():
             if stored.platform not in self.platforms or stored.id in self.tables:
                 continue
@@ -96,6 +97,10 @@ class Host:
                 continue
             for s in table.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
+            loaded.append(table)
+        # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
+        # loading of every table after it (they share the store).
+        for table in loaded:
             self._add(table)
             table.submit(Item("resume"))
 

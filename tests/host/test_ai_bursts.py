@@ -143,3 +143,29 @@ async def test_stopping_the_host_ends_a_burst_of_ai_moves_at_once() -> None:
     finally:
         await host.stop()
         await store.close()
+
+
+async def test_resuming_loads_every_table_before_any_starts_playing() -> None:
+    """A resumed table of AIs at full speed must not hold up the loading of the tables after it."""
+    host, store, _platform, first = await ai_only_host(FakeClock(), target="A")
+    rules = engine.Rules.from_dict({**engine.preset("classic").to_dict(), "target": "A"}).to_dict()
+    ids = [first] + [await store.create_match("fake", f"g{i}", rules, AI_SEATS, 11 + i,
+                                              {"preset": "classic", "settings": FAST.to_dict()}, status="active")
+                     for i in range(2, 5)]
+    tables_at_append: list[int] = []
+    append = store.append_action
+
+    async def counting(*args: Any) -> Any:
+        tables_at_append.append(len(host.tables))
+        return await append(*args)
+
+    store.append_action = counting
+    try:
+        await host.start()
+        for _ in range(200):
+            await asyncio.sleep(0)
+        assert sorted(host.tables) == sorted(ids)
+        assert tables_at_append and set(tables_at_append) == {len(ids)}
+    finally:
+        await host.stop()
+        await store.close()
