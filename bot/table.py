@@ -90,6 +90,7 @@ class Table:
         self.timer_for: tuple[str, float] | None = None
         self.ai_pending: asyncio.Future[Any] | None = None
         self.rerender: asyncio.TimerHandle | None = None
+        self._public: tuple[Any, int, dict[str, Any]] | None = None  # (match, version, its public view)
         self.burst_since: float | None = None  # host clock time the current run of AI moves began
         self.closed = False
         self._answered = False
@@ -230,6 +231,13 @@ class Table:
         self.meta["settings"] = self.settings.to_dict()
         await self.host.store.update_match(self.id, meta=self.meta)
 
+    def public(self) -> dict[str, Any]:
+        """The match's public view, built once per state version (read it, never change it)."""
+        m = self.match
+        if self._public is None or self._public[0] is not m or self._public[1] != m.version:
+            self._public = (m, m.version, m.public_view())
+        return self._public[2]
+
     def _running(self) -> bool:
         return self.status == "active" and self.match is not None
 
@@ -323,7 +331,7 @@ class Table:
         elif t == "revolt":
             await self.say(tr(self.lang, "announce.revolt", who=seat_label(int(action["seat"]),
                                                                            self.seat_infos(), self.lang)))
-        decl = m.public_view().get("declaration")
+        decl = self.public().get("declaration")
         if decl and decl != self.last_declaration:
             await self.say(tr(self.lang, "announce.declared", who=seat_label(int(decl["seat"]), self.seat_infos(),
                                                                              self.lang),
@@ -534,7 +542,7 @@ class Table:
 
     async def _announce_hand_result(self) -> None:
         m = self.match
-        pub = m.public_view()
+        pub = self.public()
         res = pub.get("last_result")
         hand_no = int(pub.get("hand_no", 0))
         finished = hand_no if m.phase in ("hand_over", "match_over") else hand_no - 1
@@ -588,7 +596,7 @@ class Table:
         if self.match is None or self.status not in ("active", "paused", "finished"):
             return
         m = self.match
-        pub = m.public_view()
+        pub = self.public()
         slot = "table"
         time_left = None
         for kind in ("turn", "bury", "declare"):
