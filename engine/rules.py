@@ -7,6 +7,7 @@ docs/rules.md says which document and section each preset value comes from.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -65,17 +66,26 @@ class Rules:
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["start_level"] = RANKS[self.start_level]
-        d["target"] = None if self.target is None else RANKS[self.target]
-        d["must_play"] = [RANKS[r] for r in self.must_play]
-        d.pop("extra")
+        """A fresh dict each call (built once per Rules: every public view carries it, and
+        dataclasses.asdict costs about 0.1 ms, two thirds of a whole public view)."""
+        d = dict(_rules_dict(self))
+        d["must_play"] = list(d["must_play"])
         return d
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         base = PRESETS.get(str(data.get("name", "classic")), PRESETS["classic"])
         return with_overrides(base, {k: v for k, v in data.items() if k != "extra"})
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_dict(rules: Rules) -> dict[str, Any]:
+    """Rules.to_dict's content; the caller copies it (its only mutable value is the must_play list)."""
+    d = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules) if f.name != "extra"}
+    d["start_level"] = RANKS[rules.start_level]
+    d["target"] = None if rules.target is None else RANKS[rules.target]
+    d["must_play"] = [RANKS[r] for r in rules.must_play]
+    return d
 
 
 class RulesError(ValueError):
