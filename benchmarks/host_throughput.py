@@ -386,7 +386,7 @@ class AiResult:
             f"API calls: {self.calls} = {self.calls / max(1, self.actions):.3f} per action; "
             f"{dict(sorted(self.by_method.items()))}; failed {self.failed_calls}",
             f"CPU: bot {self.bot_cpu / max(self.seconds, 1e-9):.2f} s/s, fake {self.fake_cpu / max(self.seconds, 1e-9):.2f} s/s"
-            f"; handler errors {self.errors}",
+            f" ({self.bot_cpu * 1000 / max(1, self.actions):.2f} ms of bot CPU per action); handler errors {self.errors}",
             f"memory: {self.memory_per_table / 1024:.0f} KiB per table (bot RSS growth / tables)",
             f"load average before/after: {self.loadavg}",
         ])

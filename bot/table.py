@@ -417,7 +417,10 @@ class Table:
         if self.chooser is None or not self.host.use_ai_threads or self._deal_asked == m.version:
             return False, None
         self._deal_asked = m.version
-        asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4) if self.ai_driven(s)]
+        # only seats that hold a legal declaration now (about half of them while dealing): building
+        # a seat's view and asking costs about 15 times as much as the engine's list of its options
+        asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4)
+                if self.ai_driven(s) and any(a.get("t") == "declare" for a in m.legal_actions(s))]
         if not asks:
             return False, None
         if "basic" in self.host.inline_levels:

@@ -169,3 +169,55 @@ async def test_resuming_loads_every_table_before_any_starts_playing() -> None:
     finally:
         await host.stop()
         await store.close()
+
+
+def reference_log(rules: Any, seed: int) -> list[dict[str, Any]]:
+    """The match an AI-only table must play: every AI seat asked at every deal step."""
+    from bot.ai import move_seed
+    from engine.ai import choose
+
+    m = engine.Match.new(rules, seed=seed)
+    asked = -1
+    while m.phase != "match_over":
+        to_act = list(m.to_act())
+        if to_act:
+            s = to_act[0]
+            act = choose(m.view(s), "basic", move_seed(seed, m.version, s), 0.5)
+            if m.check(act) is not None:
+                act = m.auto_action(s, rng_seed=m.version)
+            m.apply(act)
+            continue
+        if m.phase == "dealing" and asked != m.version:
+            asked = m.version
+            wants = [a for a in (choose(m.view(s), "basic", move_seed(seed, m.version, s), 0.0) for s in range(4))
+                     if a.get("t") == "declare"]
+            if wants and m.check(wants[0]) is None:
+                m.apply(wants[0])
+                continue
+        m.apply(m.system_action())
+    return list(m.actions)
+
+
+async def test_while_dealing_only_seats_with_a_legal_declaration_are_asked_and_nothing_changes() -> None:
+    host, store, _platform, mid = await ai_only_host(FakeClock(), target="4")
+    asked: list[int] = []
+    from engine.ai import choose
+
+    def counting(view: dict[str, Any], level: str, seed: int, budget: float) -> dict[str, Any]:
+        if view.get("phase") == "dealing":
+            asked.append(int(view["seat"]))
+        return choose(view, level, seed, budget)
+
+    try:
+        await host.start()
+        host.tables[mid].chooser = counting
+        await host.settle()
+        stored = await store.get_match(mid)
+        assert stored is not None and stored.status == "finished"
+        assert any(a.get("t") == "declare" for a in stored.actions)
+        assert stored.actions == reference_log(engine.Rules.from_dict(stored.rules), stored.seed)
+        deal_steps = sum(1 for a in stored.actions if a.get("t") == "deal")
+        assert len(asked) < 3 * deal_steps  # not all four seats at every step
+    finally:
+        await host.stop()
+        await store.close()
