@@ -368,6 +368,8 @@ class AiResult:
     errors: int = 0
     loadavg: str = ""
     startup: float = 0.0
+    loop_lag: list[float] = field(default_factory=list)
+    to_call_by: dict[str, list[float]] = field(default_factory=dict)
 
     def text(self) -> str:
         def q(xs: list[float]) -> str:
@@ -380,7 +382,8 @@ class AiResult:
         return "\n".join([
             f"AI-only tables: {self.tables} (synchronous={self.synchronous}), loaded in {self.startup:.2f}s",
             f"actions: {self.actions} in {self.seconds:.1f}s = {rate:.0f} actions/s",
-            f"action -> API call it caused: {q(self.to_call)} ({len(self.to_call)} table calls)",
+            f"action -> API call it caused: {q(self.to_call)} ({len(self.to_call)} table calls; "
+            + "; ".join(f"{k}: {q(v)}" for k, v in sorted(self.to_call_by.items())) + ")",
             f"action -> shown on the table: {q(self.to_shown)} ({len(self.to_shown)} actions; "
             f"{self.unshown} from the last seconds not yet shown, left out)",
             f"API calls: {self.calls} = {self.calls / max(1, self.actions):.3f} per action; "
@@ -388,6 +391,7 @@ class AiResult:
             f"CPU: bot {self.bot_cpu / max(self.seconds, 1e-9):.2f} s/s, fake {self.fake_cpu / max(self.seconds, 1e-9):.2f} s/s"
             f" ({self.bot_cpu * 1000 / max(1, self.actions):.2f} ms of bot CPU per action); handler errors {self.errors}",
             f"memory: {self.memory_per_table / 1024:.0f} KiB per table (bot RSS growth / tables)",
+            f"event loop lag (a 5 ms sleep wakes this late): {q(self.loop_lag)}",
             f"load average before/after: {self.loadavg}",
         ])
 
@@ -455,7 +459,18 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
         cpu0 = time.process_time()
         start = time.monotonic()
         result.startup = start - t0
+        lags: list[float] = []
+
+        async def probe() -> None:  # how late a 5 ms sleep wakes: the length of the loop's turns
+            while True:
+                t = time.monotonic()
+                await asyncio.sleep(0.005)
+                lags.append(time.monotonic() - t - 0.005)
+
+        prober = asyncio.create_task(probe())
         await asyncio.sleep(seconds)
+        prober.cancel()
+        result.loop_lag = lags
         end = time.monotonic()
         result.bot_cpu = time.process_time() - cpu0
         if prof is not None:
@@ -487,17 +502,20 @@ def _ai_figures(result: AiResult, commits: dict[int, list[tuple[int, float]]], c
     result.actions = sum(1 for log in commits.values() for _, at in log if start <= at <= end)
     result.calls = len(calls)
     shown: dict[int, list[tuple[float, int]]] = {}  # match -> (at, version) of its table-message calls
+    kinds: dict[tuple[int, float, int], str] = {}
     for method, chat, at, status, version in calls:
         result.by_method[method] = result.by_method.get(method, 0) + 1
         result.failed_calls += status != 200
         if chat in match_of and version >= 0 and status == 200:
             shown.setdefault(match_of[chat], []).append((at, version))
+            kinds[(match_of[chat], at, version)] = method
     for mid, table_calls in shown.items():
         log = commits.get(mid, [])
         committed = dict(log)
         for at, version in table_calls:
             if version in committed and committed[version] <= at:
                 result.to_call.append(at - committed[version])
+                result.to_call_by.setdefault(kinds[(mid, at, version)], []).append(at - committed[version])
     horizon = end - 5.0  # later actions may legitimately wait for the next refresh after the window
     for mid, log in commits.items():
         table_calls = sorted(shown.get(mid, []))

@@ -39,6 +39,9 @@ JOIN_PAYLOAD = "join-"  # deep-link payload: join-<match id>
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
 # event loop, since a worker thread's hand-over costs about as much and the GIL gives no parallelism.
 INLINE_LEVELS = frozenset({"random", "basic"})
+# Tables in the middle of an automatic step at once (see Table._advance): small enough that one
+# turn of the event loop stays short (a step costs about 1 ms), large enough to fill a group commit.
+MOVE_SLOTS = 16
 
 
 class Host:
@@ -47,8 +50,9 @@ class Host:
     def __init__(self, store: Any, *, ai_threads: int = 2, clock: Any = None,
                  defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True,
                  rng: random.Random | None = None, inline_levels: frozenset[str] = INLINE_LEVELS,
-                 ai_refresh: float = AI_REFRESH) -> None:
+                 ai_refresh: float = AI_REFRESH, move_slots: int = MOVE_SLOTS) -> None:
         self.store = store
+        self.move_slots = asyncio.Semaphore(max(1, move_slots))
         self.inline_levels = inline_levels
         self.ai_refresh = ai_refresh
         self.ai_threads = ai_threads

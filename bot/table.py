@@ -92,6 +92,7 @@ class Table:
         self.rerender: asyncio.TimerHandle | None = None
         self._public: tuple[Any, int, dict[str, Any]] | None = None  # (match, version, its public view)
         self.burst_since: float | None = None  # host clock time the current run of AI moves began
+        self._drawn = False  # drawn since this actor started
         self.closed = False
         self._answered = False
         self._deal_asked = -1
@@ -358,53 +359,64 @@ class Table:
                 await self.say(tr(lang, "announce.time_up"))
 
     async def _advance(self) -> None:
-        """Moves the match on until it waits for a person, a timer or an AI thread."""
+        """Moves the match on until it waits for a person, a timer or an AI thread.
+
+        Each automatic step (an AI move, a deal step) holds one of the host's `move_slots`: with
+        many tables of AIs at full speed only that many are in the middle of a step at once, so
+        one turn of the event loop stays short and the adapters' messages are not held up behind
+        every table's next move."""
         for _ in range(10_000):
             if not self._running() or self.closed:
                 return
-            m = self.match
-            await self._announce_hand_result()
-            if m.phase == "match_over":
-                await self._finish()
+            async with self.host.move_slots:
+                moved = await self._step()
+            if not moved:
                 return
-            to_act = list(m.to_act())
-            movers = [s for s in to_act if self.ai_driven(s)]
-            if movers:
-                if self.ai_pending is not None:
-                    return
-                action = self._ai_move(movers[0])
-                if action is None:
-                    return  # a thread is thinking; its move comes back through the queue
-                await self.apply_action(action, None)
-                await self._refresh_if_due()
-                await asyncio.sleep(0)  # let other tables and adapters run between moves
-                continue
-            if m.phase == "dealing":
-                asked, declaration = self._ai_declares_while_dealing()
-                if asked:
-                    return  # the deal goes on once the AI seats have answered
-                if declaration is not None:
-                    await self.apply_action(declaration, None)
-                    continue
-            sys_action = m.system_action()
-            humans = [s for s in to_act if not self.ai_driven(s)]
-            if sys_action is not None:
-                kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
-                delay = float(getattr(self.settings, kind))
-                if delay <= 0 and not humans:
-                    await self.apply_action(sys_action, None)
-                    await self._refresh_if_due()
-                    continue
-                if kind not in self.deadlines:
-                    await self.set_deadline(kind, self.host.clock.now() + delay)
-                return
-            if humans:
-                hkind = HUMAN_TIMER_PHASES.get(m.phase)
-                if hkind is not None:
-                    delay = float(getattr(self.settings, hkind))
-                    if delay > 0 and hkind not in self.deadlines:
-                        await self.set_deadline(hkind, self.host.clock.now() + delay)
-            return
+            await self._refresh_if_due()
+            await asyncio.sleep(0)  # let other tables and adapters run between moves
+
+    async def _step(self) -> bool:
+        """One automatic step; False when the match waits (for a person, a timer, a thread) or ended."""
+        m = self.match
+        await self._announce_hand_result()
+        if m.phase == "match_over":
+            await self._finish()
+            return False
+        to_act = list(m.to_act())
+        movers = [s for s in to_act if self.ai_driven(s)]
+        if movers:
+            if self.ai_pending is not None:
+                return False
+            action = self._ai_move(movers[0])
+            if action is None:
+                return False  # a thread is thinking; its move comes back through the queue
+            await self.apply_action(action, None)
+            return True
+        if m.phase == "dealing":
+            asked, declaration = self._ai_declares_while_dealing()
+            if asked:
+                return False  # the deal goes on once the AI seats have answered
+            if declaration is not None:
+                await self.apply_action(declaration, None)
+                return True
+        sys_action = m.system_action()
+        humans = [s for s in to_act if not self.ai_driven(s)]
+        if sys_action is not None:
+            kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
+            delay = float(getattr(self.settings, kind))
+            if delay <= 0 and not humans:
+                await self.apply_action(sys_action, None)
+                return True
+            if kind not in self.deadlines:
+                await self.set_deadline(kind, self.host.clock.now() + delay)
+            return False
+        if humans:
+            hkind = HUMAN_TIMER_PHASES.get(m.phase)
+            if hkind is not None:
+                delay = float(getattr(self.settings, hkind))
+                if delay > 0 and hkind not in self.deadlines:
+                    await self.set_deadline(hkind, self.host.clock.now() + delay)
+        return False
 
     def _ai_declares_while_dealing(self) -> tuple[bool, dict[str, Any] | None]:
         """After each deal step the AI seats may show a level card.
@@ -584,12 +596,15 @@ class Table:
         now = self.host.clock.now()
         if self.burst_since is None:
             self.burst_since = now
+            if not self._drawn:  # tables resumed together must not all draw at the same moments
+                self.burst_since -= self.host.ai_refresh * ((self.id * 0.6180339887) % 1.0)
         elif now - self.burst_since >= self.host.ai_refresh:
             await self._render()
 
     async def _render(self) -> None:
         """Edits the table message and every private hand whose content changed."""
         self.burst_since = None
+        self._drawn = True
         if self.status == "lobby":
             v = lobby_view(self.seat_infos(), self.lang, match_id=self.id, preset=self.preset_name,
                            creator=str(self.meta.get("creator_name", "?")), options=str(self.meta.get("options", "")),

@@ -221,3 +221,62 @@ async def test_while_dealing_only_seats_with_a_legal_declaration_are_asked_and_n
     finally:
         await host.stop()
         await store.close()
+
+
+async def several_ai_tables(clock: Any, n: int, **kw: Any) -> tuple[Host, Any, RecordingPlatform, list[int]]:
+    host, store, platform, first = await ai_only_host(clock, target="A", **kw)
+    rules = engine.Rules.from_dict({**engine.preset("classic").to_dict(), "target": "A"}).to_dict()
+    ids = [first] + [await store.create_match("fake", f"g{i}", rules, AI_SEATS, 11 + i,
+                                              {"preset": "classic", "settings": FAST.to_dict()}, status="active")
+                     for i in range(2, n + 1)]
+    return host, store, platform, ids
+
+
+async def test_only_move_slots_tables_are_in_the_middle_of_an_automatic_step_at_once() -> None:
+    host, store, _platform, ids = await several_ai_tables(FakeClock(), 6, move_slots=2)
+    inside = 0
+    most = 0
+    append = store.append_action
+
+    async def slow(*args: Any) -> Any:
+        nonlocal inside, most
+        inside += 1
+        most = max(most, inside)
+        try:
+            for _ in range(3):
+                await asyncio.sleep(0)
+            return await append(*args)
+        finally:
+            inside -= 1
+
+    store.append_action = slow
+    try:
+        await host.start()
+        for _ in range(3000):
+            await asyncio.sleep(0)
+        assert most == 2
+        assert all(host.tables[mid].match.version > 20 for mid in ids)  # every table moves on
+    finally:
+        await host.stop()
+        await store.close()
+
+
+async def test_tables_resumed_together_do_not_all_draw_at_the_same_moments() -> None:
+    clock = TickingClock(0.01)
+    host, store, platform, ids = await several_ai_tables(clock, 5, ai_refresh=2.0)
+    platform.observer = lambda: clock._now
+    try:
+        await host.start()
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if len({s.where.chat_id for s in table_edits(platform)}) == len(ids):
+                break
+        first: dict[str, float] = {}
+        for s in table_edits(platform):
+            first.setdefault(s.where.chat_id, s.snapshot)
+        assert len(first) == len(ids)
+        times = sorted(first.values())
+        assert times[-1] - times[0] > 0.5  # spread over the refresh interval, not one herd
+    finally:
+        await host.stop()
+        await store.close()
