@@ -49,6 +49,7 @@ import multiprocessing
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -456,6 +457,7 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
             prof.enable()
         t0 = time.monotonic()
         await rig.host.start()  # loads every table, then starts them all
+        _progress('await rig.host.start()  # load')
         cpu0 = time.process_time()
         start = time.monotonic()
         result.startup = start - t0
@@ -469,6 +471,7 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
 
         prober = asyncio.create_task(probe())
         await asyncio.sleep(seconds)
+        _progress('await asyncio.sleep(seconds)')
         prober.cancel()
         result.loop_lag = lags
         end = time.monotonic()
@@ -477,10 +480,13 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
             prof.disable()
             prof.dump_stats(profile)
         result.fake_cpu = await ask("cpu") - fake_cpu0
+        _progress('result.fake_cpu = await ask("c')
         result.seconds = end - start
         await rig.host.stop()  # the tables first: AIs at full speed would keep the adapter's queues busy
+        _progress('await rig.host.stop()  # the t')
         result.memory_per_table = (rss_bytes() - rss0) / tables
         calls = [c for c in await ask("calls", first_call) if start <= c[2] <= end]
+        _progress('calls = [c for c in await ask(')
         result.errors = len(rig.errors)
     finally:
         with contextlib.suppress(Exception):
@@ -529,6 +535,11 @@ def _ai_figures(result: AiResult, commits: dict[int, list[tuple[int, float]]], c
                 result.unshown += 1
             else:
                 result.to_shown.append(seen - at)
+
+
+def _progress(what: str) -> None:
+    if os.environ.get("BENCH_VERBOSE"):
+        print(f"{time.monotonic():.2f} {what}", file=sys.stderr, flush=True)
 
 
 def _loadavg() -> str:

@@ -280,3 +280,26 @@ async def test_tables_resumed_together_do_not_all_draw_at_the_same_moments() -> 
     finally:
         await host.stop()
         await store.close()
+
+
+async def test_stopping_many_busy_tables_waits_for_them_together() -> None:
+    import time
+
+    host, store, platform, _ids = await several_ai_tables(FakeClock(), 40, ai_refresh=0.0)
+    edit = platform.edit
+
+    async def slow_edit(where: Any, message_id: str, view: Any) -> None:
+        await asyncio.sleep(0.05)  # a message takes a while to go out
+        await edit(where, message_id, view)
+
+    platform.edit = slow_edit  # type: ignore[method-assign]
+    try:
+        await host.start()
+        for _ in range(30):
+            await asyncio.sleep(0.01)
+        t = time.monotonic()
+        await host.stop()
+        assert time.monotonic() - t < 0.2  # one after the other: about 0.6 s here, together 0.05 s
+    finally:
+        await host.stop()
+        await store.close()
