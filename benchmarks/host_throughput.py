@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
 import multiprocessing
@@ -371,6 +372,8 @@ class AiResult:
     startup: float = 0.0
     loop_lag: list[float] = field(default_factory=list)
     to_call_by: dict[str, list[float]] = field(default_factory=dict)
+    warmup: float = 0.0
+    outbox: str = ""
 
     def text(self) -> str:
         def q(xs: list[float]) -> str:
@@ -381,14 +384,15 @@ class AiResult:
 
         rate = self.actions / max(self.seconds, 1e-9)
         return "\n".join([
-            f"AI-only tables: {self.tables} (synchronous={self.synchronous}), loaded in {self.startup:.2f}s",
+            f"AI-only tables: {self.tables} (synchronous={self.synchronous}), loaded in {self.startup:.2f}s, "
+            f"measured after {self.warmup:.0f}s of play",
             f"actions: {self.actions} in {self.seconds:.1f}s = {rate:.0f} actions/s",
             f"action -> API call it caused: {q(self.to_call)} ({len(self.to_call)} table calls; "
             + "; ".join(f"{k}: {q(v)}" for k, v in sorted(self.to_call_by.items())) + ")",
             f"action -> shown on the table: {q(self.to_shown)} ({len(self.to_shown)} actions; "
             f"{self.unshown} from the last seconds not yet shown, left out)",
             f"API calls: {self.calls} = {self.calls / max(1, self.actions):.3f} per action; "
-            f"{dict(sorted(self.by_method.items()))}; failed {self.failed_calls}",
+            f"{dict(sorted(self.by_method.items()))}; failed {self.failed_calls}; outbox: {self.outbox}",
             f"CPU: bot {self.bot_cpu / max(self.seconds, 1e-9):.2f} s/s, fake {self.fake_cpu / max(self.seconds, 1e-9):.2f} s/s"
             f" ({self.bot_cpu * 1000 / max(1, self.actions):.2f} ms of bot CPU per action); handler errors {self.errors}",
             f"memory: {self.memory_per_table / 1024:.0f} KiB per table (bot RSS growth / tables)",
@@ -405,11 +409,11 @@ class _RemoteFake:
 
 
 async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: set[int] | None,
-                 target: str = "A", profile: str | None = None) -> AiResult:
+                 target: str = "A", profile: str | None = None, warmup: float = 5.0) -> AiResult:
     """N tables of four `basic` AIs at full speed; see the module's docstring for what is measured."""
     import engine
 
-    result = AiResult(tables, synchronous, loadavg=_loadavg())
+    result = AiResult(tables, synchronous, loadavg=_loadavg(), warmup=warmup)
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe()
     proc = ctx.Process(target=_fake_child, args=(child, fake_cores), daemon=True)
@@ -445,7 +449,6 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
         for g in groups:
             mid = await store.create_match("telegram", str(g), rules, seats, 1000 + groups[g], meta, status="active")
             chat_of[mid] = g
-        first_call = len(await ask("calls", 0))
         gc.collect()
         rss0 = rss_bytes()
         fake_cpu0 = await ask("cpu")
@@ -458,9 +461,12 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
         t0 = time.monotonic()
         await rig.host.start()  # loads every table, then starts them all
         _progress('await rig.host.start()  # load')
+        result.startup = time.monotonic() - t0
+        await asyncio.sleep(warmup)  # every table's first messages go out meanwhile
+        first_call = len(await ask("calls", 0))
+        stats0 = dataclasses.replace(rig.runner.platform.outboxes.stats)
         cpu0 = time.process_time()
         start = time.monotonic()
-        result.startup = start - t0
         lags: list[float] = []
 
         async def probe() -> None:  # how late a 5 ms sleep wakes: the length of the loop's turns
@@ -488,6 +494,10 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
         calls = [c for c in await ask("calls", first_call) if start <= c[2] <= end]
         _progress('calls = [c for c in await ask(')
         result.errors = len(rig.errors)
+        st = rig.runner.platform.outboxes.stats
+        result.outbox = (f"retries after network errors/429 {st.failures - stats0.failures} failed, "
+                         f"{st.retry_after - stats0.retry_after} 429; "
+                         f"edits coalesced {st.edits_coalesced - stats0.edits_coalesced}")
     finally:
         with contextlib.suppress(Exception):
             await rig.stop()
@@ -557,6 +567,7 @@ def main() -> int:
     p.add_argument("--people", action="store_true", help="four simulated people type at each table (one process)")
     p.add_argument("--sync", default="NORMAL", choices=("OFF", "NORMAL", "FULL"), help="SQLite synchronous (AI-only)")
     p.add_argument("--fake-cores", default="1", help="AI-only: cores for the fake server's process ('' = any)")
+    p.add_argument("--warmup", type=float, default=5.0, help="AI-only: seconds of play before measuring")
     p.add_argument("--paced", action="store_true", help="each seat acts 3-8 Telegram seconds after its turn starts")
     p.add_argument("--limits", action="store_true", help="the fake enforces Telegram's flood limits")
     p.add_argument("--scale", type=float, default=1.0, help="real seconds per Telegram second")
@@ -571,7 +582,7 @@ def main() -> int:
     if not args.people:
         fake_cores = {int(c) for c in args.fake_cores.split(",")} if args.fake_cores else None
         ai = asyncio.run(run_ai(args.tables, seconds=args.seconds, synchronous=args.sync, fake_cores=fake_cores,
-                                profile=args.profile))
+                                profile=args.profile, warmup=args.warmup))
         print(ai.text())
         return 0
     result = asyncio.run(run(args.tables, seconds=args.seconds, paced=(3.0, 8.0) if args.paced else None,

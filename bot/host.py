@@ -42,6 +42,9 @@ INLINE_LEVELS = frozenset({"random", "basic"})
 # Tables in the middle of an automatic step at once (see Table._advance): small enough that one
 # turn of the event loop stays short (a step costs about 1 ms), large enough to fill a group commit.
 MOVE_SLOTS = 16
+# Table refreshes during AI bursts, all tables together, per second at most: Telegram takes about
+# 30 messages a second from a bot, so 500 tables of AIs are drawn every 25 s rather than every 3 s.
+AI_REFRESHES_PER_SECOND = 20.0
 
 
 class Host:
@@ -53,6 +56,7 @@ class Host:
                  ai_refresh: float = AI_REFRESH, move_slots: int = MOVE_SLOTS) -> None:
         self.store = store
         self.move_slots = asyncio.Semaphore(max(1, move_slots))
+        self.ai_refreshes_per_second = AI_REFRESHES_PER_SECOND
         self.inline_levels = inline_levels
         self.ai_refresh = ai_refresh
         self.ai_threads = ai_threads
@@ -132,6 +136,12 @@ class Host:
                     with contextlib.suppress(Exception):
                         await asyncio.wait([t.ai_pending])
                 await t.queue.join()
+
+    def refresh_interval(self) -> float:
+        """Seconds between a table's refreshes during a burst of AI moves: `ai_refresh`, or longer
+        when there are so many tables that all of them together would exceed
+        `ai_refreshes_per_second`."""
+        return max(self.ai_refresh, len(self.tables) / self.ai_refreshes_per_second)
 
     def _add(self, table: Table) -> None:
         self.tables[table.id] = table

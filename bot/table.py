@@ -589,16 +589,18 @@ class Table:
     # ----- speaking -----
 
     async def _refresh_if_due(self) -> None:
-        """Mid-burst of AI moves: once the burst has run `host.ai_refresh` seconds since it began (or
+        """Mid-burst of AI moves: once the burst has run `host.refresh_interval()` (`ai_refresh`, 3 s,
+        longer with very many tables) seconds since it began (or
         since the table was last drawn), draw the table, so a table of AIs playing at full speed
         still shows its progress. A short burst (three AIs answering a person) costs nothing extra:
         it ends in the usual single render."""
         now = self.host.clock.now()
+        interval = self.host.refresh_interval()
         if self.burst_since is None:
             self.burst_since = now
             if not self._drawn:  # tables resumed together must not all draw at the same moments
-                self.burst_since -= self.host.ai_refresh * ((self.id * 0.6180339887) % 1.0)
-        elif now - self.burst_since >= self.host.ai_refresh:
+                self.burst_since -= interval * ((self.id * 0.6180339887) % 1.0)
+        elif now - self.burst_since >= interval:
             await self._render()
 
     async def _render(self) -> None:

@@ -305,3 +305,18 @@ async def test_stopping_many_busy_tables_waits_for_them_together() -> None:
     finally:
         await host.stop()
         await store.close()
+
+
+async def test_with_very_many_tables_each_is_refreshed_less_often() -> None:
+    host, store, _platform, _ids = await several_ai_tables(FakeClock(), 3, ai_refresh=2.0)
+    try:
+        assert host.refresh_interval() == 2.0  # no tables yet
+        host.ai_refreshes_per_second = 1.0
+        await host.start()
+        assert host.refresh_interval() == 3.0  # three tables, one refresh a second for all of them
+        host.ai_refreshes_per_second = 20.0
+        assert host.refresh_interval() == 2.0
+    finally:
+        await host.stop()
+        await store.close()
+
