@@ -4,6 +4,7 @@
     python -m benchmarks.host_throughput --tables 500 --sync FULL     # the same with fsync at every commit
     python -m benchmarks.host_throughput --people --tables 50         # four simulated people type at each table
     python -m benchmarks.host_throughput --people --tables 150 --paced --scale 0.2 --limits   # people's pace, limits
+    python -m benchmarks.host_throughput --tables 100 --paced --limits --mode inline  # people play from the group
 
 AI-only (default): N tables whose four seats are the host's own `basic` AIs, all
 delays zero, driven by the host itself exactly as `tractor-host run` drives them
@@ -11,7 +12,7 @@ delays zero, driven by the host itself exactly as `tractor-host run` drives them
 python-telegram-bot client). The fake Bot API server runs in a child process
 pinned to its own core (`--fake-cores`, default 1) with its rate limits off;
 the bot runs in this process, pinned to `--cores` (default 0), so the figures
-are the bot's own cost. Measured over `--seconds` from the host's start:
+are the bot's own cost. Measured over `--seconds` after `--warmup` (5 s) of play:
 
 - actions per second: actions committed to the store;
 - action -> API call (median, p99): for each table-message call the fake
@@ -19,14 +20,14 @@ are the bot's own cost. Measured over `--seconds` from the host's start:
   "last API call it causes": what a render triggered costs until Telegram has it);
 - action -> shown (median, p99): for every committed action, the time until a
   table-message call showing that version or a later one reached the fake.
-  This one includes the host's refresh interval for AI bursts (`ai_refresh`,
-  3 s: Telegram allows a group about 20 messages a minute), so it is bounded
-  by design, not by speed;
+  This one includes the host's refresh interval for AI bursts
+  (`Host.refresh_interval()`: 3 s, longer with very many tables), so it is
+  bounded by design, not by speed;
 - API calls per action; CPU seconds of the bot and of the fake per second;
   memory per table (RSS growth of the bot process / N).
 Times are CLOCK_MONOTONIC, which both processes share.
 
-People (`--people`): everything in this one process, pinned to one core: the fake
+People (`--people`, `--mode typed|inline`, or any of `--paced --limits --lobby`): everything in this one process, pinned to one core: the fake
 server, the players, and the bot. Four simulated people sit at each table;
 each types their legal action into their private chat ("play ♠A ♠A") as a
 Telegram update. At full speed every table has one update in flight at all
@@ -64,6 +65,9 @@ from bot.settings import TableSettings
 from tests.fakes.telegram_api import FakeTelegram, Limits
 from tests.reliability.harness import NO_LIMITS, Rig, boot
 
+# Calls Telegram counts against the bot's message limits; answers to callback and inline queries do not.
+MESSAGE_METHODS = ("sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument",
+                   "deleteMessage")
 WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 SETTINGS = TableSettings(deal=0, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0)
 
@@ -105,7 +109,10 @@ class Result:
     plays: int = 0
     errors: int = 0
     by_method: dict[str, int] = field(default_factory=dict)
+    by_chat_kind: dict[str, int] = field(default_factory=dict)  # message calls to groups / private chats
     rejected_where: dict[str, int] = field(default_factory=dict)
+    latency_by_kind: dict[str, list[float]] = field(default_factory=dict)
+    cpu_seconds: float = 0.0  # CPU time of this one process (bot, fake server, players) while measuring
 
     def text(self, scale: float) -> str:
         lat = sorted(self.latencies)
@@ -120,10 +127,17 @@ class Result:
             f"update -> last API call: median {med * k:.3f} {unit}, p99 {p99 * k:.3f} {unit} ({len(lat)} updates)",
             f"API calls: {self.calls} = {self.calls / max(1, self.actions):.2f} per action, "
             f"{self.calls / max(1, self.plays):.2f} per play "
-            f"(message calls {self.message_calls / max(1, self.plays):.2f} per play)",
-            f"by method: {dict(sorted(self.by_method.items()))}",
+            f"(message calls {self.message_calls / max(1, self.plays):.2f} per play, other calls"
+            f" {(self.calls - self.message_calls) / max(1, self.plays):.2f} per play)",
+            f"by method: {dict(sorted(self.by_method.items()))}; message calls per play by chat: "
+            f"{ {k: round(v / max(1, self.plays), 2) for k, v in sorted(self.by_chat_kind.items())} }",
+            "p99 by action: " + ", ".join(
+                f"{kind} {sorted(v)[min(len(v) - 1, int(len(v) * 0.99))] * k:.3f} ({len(v)})"
+                for kind, v in sorted(self.latency_by_kind.items())),
             f"429 answers: {self.rejected_429} {self.rejected_where}; handler errors: {self.errors}",
             f"memory: {self.memory_per_table / 1024:.0f} KiB per table (RSS growth / tables)",
+            f"CPU: {self.cpu_seconds:.1f} s in {self.seconds:.1f} s ({self.cpu_seconds / max(self.seconds, 1e-9):.0%} of"
+            f" one core, for the bot, the fake server and the players together)",
         ])
 
 
@@ -136,6 +150,7 @@ class Players:
         self.updates: list[tuple[int, float, int]] = []  # (update id, pushed at, table index)
         self.actions = 0
         self.plays = 0
+        self.kinds: dict[int, str] = {}  # update id -> the action it carried
 
     def idle(self, t: BenchTable, table: Any) -> bool:
         """The table took the action and is done with it (its messages may still be on their way)."""
@@ -156,6 +171,9 @@ class Players:
                     continue
                 t.pending = None
                 self.actions += 1
+            actor: Any = t.actor
+            if self.paced is not None and actor is not None and actor[1] == m.version and now < t.acts_at:
+                continue  # still thinking over this very state: nothing new to look at
             seat = next((s for s in m.to_act() if m.auto_action(s) is not None), None)
             if seat is None:
                 continue
@@ -168,13 +186,53 @@ class Players:
             action = m.auto_action(seat)
             assert action is not None
             uid = int(table.seats[seat]["user_id"])
-            text = WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
-            t.pending = self.rig.fake.send_text(uid, uid, text)
+            pushed = self.act(t, uid, action)
+            if pushed is None:
+                continue
+            t.pending = pushed
+            self.kinds[pushed] = str(action["t"])
             t.pushed_at = time.monotonic()
             t.version_at_push = m.version
             self.plays += action["t"] == "play"
             self.updates.append((t.pending, t.pushed_at, t.index))
         return playing
+
+    def act(self, t: BenchTable, uid: int, action: dict[str, Any]) -> int | None:
+        """The person does `action`; returns the update that does it (None: not yet)."""
+        text = WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
+        return self.rig.fake.send_text(uid, uid, text)
+
+
+class InlinePlayers(Players):
+    """People who play their cards from the group (inline mode, "play from here"): the query
+    shows their own legal plays (answerInlineQuery), they choose one, and the client posts it as
+    their own message in the group. Other actions (declaring, burying) are typed as before."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queries: dict[int, str] = {}  # table index -> inline query in flight
+
+    def act(self, t: BenchTable, uid: int, action: dict[str, Any]) -> int | None:
+        if action["t"] != "play":
+            return super().act(t, uid, action)
+        fake = self.rig.fake
+        qid = self.queries.get(t.index)
+        if qid is None:
+            self.queries[t.index] = fake.inline_query(uid, "")
+            return None
+        answer = fake.inline_answers.get(qid)
+        if answer is None:
+            return None  # the bot has not answered the query yet
+        del self.queries[t.index]
+        results = answer["results"]
+        if not results:
+            return None  # asked too early: ask again
+        want = cards_text(action["cards"])
+        chosen = next((r for r in results if r.get("title") == want), results[0])
+        return fake.choose_inline(uid, qid, chosen["id"], t.group)
+
+
+MODES = {"typed": Players, "inline": InlinePlayers}
 
 
 async def open_tables(rig: Rig, n: int) -> list[BenchTable]:
@@ -226,14 +284,22 @@ async def open_tables_direct(rig: Rig, n: int) -> list[BenchTable]:
 def latencies(fake: FakeTelegram, tables: list[BenchTable], updates: list[tuple[int, float, int]],
               first_call: int) -> list[float]:
     """For each update: the last API call to its table's chats before that table's next update."""
+    return list(latency_by_update(fake, tables, updates, first_call).values())
+
+
+def latency_by_update(fake: FakeTelegram, tables: list[BenchTable], updates: list[tuple[int, float, int]],
+                      first_call: int) -> dict[int, float]:
+    """update id -> time from it to the last API call to its table's chats before that table's next update."""
     chat_table = {}
     for t in tables:
         chat_table[t.group] = t.index
         for uid in t.users:
             chat_table[uid] = t.index
     by_table: dict[int, list[float]] = {}
-    for _, at, ti in updates:
+    ids: dict[int, list[int]] = {}
+    for uid, at, ti in updates:
         by_table.setdefault(ti, []).append(at)
+        ids.setdefault(ti, []).append(uid)
     last: dict[tuple[int, int], float] = {}
     import bisect
 
@@ -245,11 +311,23 @@ def latencies(fake: FakeTelegram, tables: list[BenchTable], updates: list[tuple[
         i = bisect.bisect_right(pushes, call.at) - 1
         if i >= 0:
             last[(ti, i)] = max(last.get((ti, i), 0.0), call.at - pushes[i])
-    return list(last.values())
+    return {ids[ti][i]: lat for (ti, i), lat in last.items()}
+
+
+async def warm_up(players: Players, seconds: float, paced: tuple[float, float] | None, scale: float) -> None:
+    """Play for `seconds` without measuring (past the deal, the declarations and the bury, and
+    until the tables' turns no longer come all at once), then forget the counts."""
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        players.step(time.monotonic())
+        await asyncio.sleep(0.005 if paced is None else 0.02 * scale)
+    players.actions = players.plays = 0
+    players.updates.clear()
 
 
 async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None, scale: float, limits: bool,
-              seed: int = 1, profile: str | None = None, lobby: bool = False) -> Result:
+              seed: int = 1, profile: str | None = None, lobby: bool = False, mode: str = "typed",
+              warmup: float = 0.0) -> Result:
     fake = FakeTelegram(limits=Limits(scale=scale) if limits else None)
     await fake.start()
     workdir = tempfile.mkdtemp(prefix="tractor-bench-")
@@ -261,8 +339,11 @@ async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None,
         gc.collect()
         rss0 = rss_bytes()
         ts = await (open_tables(rig, tables) if lobby else open_tables_direct(rig, tables))
-        players = Players(rig, ts, random.Random(seed), paced=paced, scale=scale)
+        players = MODES[mode](rig, ts, random.Random(seed), paced=paced, scale=scale)
+        if warmup > 0:
+            await warm_up(players, warmup, paced, scale)
         first_call = len(fake.calls)
+        rejected0 = fake.rejected_429
         prof: Any = None
         if profile:
             import cProfile
@@ -270,11 +351,13 @@ async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None,
             prof = cProfile.Profile()
             prof.enable()
         start = time.monotonic()
+        cpu0 = time.process_time()
         while time.monotonic() - start < seconds:
             if players.step(time.monotonic()) == 0:
                 break
             await asyncio.sleep(0.005 if paced is None else 0.02 * scale)
         result.seconds = time.monotonic() - start
+        result.cpu_seconds = time.process_time() - cpu0
         if prof is not None:
             prof.disable()
             prof.dump_stats(profile)
@@ -284,11 +367,17 @@ async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None,
         result.plays = players.plays
         calls = [c for c in fake.calls[first_call:] if c.at - start <= result.seconds]
         result.calls = len(calls)
-        result.message_calls = sum(1 for c in calls if c.method in ("sendMessage", "editMessageText"))
+        result.message_calls = sum(1 for c in calls if c.method in MESSAGE_METHODS)
         for c in calls:
             result.by_method[c.method] = result.by_method.get(c.method, 0) + 1
-        result.latencies = latencies(fake, ts, players.updates, first_call)
-        result.rejected_429 = fake.rejected_429
+            if c.method in MESSAGE_METHODS:
+                kind = f"{c.method} {'group' if int(c.params.get('chat_id', 0) or 0) < 0 else 'private'}"
+                result.by_chat_kind[kind] = result.by_chat_kind.get(kind, 0) + 1
+        by_update = latency_by_update(fake, ts, players.updates, first_call)
+        result.latencies = list(by_update.values())
+        for uid, lat in by_update.items():
+            result.latency_by_kind.setdefault(players.kinds.get(uid, "?"), []).append(lat)
+        result.rejected_429 = fake.rejected_429 - rejected0
         for c in fake.calls[first_call:]:
             if c.status == 429:
                 chat = int(c.params.get("chat_id", 0) or 0)
@@ -567,7 +656,8 @@ def main() -> int:
     p.add_argument("--people", action="store_true", help="four simulated people type at each table (one process)")
     p.add_argument("--sync", default="NORMAL", choices=("OFF", "NORMAL", "FULL"), help="SQLite synchronous (AI-only)")
     p.add_argument("--fake-cores", default="1", help="AI-only: cores for the fake server's process ('' = any)")
-    p.add_argument("--warmup", type=float, default=5.0, help="AI-only: seconds of play before measuring")
+    p.add_argument("--warmup", type=float, default=None,
+                   help="real seconds of play before measuring (default: 5 AI-only, 0 with people)")
     p.add_argument("--paced", action="store_true", help="each seat acts 3-8 Telegram seconds after its turn starts")
     p.add_argument("--limits", action="store_true", help="the fake enforces Telegram's flood limits")
     p.add_argument("--scale", type=float, default=1.0, help="real seconds per Telegram second")
@@ -575,19 +665,24 @@ def main() -> int:
     p.add_argument("--profile", default=None, help="write a cProfile of the measuring window here")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--lobby", action="store_true", help="open every table through /new, /join, /start updates")
+    p.add_argument("--mode", choices=["ai", *sorted(MODES)], default=None,
+                   help="ai: AI-only tables (the default); typed: people type plays in their private chat; "
+                        "inline: they play from the group (--people, --paced, --limits or --lobby: typed)")
     args = p.parse_args()
     logging.basicConfig(level=logging.ERROR)
     if args.cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
-    if not args.people:
+    people = args.people or args.paced or args.limits or args.lobby or args.mode in MODES
+    if args.mode == "ai" or not people:
         fake_cores = {int(c) for c in args.fake_cores.split(",")} if args.fake_cores else None
         ai = asyncio.run(run_ai(args.tables, seconds=args.seconds, synchronous=args.sync, fake_cores=fake_cores,
-                                profile=args.profile, warmup=args.warmup))
+                                profile=args.profile, warmup=5.0 if args.warmup is None else args.warmup))
         print(ai.text())
         return 0
     result = asyncio.run(run(args.tables, seconds=args.seconds, paced=(3.0, 8.0) if args.paced else None,
                              scale=args.scale, limits=args.limits, seed=args.seed, profile=args.profile,
-                             lobby=args.lobby))
+                             lobby=args.lobby, mode=args.mode if args.mode in MODES else "typed",
+                             warmup=args.warmup or 0.0))
     print(result.text(args.scale if args.paced or args.limits else 1.0))
     return 0
 

@@ -47,7 +47,8 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
     if table.status == "paused":
         await table.answer(ev, tr(lang, "err.paused"))
         return
-    if code != tokens.DECLARE and tok.version < table.view_version[s]:
+    # A declaration names its cards, and a page (↻ on a folded hand) only redraws: both stay good.
+    if code not in (tokens.DECLARE, tokens.PAGE) and tok.version < table.view_version[s]:
         await table.answer(ev, tr(lang, "err.stale"))
         table.rendered.pop(f"hand{s}", None)
         return
@@ -154,6 +155,8 @@ async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) 
         seat["timeouts"] = 0
         await table.save_seats()
     table.selection[s].clear()
+    if ev.kind == "chosen" and action.get("t") == "play":
+        table.table_may_lag_at = table.match.version  # shown in the group by the player's own message
     await table.answer(ev, "✓")
 
 

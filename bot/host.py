@@ -506,4 +506,5 @@ class Host:
             legal = [a for a in legal if not wanted - Counter(a.get("cards", []))]
             if m.check(exact) is None and not any(Counter(a.get("cards", [])) == wanted for a in legal):
                 legal.insert(0, exact)  # the typed cards are a legal play the (bounded) list left out
-        return play_choices(m.view(s), legal, lang, match_id=table.id, version=m.version, limit=50)
+        return play_choices(m.view(s), legal, lang, match_id=table.id, version=m.version, limit=50,
+                            seats=table.seat_infos(), group_lang=table.lang)

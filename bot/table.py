@@ -24,6 +24,7 @@ from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, W
 from bot.settings import DEFAULT_AI_LEVEL, TableSettings
 from bot.views import (
     SeatInfo,
+    hand_elsewhere_view,
     hand_result_text,
     hand_view,
     lobby_view,
@@ -42,6 +43,13 @@ RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is d
 # During a run of AI moves (no person to wait for) the table is drawn at most this often, so that
 # spectators see the game move; Telegram allows a group about 20 messages a minute anyway.
 AI_REFRESH = 3.0
+# A play chosen from the group (inline) shows itself there as the player's own message, naming who
+# plays next; the table message then waits for the end of the trick, for anything else to happen,
+# or at most this many seconds.
+TABLE_LAG = 30.0
+# While the cards are dealt, a private hand is redrawn every this many cards, and at once when
+# its declare buttons change (not for every card: a deal would cost 25 edits per seat).
+DEAL_REDRAW_EVERY = 5
 HUMAN_TIMER_PHASES = {"burying": "bury", "chao": "turn", "playing": "turn"}
 
 
@@ -83,7 +91,15 @@ class Table:
         self.selection: dict[int, set[int]] = {s: set() for s in range(4)}
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)
         self.view_version: dict[int, int] = dict.fromkeys(range(4), 0)
+        # What each seat's buttons index into (phase and cards) when view_version was set: while it
+        # holds, redrawing the hand (a card selected, say) keeps the buttons' version, so a button
+        # on a keyboard whose redraw has not arrived yet still counts.
+        self.view_key: dict[int, tuple[Any, ...]] = {}
         self.rendered: dict[str, Any] = {}
+        # Seats that play from the group (inline mode): while the hand is being played, their
+        # private hand is redrawn lazily (see send_hand), not after each of their plays.
+        self.plays_inline: set[int] = set()
+        self.hand_phase: dict[int, str] = {}  # the phase each private hand was last drawn in
         self.queue: asyncio.Queue[Item] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.timer: asyncio.Task[None] | None = None
@@ -93,6 +109,10 @@ class Table:
         self._public: tuple[Any, int, dict[str, Any]] | None = None  # (match, version, its public view)
         self.burst_since: float | None = None  # host clock time the current run of AI moves began
         self._drawn = False  # drawn since this actor started
+        # The version up to which the group's table message may lag behind (see TABLE_LAG), and
+        # the timer that bounds how long it lags.
+        self.table_may_lag_at: int | None = None
+        self.lag_timer: asyncio.TimerHandle | None = None
         self.closed = False
         self._answered = False
         self._deal_asked = -1
@@ -134,6 +154,8 @@ class Table:
             self.timer.cancel()
         if self.rerender is not None:
             self.rerender.cancel()
+        if self.lag_timer is not None:
+            self.lag_timer.cancel()
         if self.task is not None:
             self.queue.put_nowait(Item("stop"))
             with contextlib.suppress(asyncio.CancelledError):
@@ -173,6 +195,7 @@ class Table:
                 self.queue.task_done()
 
     async def _process(self, item: Item) -> None:
+        self.table_may_lag_at = None  # set again by an inline play that leaves the trick open
         if item.kind == "event" and item.event is not None:
             await self._on_event(item.event)
         elif item.kind == "tick":
@@ -251,6 +274,12 @@ class Table:
 
     async def _on_event(self, ev: Incoming) -> None:
         self._answered = False
+        s = self.seat_of(ev.user.user_id)
+        if s is not None:
+            if ev.kind == "chosen":
+                self.plays_inline.add(s)
+            elif ev.kind in ("press", "text"):
+                self.plays_inline.discard(s)  # they are looking at their private hand again
         await self._dispatch(ev)
         if not self._answered and ev.kind in ("press", "chosen"):
             await self.host.answer(ev, "✓")  # a button press is always answered
@@ -628,11 +657,24 @@ class Table:
                 self.messages.pop("table", None)
             self.meta["table_hand"] = hand_no
             await self.save_meta()
+        if (self.table_may_lag_at == m.version and self.status == "active" and pub.get("trick")
+                and "table" in self.messages):
+            # the play shows itself in the group (inline); the table catches up at the trick's end
+            if self.lag_timer is None and not self.closed:
+                self.lag_timer = asyncio.get_running_loop().call_later(TABLE_LAG, self._lagged_too_long)
+            await self._render_hands()
+            return
+        if self.lag_timer is not None:
+            self.lag_timer.cancel()
+            self.lag_timer = None
         v = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
                        preset=self.preset_name, time_left=time_left, paused=self.status == "paused")
         bare = table_view(pub, self.seat_infos(), self.lang, match_id=self.id, version=m.version,
                           preset=self.preset_name, paused=self.status == "paused")
         await self._show(slot, self.where, v, compare=_strip_versions(bare))
+        await self._render_hands()
+
+    async def _render_hands(self) -> None:
         for s in self.humans():
             if self.seats[s].get("kicked"):
                 continue
@@ -641,11 +683,11 @@ class Table:
             except Unreachable as exc:
                 await self.say(tr(self.lang, "err.unreachable", name=self.seats[s]["name"], how=exc.how_to_fix))
 
-    def hand_view_for(self, s: int, version: int) -> View:
+    def hand_view_for(self, s: int, version: int, seen: dict[str, Any] | None = None) -> View:
         m = self.match
         note_key = self.meta.get("notes", {}).get(str(s))
         note = tr(self.seat_lang(s), note_key) if note_key else ""
-        v = m.view(s)
+        v = m.view(s) if seen is None else seen
         return hand_view(v, self.seat_infos(), self.seat_lang(s), match_id=self.id, version=version,
                          legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
                          page_size=self.host.page_size(self.platform_name), note=note)
@@ -658,14 +700,39 @@ class Table:
         return [{"t": "revolt", "seat": s}] if v.get("can_revolt") else []
 
     async def send_hand(self, s: int, *, force_new: bool = False) -> None:
-        """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed."""
+        """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed.
+
+        A seat that plays from the group (inline) is not sent an edit after each of its own plays
+        while the hand is being played: its private hand is folded away once (no card in it) and
+        drawn in full again when the hand moves to another phase, or when its owner presses ↻,
+        any old button of it (refused as out of date if the cards changed), *My hand*, or types in
+        the private chat. While cards are dealt, a hand is redrawn every DEAL_REDRAW_EVERY cards
+        and whenever its buttons (what may be declared) change.
+        """
         m = self.match
-        v = self.hand_view_for(s, m.version)
-        sig = _strip_versions(v)
+        seen = m.view(s)
+        key = (m.phase, tuple(seen.get("hand") or ()))
+        version = self.view_version[s] if self.view_key.get(s) == key else m.version
         slot = f"hand{s}"
+        if (not force_new and s in self.plays_inline and m.phase == "playing"
+                and self.hand_phase.get(s) == "playing" and slot in self.messages):
+            # Folded away once (no card in it, so no edit after the next plays); its old buttons
+            # are refused from now on if the cards changed, ↻ shows the hand again.
+            self.view_version[s], self.view_key[s] = version, key
+            folded = hand_elsewhere_view(seen, self.seat_infos(), self.seat_lang(s), match_id=self.id,
+                                         version=version, page=self.page[s])
+            await self._show(slot, self.private_where(s), folded, compare=_strip_versions(folded))
+            return
+        v = self.hand_view_for(s, version, seen)
+        sig = _strip_versions(v)
         if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
             return  # same content: the buttons already shown (older version) stay valid
-        self.view_version[s] = m.version
+        shown = self.rendered.get(slot)
+        if (not force_new and m.phase == "dealing" and shown is not None and shown[1] == sig[1]
+                and len(key[1]) % DEAL_REDRAW_EVERY and slot in self.messages):
+            return  # cards arriving: every few cards, or at once when what may be declared changes
+        self.view_version[s], self.view_key[s] = version, key
+        self.hand_phase[s] = str(m.phase)
         if self.meta.get("notes", {}).pop(str(s), None):
             await self.save_meta()
         await self._show(slot, self.private_where(s), v, compare=sig, force_new=force_new)
@@ -687,6 +754,10 @@ class Table:
         except PlatformError:
             log.warning("table %s: could not show %s", self.id, slot)
             self._render_again_later()
+
+    def _lagged_too_long(self) -> None:
+        self.lag_timer = None
+        self.submit(Item("render"))
 
     def _render_again_later(self) -> None:
         """A message could not go out (the platform is down): draw the table again in a while,

@@ -29,6 +29,7 @@ class InlineChoice:
     title: str
     description: str
     token: str
+    message: str = ""  # what the chosen result posts in the group as the player's message (else the title)
 
 
 @dataclass(frozen=True)
@@ -199,9 +200,9 @@ def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     lines.extend(_hand_lines(hand, v.get("level"), v.get("trump"), lang, selection))
     if kitty:
         lines.append(tr(lang, "hand.kitty", cards=cards_text(list(kitty))))
-    trick = v.get("trick") or []
-    if trick and v.get("turn") == seat:  # only then: the hand is not re-sent after every play
-        lines.append(tr(lang, "table.trick", trick=_trick_text(trick, seats, lang)))
+    # Nothing here depends on whose turn it is or on the trick: the group's table shows both, and a
+    # hand message is edited only when its own cards, selection or buttons change (an edit is
+    # silent in Telegram anyway, and each one counts against the bot's message limits).
     if selection:
         lines.append(tr(lang, "hand.selected", cards=cards_text([hand[i] for i in sorted(selection)
                                                                   if i < len(hand)]), n=len(selection)))
@@ -222,7 +223,7 @@ def _prompt(v: dict[str, Any], seat: int, lang: str) -> str:
         return tr(lang, "hand.prompt_bury")
     if phase == "chao" and seat in to_act:
         return tr(lang, "hand.prompt_chao")
-    if phase == "playing" and v.get("turn") == seat:
+    if phase == "playing":
         return tr(lang, "hand.prompt_play")
     return ""
 
@@ -265,8 +266,7 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
             controls.append(Button(tr(lang, "btn.bury", n=len(selection)), tok(tokens.BURY),
                                    style="primary" if len(selection) == 8 else "default"))
         elif phase == "playing":
-            controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY),
-                                   style="primary" if v.get("turn") == seat else "default"))
+            controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY), style="primary"))
         controls.append(Button(tr(lang, "btn.clear"), tok(tokens.CLEAR)))
         if any(a.get("t") == "revolt" for a in legal):
             controls.append(Button(tr(lang, "btn.revolt"), tok(tokens.REVOLT), style="danger"))
@@ -277,10 +277,30 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     return View(text, tuple(rows))
 
 
+def hand_elsewhere_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+                        version: int, page: int = 0) -> View:
+    """The private hand of a seat that plays from the group (inline mode), folded away: it names
+    no card, so it need not be redrawn after each play; ↻ shows the cards again."""
+    text = tr(lang, "hand.elsewhere", seat=seat_label(int(v["seat"]), seats, lang), hand=v.get("hand_no", 1))
+    refresh = Button(tr(lang, "btn.refresh"), tokens.Token(match_id, version, tokens.PAGE, str(page)).pack())
+    return View(text, ((refresh,),))
+
+
 def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, *, match_id: int,
-                 version: int, limit: int = 50) -> list[InlineChoice]:
-    """The seat's legal plays as inline choices (its own cards only; shown to that person alone)."""
+                 version: int, limit: int = 50, seats: Sequence[SeatInfo | None] = (),
+                 group_lang: str | None = None) -> list[InlineChoice]:
+    """The seat's legal plays as inline choices (its own cards only; shown to that person alone).
+
+    With `seats`, each choice also says what its message in the group will read once chosen:
+    who plays what and, while the trick goes on, who plays next (the group's table message is
+    then only redrawn when the trick is complete).
+    """
     hand = list(v.get("hand") or [])
+    seat = int(v["seat"])
+    glang = group_lang or lang
+    after = None
+    if seats and len(v.get("trick") or []) < 3:  # this play leaves the trick open: the next seat plays
+        after = seat_label((seat + 1) % 4, seats, glang)
     out: list[InlineChoice] = []
     for a in legal:
         if a.get("t") != "play":
@@ -289,8 +309,13 @@ def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, 
         if idx is None or len(idx) > 40:
             continue
         arg = "".join(tokens.to_b36(i) for i in idx)
+        message = ""
+        if seats:
+            who, cards = seat_label(seat, seats, glang), cards_text(a["cards"])
+            message = (tr(glang, "inline.posted_next", who=who, cards=cards, next=after) if after
+                       else tr(glang, "inline.posted", who=who, cards=cards))
         out.append(InlineChoice(cards_text(a["cards"]), tr(lang, "inline.play", n=len(idx)),
-                                tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack()))
+                                tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack(), message))
         if len(out) >= limit:
             break
     return out

@@ -28,6 +28,9 @@ class FloodLimits:
     # announcement never waits behind a busy table.
     group_edits_per_minute: int = 14
     global_per_second: int = 25
+    # Of those, edits of group messages (table messages, which coalesce while they wait) may use
+    # only this many, so that under pressure sends and private hands go first.
+    global_group_edits_per_second: int = 22
     max_retries: int = 5
     # Network trouble (timeouts, 5xx, dropped connections): wait retry_base, doubling up to
     # retry_cap real seconds, between the attempts of one call.

@@ -4,6 +4,12 @@ Telegram counts sends and edits: about one a second per chat (short bursts
 allowed), 20 a minute per group, 30 a second overall. The gate keeps a token
 bucket per chat, a sliding minute per group and a sliding second overall,
 and honours a `retry_after` Telegram still hands back.
+
+A message is counted when it is handed to the client (`take`) and counted
+again, in its place, when Telegram's answer comes back (`arrived`): Telegram
+counts it on arrival, somewhere between the two, so a burst that takes a few
+hundred milliseconds to leave must not let the next burst start a second
+after the first request left.
 """
 
 from __future__ import annotations
@@ -25,6 +31,16 @@ class _Bucket:
     at: float
 
 
+class Stamp:
+    """When one message was counted; moved later when its answer comes back."""
+
+    __slots__ = ("at", "chat_id")
+
+    def __init__(self, chat_id: int, at: float) -> None:
+        self.chat_id = chat_id
+        self.at = at
+
+
 class FloodGate:
     """Shared by every chat's outbox; all times here are real seconds."""
 
@@ -32,8 +48,8 @@ class FloodGate:
         self.limits = limits
         self.clock = clock
         self._buckets: dict[int, _Bucket] = {}
-        self._groups: dict[int, deque[float]] = {}
-        self._overall: deque[float] = deque()
+        self._groups: dict[int, deque[Stamp]] = {}
+        self._overall: deque[Stamp] = deque()
         self._held: dict[int, float] = {}
 
     def delay(self, chat_id: int, *, edit: bool = False) -> float:
@@ -52,31 +68,51 @@ class FloodGate:
             _prune(window, now - 60.0 * second)
             cap = lim.group_edits_per_minute if edit else lim.group_per_minute
             if len(window) >= cap:
-                waits.append(window[len(window) - cap] + 60.0 * second - now)
+                waits.append(_nth_latest(window, cap).at + 60.0 * second - now)
         _prune(self._overall, now - second)
-        if len(self._overall) >= lim.global_per_second:
-            waits.append(self._overall[0] + second - now)
+        cap = lim.global_group_edits_per_second if edit and chat_id < 0 else lim.global_per_second
+        if len(self._overall) >= cap:
+            waits.append(_nth_latest(self._overall, cap).at + second - now)
         wait = max(waits)
         return wait + _EPSILON if wait > 0 else 0.0
 
-    def take(self, chat_id: int) -> None:
+    def take(self, chat_id: int) -> Stamp:
         """Count one message to `chat_id` as sent now."""
         now = self.clock()
         self._bucket(chat_id, now).tokens -= 1.0
+        stamp = Stamp(chat_id, now)
         if chat_id < 0:
-            self._groups.setdefault(chat_id, deque()).append(now)
-        self._overall.append(now)
+            self._groups.setdefault(chat_id, deque()).append(stamp)
+        self._overall.append(stamp)
+        return stamp
+
+    def arrived(self, stamp: Stamp) -> None:
+        """Telegram answered the message counted by `stamp`: count it from now on (it arrived
+        at the latest now), so the windows never hold fewer messages than Telegram's."""
+        now = self.clock()
+        if now <= stamp.at:
+            return
+        stamp.at = now
+        windows = [self._overall]
+        if stamp.chat_id < 0 and stamp.chat_id in self._groups:
+            windows.append(self._groups[stamp.chat_id])
+        for window in windows:
+            try:
+                window.remove(stamp)  # still inside the window: move it to its new place, the end
+            except ValueError:
+                continue
+            window.append(stamp)
 
     def hold(self, chat_id: int, telegram_seconds: float) -> None:
         """Telegram said retry_after: nothing more to this chat until then."""
         until = self.clock() + telegram_seconds * self.limits.scale
         self._held[chat_id] = max(self._held.get(chat_id, 0.0), until)
 
-    async def acquire(self, chat_id: int, *, edit: bool = False) -> None:
+    async def acquire(self, chat_id: int, *, edit: bool = False) -> Stamp:
         """Wait until a message to `chat_id` fits, then count it."""
         while (wait := self.delay(chat_id, edit=edit)) > 0:
             await asyncio.sleep(wait)
-        self.take(chat_id)
+        return self.take(chat_id)
 
     def _bucket(self, chat_id: int, now: float) -> _Bucket:
         lim = self.limits
@@ -89,6 +125,11 @@ class FloodGate:
         return bucket
 
 
-def _prune(window: deque[float], older_than: float) -> None:
-    while window and window[0] <= older_than:
+def _prune(window: deque[Stamp], older_than: float) -> None:
+    while window and window[0].at <= older_than:
         window.popleft()
+
+
+def _nth_latest(window: deque[Stamp], n: int) -> Stamp:
+    """The stamp that must leave the window before one more message fits (n = the cap)."""
+    return window[len(window) - n]

@@ -98,7 +98,8 @@ class ChatReplier:
     """Answers a command or a chosen inline result with a short message in a chat.
 
     With `quiet_acks`, bare acknowledgements ("✓") are not worth a message: a
-    chosen inline result shows itself in the group already; refusals still go out.
+    chosen inline result shows itself in the group already, and a typed action
+    shows in the player's hand and the group's table; refusals still go out.
     """
 
     def __init__(self, platform: TelegramPlatform, where: Where, *, quiet_acks: bool = False) -> None:
@@ -165,6 +166,10 @@ class Inbound:
         self._last_group: OrderedDict[int, int] = OrderedDict()
         self._pending: set[asyncio.Task[None]] = set()
         self.answer_deadline = CALLBACK_ANSWER_DEADLINE
+        # An accepted action typed in the private chat ("play ♠A") is answered with "✓" only
+        # when this is on: each answer is a message counted against Telegram's limits, and the
+        # edited hand and table already show it. Refusals are always answered.
+        self.typed_acks = False
         self._admins: dict[int, tuple[float, frozenset[int]]] = {}
 
     async def settle(self) -> None:
@@ -227,7 +232,7 @@ class Inbound:
             return
         where = self._where(message.chat.id, message.chat.type)
         await self.host.handle(Incoming("text", _user(tg_user), where, _key(update), text=message.text,
-                                        reply=ChatReplier(self.platform, where)))
+                                        reply=ChatReplier(self.platform, where, quiet_acks=not self.typed_acks)))
 
     async def on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A button: the token goes to the host; the press is always answered, once."""
@@ -265,7 +270,8 @@ class Inbound:
                 id=self.platform.aliases.encode(c.token),
                 title=c.title,
                 description=c.description or None,
-                input_message_content=InputTextMessageContent(c.title),
+                # posted in the group as the player's own message (not counted against the bot's limits)
+                input_message_content=InputTextMessageContent(getattr(c, "message", "") or c.title),
             )
             for c in choices
         ]

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from telegram import Bot, Chat, InlineKeyboardMarkup, Message
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from adapters.telegram.flood import FloodGate
+from adapters.telegram.flood import FloodGate, Stamp
 from adapters.telegram.render import MAX_TEXT
 from bot.platform import Button
 
@@ -99,6 +99,7 @@ class _ChatOutbox:
         self.edits: dict[int, Outgoing] = {}
         self.shown: dict[int, tuple[str, Buttons]] = {}
         self.worker: asyncio.Task[None] | None = None
+        self.stamp: Stamp | None = None  # how the flood gate counted the call in flight
 
     @property
     def busy(self) -> bool:
@@ -175,7 +176,7 @@ class Outboxes:
 
     async def _work(self, box: _ChatOutbox) -> None:
         while box.busy:
-            await self.gate.acquire(box.chat_id, edit=not box.sends)
+            box.stamp = await self.gate.acquire(box.chat_id, edit=not box.sends)
             if box.sends:
                 await self._send_next(box)
             elif box.edits:
@@ -197,7 +198,7 @@ class Outboxes:
     async def _send_next(self, box: _ChatOutbox) -> None:
         out, batch = self._take_sends(box)
         try:
-            message = await self._retrying(box.chat_id, lambda: self._deliver(box.chat_id, out))
+            message = await self._retrying(box, lambda: self._deliver(box.chat_id, out))
         except SendFailed as exc:
             self.stats.failures += 1
             for item in batch:
@@ -217,7 +218,7 @@ class Outboxes:
             self.stats.edits_skipped += 1
             return
         try:
-            await self._retrying(box.chat_id, lambda: self._deliver_edit(box.chat_id, message_id, out))
+            await self._retrying(box, lambda: self._deliver_edit(box.chat_id, message_id, out))
         except SendFailed as exc:
             self.stats.failures += 1
             log.warning("edit of %s in chat %s failed: %s", message_id, box.chat_id, exc.reason)
@@ -261,21 +262,26 @@ class Outboxes:
     def _count(self, method: str) -> None:
         self.stats.by_method[method] = self.stats.by_method.get(method, 0) + 1
 
-    async def _retrying(self, chat_id: int, call: _Call) -> Message:
+    async def _retrying(self, box: _ChatOutbox, call: _Call) -> Message:
         """Run one API call, waiting out 429s and retrying network trouble a few times."""
         limits = self.gate.limits
+        chat_id = box.chat_id
         attempt = 0
         while True:
             attempt += 1
             try:
-                return await call()
+                try:
+                    return await call()
+                finally:
+                    if box.stamp is not None:  # answered or failed: it reached Telegram by now at the latest
+                        self.gate.arrived(box.stamp)
             except RetryAfter as exc:
                 self.stats.retry_after += 1
                 self.gate.hold(chat_id, retry_after_seconds(exc))
                 if attempt > limits.max_retries:
                     raise SendFailed(chat_id, f"flood control: {exc}", transient=True) from exc
                 await asyncio.sleep(max(0.0, self.gate.delay(chat_id)))
-                self.gate.take(chat_id)
+                box.stamp = self.gate.take(chat_id)
             except Forbidden as exc:
                 raise SendFailed(chat_id, exc.message, forbidden=True) from exc
             except BadRequest as exc:

@@ -298,3 +298,14 @@ def test_hand_at_trick_is_a_pure_position() -> None:
     for seat, card in enumerate(("AS", "3S", "4S", "7S")):
         events += h.play(seat, [parse_card(card)])
     assert events[0] == {"e": "trick", "winner": 0, "points": 0}
+
+
+def test_rules_to_dict_is_worked_out_once_and_each_caller_gets_its_own_copy() -> None:
+    r = preset("competition")
+    first = r.to_dict()
+    expected = {**first, "must_play": list(first["must_play"])}
+    first["must_play"].append("Q")
+    first["name"] = "changed"
+    again = r.to_dict()
+    assert again == expected
+    assert Rules.from_dict(again) == r

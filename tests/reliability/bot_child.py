@@ -23,7 +23,8 @@ from bot.storage import open_store
 # People act when they like (no turn timer); the declaration window is short.
 CHILD_SETTINGS = TableSettings(deal=0, declare=0.3, bury=0, turn=0, next=0, lobby=0, away_after=0)
 CHILD_LIMITS = FloodLimits(scale=1e-6, chat_burst=10**6, group_per_minute=10**9, group_edits_per_minute=10**9,
-                           global_per_second=10**9, retry_base=0.05, retry_cap=0.5)
+                           global_per_second=10**9, global_group_edits_per_second=10**9,
+                           retry_base=0.05, retry_cap=0.5)
 
 
 async def run(db: str, api_root: str, token: str) -> None:
@@ -31,6 +32,7 @@ async def run(db: str, api_root: str, token: str) -> None:
     host = Host(store, defaults=CHILD_SETTINGS, use_ai_threads=False)
     config = TelegramConfig(token=token, api_base_url=api_root, poll_timeout=1, limits=CHILD_LIMITS)
     runner = TelegramRunner(config, host)
+    runner.inbound.typed_acks = True  # the crash harness takes each "✓" as its action's acknowledgement
     host.register(runner.platform)
     await runner.connect()
     await host.start()

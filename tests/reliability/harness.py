@@ -26,7 +26,7 @@ warnings.filterwarnings("ignore", category=PTBDeprecationWarning)
 
 # The adapter's own flood limits, so loose they never hold anything back (limits off).
 NO_LIMITS = FloodLimits(scale=1e-6, chat_burst=10**6, group_per_minute=10**9, group_edits_per_minute=10**9,
-                        global_per_second=10**9)
+                        global_per_second=10**9, global_group_edits_per_second=10**9)
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 30.0, step: float = 0.002) -> None:

@@ -217,6 +217,11 @@ class Sim:
         await self.fresh(uid)
         hand_mid = self.hand_message(uid)
         buttons = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) == tokens.TOGGLE]
+        if not buttons:  # folded away while they played from the group: ↻ shows it again
+            (refresh,) = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) == tokens.PAGE]
+            await self.press(uid, uid, hand_mid, refresh["callback_data"])
+            await self.fresh(uid)
+            buttons = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) == tokens.TOGGLE]
         used: set[str] = set()
         for card in cards:
             label = card_text(card)

@@ -65,3 +65,41 @@ def test_the_clock_scale_shrinks_every_window() -> None:
     assert 0.59 < g.delay(GROUP) <= 0.61
     clock.now += 0.6
     assert send_all(g, GROUP, 1) == 1
+
+
+def test_a_message_counts_from_when_its_answer_came_back() -> None:
+    """Telegram counts a message when it arrives, which may be well after it left: a burst
+    answered half a second late keeps its place in the window until half a second later."""
+    g, clock = gate(global_per_second=25)
+    stamps = [g.take(-1000 - i) for i in range(25)]
+    assert g.delay(PERSON) > 0
+    clock.now = 0.5
+    for s in stamps:
+        g.arrived(s)  # the burst's answers came back over half a second
+    clock.now = 1.0  # counting from the hand-over, 25 more would fit now and overlap the first burst
+    assert 0.49 < g.delay(PERSON) <= 0.51
+    clock.now = 1.5
+    assert g.delay(PERSON) == 0
+    assert send_all(g, PERSON, 1) == 1
+
+
+def test_a_group_window_also_counts_from_the_answer() -> None:
+    g, clock = gate(chat_burst=100, chat_per_second=100.0)
+    stamps = [g.take(GROUP) for _ in range(19)]
+    clock.now = 2.0
+    for s in stamps:
+        g.arrived(s)
+    clock.now = 60.5
+    assert 1.49 < g.delay(GROUP) <= 1.51  # the first one now leaves the minute at 62 s
+
+
+def test_group_edits_leave_room_in_the_second_for_sends_and_private_hands() -> None:
+    """Under pressure a table edit waits (and coalesces with the next) while a player's own hand
+    and announcements still go out."""
+    g, _ = gate(global_per_second=25, global_group_edits_per_second=22)
+    edits = sum(send_all(g, -1000 - i, 1, edit=True) for i in range(30))
+    assert edits == 22
+    assert g.delay(-2000, edit=True) > 0
+    assert send_all(g, PERSON, 1) == 1  # a private hand edit
+    assert send_all(g, -2000, 2) == 2  # announcements in a group
+    assert g.delay(-3000) > 0  # and then the second is full for everyone

@@ -1,0 +1,320 @@
+"""What one play costs in Telegram messages, through the real client against the fake server.
+
+A play should cost about one message call counted against Telegram's limits,
+so that one bot token holds many tables (README, "Capacity inside Telegram's
+limits"): an accepted typed play is not answered with "✓", the next player's
+hand is not edited just because it is now their turn, and a seat that plays
+from the group (inline mode) has its private hand redrawn lazily.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import engine
+from bot.cardtext import card_text, cards_text
+from bot.i18n import tr
+from bot.settings import TableSettings
+from bot.table import Table
+from bot.views import seat_label
+from tests.reliability.harness import Rig, boot, start_fake, stop_fake, until
+
+pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
+SETTINGS = TableSettings(deal=0, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0)
+GROUP = -4001
+PEOPLE = [401, 402, 403, 404]
+MESSAGE_CALLS = ("sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument")
+WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
+
+
+async def seated(rig: Rig) -> Table:
+    """Four people at one table, written to the store and resumed (dealt at once: no timers)."""
+    fake, store = rig.fake, rig.store
+    fake.add_group(GROUP)
+    seats = []
+    for k, uid in enumerate(PEOPLE):
+        fake.add_user(uid, f"P{k}", opened=True)
+        seats.append({"kind": "human", "user_id": str(uid), "name": f"P{k}", "lang": "en", "away": False,
+                      "timeouts": 0})
+    meta = {"preset": "classic", "creator": str(PEOPLE[0]), "creator_name": "P0", "options": "",
+            "settings": SETTINGS.to_dict()}
+    await store.create_match("telegram", str(GROUP), engine.preset("classic").to_dict(), seats, 7, meta,
+                             status="active")
+    await rig.host.start()
+    await rig.settle()
+    table = rig.host.by_chat[("telegram", str(GROUP))]
+    return table
+
+
+def typed(action: dict[str, Any]) -> str:
+    return WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
+
+
+async def to_play(rig: Rig, table: Table, *, tricks: int = 0) -> int:
+    """Everyone types their action until the playing phase (and `tricks` whole tricks) is reached;
+    returns the seat to play."""
+    m = table.match
+    while True:
+        if m.phase == "playing" and m.public_view().get("tricks_played", 0) >= tricks \
+                and not m.public_view().get("trick"):
+            return int(m.public_view()["turn"])
+        seat = next(s for s in m.to_act() if m.auto_action(s) is not None)
+        uid = PEOPLE[seat]
+        await rig.handled(rig.fake.send_text(uid, uid, typed(m.auto_action(seat))))
+
+
+def calls_since(rig: Rig, first: int) -> list[Any]:
+    return [c for c in rig.fake.calls[first:] if c.method in MESSAGE_CALLS]
+
+
+async def test_a_typed_play_costs_the_table_edit_and_the_players_own_hand(tmp_path: Path) -> None:
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
+    try:
+        table = await seated(rig)
+        seat = await to_play(rig, table)
+        nxt = (seat + 1) % 4  # classic plays counter-clockwise: seat + 1 is next
+        uid = PEOPLE[seat]
+        first = len(fake.calls)
+        action = table.match.auto_action(seat)
+        await rig.handled(fake.send_text(uid, uid, typed(action)))
+        assert table.match.public_view()["turn"] == nxt
+        calls = calls_since(rig, first)
+        # no "✓" message: the player's hand and the group's table show the play
+        assert sorted((c.method, int(c.params["chat_id"])) for c in calls) == sorted(
+            [("editMessageText", GROUP), ("editMessageText", uid)]), calls
+        table_text = fake.messages[(GROUP, int(table.messages["table"]))].text
+        assert cards_text(action["cards"]) in table_text  # the trick is on the table
+        # the next player's hand was not touched: the table says whose turn it is
+        assert not [c for c in calls if int(c.params["chat_id"]) == PEOPLE[nxt]]
+        # a refused typed play is still answered, with the reason
+        first = len(fake.calls)
+        await rig.handled(fake.send_text(uid, uid, "play " + cards_text(action["cards"])))
+        answers = [c for c in calls_since(rig, first) if c.method == "sendMessage"]
+        assert len(answers) == 1 and int(answers[0].params["chat_id"]) == uid
+        assert len(str(answers[0].params["text"])) > 2
+        assert not rig.errors
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def test_the_hand_says_nothing_that_changes_with_the_turn(tmp_path: Path) -> None:
+    """A whole trick typed by four people: each private hand is edited once, after its owner's play."""
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
+    try:
+        table = await seated(rig)
+        await to_play(rig, table)
+        first = len(fake.calls)
+        for _ in range(4):
+            seat = int(table.match.public_view()["turn"])
+            await rig.handled(fake.send_text(PEOPLE[seat], PEOPLE[seat], typed(table.match.auto_action(seat))))
+        private = [int(c.params["chat_id"]) for c in calls_since(rig, first) if int(c.params["chat_id"]) > 0]
+        assert sorted(private) == sorted(PEOPLE), private
+        for uid in PEOPLE:  # and it still shows the prompt to play, which never changes mid-hand
+            hand = fake.messages[(uid, int(table.messages[f"hand{PEOPLE.index(uid)}"]))].text
+            assert "Play" in hand and "Trick" not in hand
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def play_inline(rig: Rig, table: Table, seat: int) -> None:
+    fake, uid = rig.fake, PEOPLE[seat]
+    qid = fake.inline_query(uid, "")
+    await until(lambda: qid in fake.inline_answers)
+    want = cards_text(table.match.auto_action(seat)["cards"])
+    result = next(r for r in fake.inline_answers[qid]["results"] if r["title"] == want)
+    version = table.match.version
+    await rig.handled(fake.choose_inline(uid, qid, result["id"], GROUP))
+    assert table.match.version > version
+
+
+async def others_type_until(rig: Rig, table: Table, seat: int) -> None:
+    while int(table.match.public_view()["turn"]) != seat:
+        s = int(table.match.public_view()["turn"])
+        await rig.handled(rig.fake.send_text(PEOPLE[s], PEOPLE[s], typed(table.match.auto_action(s))))
+
+
+async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path) -> None:
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
+    try:
+        table = await seated(rig)
+        seat = await to_play(rig, table)
+        uid = PEOPLE[seat]
+        hand_mid = int(table.messages[f"hand{seat}"])
+        first = len(fake.calls)
+        await play_inline(rig, table, seat)
+        # the chosen card is the player's own message in the group, naming who plays next; the
+        # table message waits for the trick's end, and the private hand is folded away once (it
+        # names no card, so later plays leave it alone)
+        calls = calls_since(rig, first)
+        assert [(c.method, int(c.params["chat_id"])) for c in calls] == [("editMessageText", uid)], calls
+        folded = fake.messages[(uid, hand_mid)].text
+        assert "playing from the group" in folded
+        assert not any(card_text(c) in folded for c in table.match.view(seat)["hand"])
+        await others_type_until(rig, table, seat)
+        first = len(fake.calls)
+        await play_inline(rig, table, seat)
+        calls = calls_since(rig, first)
+        assert [(c.method, int(c.params["chat_id"])) for c in calls] == [], calls
+        assert fake.messages[(uid, hand_mid)].text == folded
+        # ↻ shows the current hand again, and its buttons name the current cards
+        (refresh,) = fake.callback_data_on(uid, hand_mid)
+        update, query = fake.press(uid, uid, hand_mid, refresh)
+        await rig.handled(update)
+        hand = table.match.view(seat)["hand"]
+        shown = fake.messages[(uid, hand_mid)].text
+        assert f"{len(hand)} cards" in shown and all(card_text(c) in shown for c in hand)
+        await others_type_until(rig, table, seat)
+        update, query = fake.press(uid, uid, hand_mid, fake.callback_data_on(uid, hand_mid)[0])
+        await rig.handled(update)
+        assert fake.callback_answers[query]["text"] == card_text(hand[0])
+        assert not rig.errors
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def test_an_old_button_on_a_folded_hand_is_refused_and_the_hand_shown(tmp_path: Path) -> None:
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
+    try:
+        table = await seated(rig)
+        seat = await to_play(rig, table)
+        uid = PEOPLE[seat]
+        hand_mid = int(table.messages[f"hand{seat}"])
+        old_toggle = fake.callback_data_on(uid, hand_mid)[0]
+        await play_inline(rig, table, seat)
+        update, query = fake.press(uid, uid, hand_mid, old_toggle, check=False)  # an old keyboard
+        await rig.handled(update)
+        assert "older view" in fake.callback_answers[query]["text"]
+        assert table.selection[seat] == set()
+        shown = fake.messages[(uid, hand_mid)].text
+        assert all(card_text(c) in shown for c in table.match.view(seat)["hand"])
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path) -> None:
+    """Lazily redrawn hands catch up at the next phase: the new deal shows the new cards."""
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
+    try:
+        table = await seated(rig)
+        await to_play(rig, table)
+        inline = PEOPLE[int(table.match.public_view()["turn"])]
+        s_inline = PEOPLE.index(inline)
+        while table.match.public_view().get("hand_no", 1) == 1:
+            m = table.match
+            seat = next(s for s in m.to_act() if m.auto_action(s) is not None)
+            uid = PEOPLE[seat]
+            if uid == inline and m.phase == "playing":
+                qid = fake.inline_query(uid, "")
+                await until(lambda q=qid: q in fake.inline_answers)  # type: ignore[misc]
+                want = cards_text(m.auto_action(seat)["cards"])
+                result = next(r for r in fake.inline_answers[qid]["results"] if r["title"] == want)
+                await rig.handled(fake.choose_inline(uid, qid, result["id"], GROUP))
+            else:
+                await rig.handled(fake.send_text(uid, uid, typed(m.auto_action(seat))))
+        await rig.settle()
+        hand = table.match.view(s_inline).get("hand") or []
+        shown = fake.messages[(inline, int(table.messages[f"hand{s_inline}"]))].text
+        assert table.match.phase != "playing" or table.match.public_view().get("hand_no") == 2
+        assert hand and all(card_text(c) in shown for c in hand), shown
+        assert not rig.errors
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tricks_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.table
+
+    monkeypatch.setattr(bot.table, "TABLE_LAG", 0.3)
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
+    try:
+        table = await seated(rig)
+        seat = await to_play(rig, table)
+        table_mid = int(table.messages["table"])
+        before = fake.messages[(GROUP, table_mid)].text
+        played = cards_text(table.match.auto_action(seat)["cards"])
+        await play_inline(rig, table, seat)
+        posted = [m for m in fake.chat_messages(GROUP, from_bot=False) if m.sender["id"] == PEOPLE[seat]]
+        infos = table.seat_infos()
+        assert posted and posted[-1].text == tr(table.lang, "inline.posted_next", who=seat_label(seat, infos, table.lang),
+                                                cards=played, next=seat_label((seat + 1) % 4, infos, table.lang))
+        assert fake.messages[(GROUP, table_mid)].text == before  # lags behind the chat for now ...
+        await until(lambda: fake.messages[(GROUP, table_mid)].text != before, timeout=5)  # ... at most TABLE_LAG
+        assert played in fake.messages[(GROUP, table_mid)].text
+        # three more inline plays end the trick: the table shows it complete, with who won it
+        for _ in range(3):
+            nxt = int(table.match.public_view()["turn"])
+            shown = fake.messages[(GROUP, table_mid)].text
+            await play_inline(rig, table, nxt)
+        assert not table.match.public_view().get("trick")
+        final = fake.messages[(GROUP, table_mid)].text
+        assert final != shown and "→" in final  # the last trick and its winner
+        # an action that is not shown in the group (typed in private) redraws the table at once
+        s = int(table.match.public_view()["turn"])
+        await play_inline(rig, table, s)
+        lagging = fake.messages[(GROUP, table_mid)].text
+        nxt = int(table.match.public_view()["turn"])
+        await rig.handled(fake.send_text(PEOPLE[nxt], PEOPLE[nxt], typed(table.match.auto_action(nxt))))
+        assert fake.messages[(GROUP, table_mid)].text != lagging
+        assert not rig.errors
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
+
+
+async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_path: Path) -> None:
+    import bot.table
+    from bot.clock import FakeClock
+
+    clock = FakeClock()
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), clock=clock,
+                     settings=TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0))
+    try:
+        fake.add_group(GROUP)
+        seats = []
+        for k, uid in enumerate(PEOPLE):
+            fake.add_user(uid, f"P{k}", opened=True)
+            seats.append({"kind": "human", "user_id": str(uid), "name": f"P{k}", "lang": "en", "away": False,
+                          "timeouts": 0})
+        meta = {"preset": "classic", "creator": str(PEOPLE[0]), "creator_name": "P0", "options": "",
+                "settings": TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0,
+                                          away_after=0).to_dict()}
+        await rig.store.create_match("telegram", str(GROUP), engine.preset("classic").to_dict(), seats, 7, meta,
+                                     status="active")
+        await rig.host.start()
+        await rig.settle()
+        table = rig.host.by_chat[("telegram", str(GROUP))]
+        first = len(fake.calls)
+        steps = 0
+        while table.match.phase == "dealing":
+            clock.advance(0.6)
+            await rig.settle()
+            steps += 1
+        assert steps >= 25
+        for k, uid in enumerate(PEOPLE):
+            edits = [c for c in fake.calls[first:] if c.method == "editMessageText" and int(c.params["chat_id"]) == uid]
+            # 25 cards, one by one: a redraw every DEAL_REDRAW_EVERY cards, at the changes of what may
+            # be declared, and once the deal is over (not 25)
+            assert len(edits) <= 25 // bot.table.DEAL_REDRAW_EVERY + 6, len(edits)
+            shown = fake.messages[(uid, int(table.messages[f"hand{k}"]))].text
+            assert all(card_text(c) in shown for c in table.match.view(k)["hand"])
+        assert not rig.errors
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
