@@ -1,15 +1,37 @@
 """Host throughput and capacity: many tables through the whole bot against the fake Bot API server.
 
-    python -m benchmarks.host_throughput --tables 500                 # full speed, limits off
-    python -m benchmarks.host_throughput --tables 150 --paced --scale 0.2 --limits   # people's pace, Telegram limits
+    python -m benchmarks.host_throughput --tables 500                 # AI-only tables, full speed (the headline)
+    python -m benchmarks.host_throughput --tables 500 --sync FULL     # the same with fsync at every commit
+    python -m benchmarks.host_throughput --people --tables 50         # four simulated people type at each table
+    python -m benchmarks.host_throughput --people --tables 150 --paced --scale 0.2 --limits   # people's pace, limits
+    python -m benchmarks.host_throughput --tables 100 --paced --limits --mode inline  # people play from the group
 
-Everything runs in this one process, pinned to one core: the fake server, the
-players, and the bot (host, engine, SQLite store, views, Telegram adapter and
-the real python-telegram-bot client). Four simulated people sit at each table;
+AI-only (default): N tables whose four seats are the host's own `basic` AIs, all
+delays zero, driven by the host itself exactly as `tractor-host run` drives them
+(engine, SQLite store, views, the Telegram adapter and the real
+python-telegram-bot client). The fake Bot API server runs in a child process
+pinned to its own core (`--fake-cores`, default 1) with its rate limits off;
+the bot runs in this process, pinned to `--cores` (default 0), so the figures
+are the bot's own cost. Measured over `--seconds` after `--warmup` (5 s) of play:
+
+- actions per second: actions committed to the store;
+- action -> API call (median, p99): for each table-message call the fake
+  received, the time since the newest action it shows was committed (the
+  "last API call it causes": what a render triggered costs until Telegram has it);
+- action -> shown (median, p99): for every committed action, the time until a
+  table-message call showing that version or a later one reached the fake.
+  This one includes the host's refresh interval for AI bursts
+  (`Host.refresh_interval()`: 3 s, longer with very many tables), so it is
+  bounded by design, not by speed;
+- API calls per action; CPU seconds of the bot and of the fake per second;
+  memory per table (RSS growth of the bot process / N).
+Times are CLOCK_MONOTONIC, which both processes share.
+
+People (`--people`, `--mode typed|inline`, or any of `--paced --limits --lobby`): everything in this one process, pinned to one core: the fake
+server, the players, and the bot. Four simulated people sit at each table;
 each types their legal action into their private chat ("play ♠A ♠A") as a
 Telegram update. At full speed every table has one update in flight at all
 times; paced, each seat acts 3-8 (Telegram) seconds after its turn started.
-
 Measured: actions per second; the time from an update to the last API call
 it caused (median, p99); API calls per action; 429s; memory per table.
 `--scale` runs Telegram's clock fast (0.2: a Telegram second lasts 0.2 s) for
@@ -22,11 +44,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
+import multiprocessing
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -34,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.telegram.config import FloodLimits
+from bot import tokens
 from bot.cardtext import cards_text
 from bot.settings import TableSettings
 from tests.fakes.telegram_api import FakeTelegram, Limits
@@ -365,27 +391,298 @@ async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None,
     return result
 
 
+# ----------------------------------------------------------------------------- AI-only tables
+
+
+def _fake_child(conn: Any, cores: set[int] | None) -> None:
+    """The fake Bot API server in its own process (limits off), answering the parent over a pipe."""
+    if cores and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cores)
+    logging.basicConfig(level=logging.ERROR)
+    asyncio.run(_fake_serve(conn))
+
+
+def _shown_version(call: Any) -> int:
+    """The version in the tokens of a table message's buttons (-1 when it has none)."""
+    markup = call.params.get("reply_markup")
+    if not isinstance(markup, dict):
+        return -1
+    for row in markup.get("inline_keyboard", []):
+        for b in row:
+            data = b.get("callback_data")
+            if isinstance(data, str):
+                try:
+                    return tokens.parse(data).version
+                except tokens.BadToken:
+                    continue
+    return -1
+
+
+async def _fake_serve(conn: Any) -> None:
+    fake = FakeTelegram()
+    await fake.start()
+    loop = asyncio.get_running_loop()
+    conn.send((fake.token, fake.api_root))
+    cpu0 = time.process_time()
+    while True:
+        cmd, arg = await loop.run_in_executor(None, conn.recv)
+        if cmd == "groups":
+            for g in arg:
+                fake.add_group(g)
+            conn.send(None)
+        elif cmd == "cpu":
+            conn.send(time.process_time() - cpu0)
+        elif cmd == "calls":  # (method, chat id, at, status, version shown) of every call since arg
+            conn.send([(c.method, int(c.params.get("chat_id", 0) or 0), c.at, c.status, _shown_version(c))
+                       for c in fake.calls[arg:]])
+        elif cmd == "stop":
+            await fake.stop()
+            conn.send(None)
+            return
+
+
+@dataclass
+class AiResult:
+    tables: int
+    synchronous: str
+    seconds: float = 0.0
+    actions: int = 0
+    calls: int = 0
+    by_method: dict[str, int] = field(default_factory=dict)
+    failed_calls: int = 0
+    to_call: list[float] = field(default_factory=list)  # action -> the table call it caused
+    to_shown: list[float] = field(default_factory=list)  # action -> first table call showing it (or later)
+    unshown: int = 0
+    bot_cpu: float = 0.0
+    fake_cpu: float = 0.0
+    memory_per_table: float = 0.0
+    errors: int = 0
+    loadavg: str = ""
+    startup: float = 0.0
+    loop_lag: list[float] = field(default_factory=list)
+    to_call_by: dict[str, list[float]] = field(default_factory=dict)
+    warmup: float = 0.0
+    outbox: str = ""
+
+    def text(self) -> str:
+        def q(xs: list[float]) -> str:
+            xs = sorted(xs)
+            if not xs:
+                return "-"
+            return f"median {statistics.median(xs) * 1000:.1f} ms, p99 {xs[int(len(xs) * 0.99)] * 1000:.1f} ms"
+
+        rate = self.actions / max(self.seconds, 1e-9)
+        return "\n".join([
+            f"AI-only tables: {self.tables} (synchronous={self.synchronous}), loaded in {self.startup:.2f}s, "
+            f"measured after {self.warmup:.0f}s of play",
+            f"actions: {self.actions} in {self.seconds:.1f}s = {rate:.0f} actions/s",
+            f"action -> API call it caused: {q(self.to_call)} ({len(self.to_call)} table calls; "
+            + "; ".join(f"{k}: {q(v)}" for k, v in sorted(self.to_call_by.items())) + ")",
+            f"action -> shown on the table: {q(self.to_shown)} ({len(self.to_shown)} actions; "
+            f"{self.unshown} from the last seconds not yet shown, left out)",
+            f"API calls: {self.calls} = {self.calls / max(1, self.actions):.3f} per action; "
+            f"{dict(sorted(self.by_method.items()))}; failed {self.failed_calls}; outbox: {self.outbox}",
+            f"CPU: bot {self.bot_cpu / max(self.seconds, 1e-9):.2f} s/s, fake {self.fake_cpu / max(self.seconds, 1e-9):.2f} s/s"
+            f" ({self.bot_cpu * 1000 / max(1, self.actions):.2f} ms of bot CPU per action); handler errors {self.errors}",
+            f"memory: {self.memory_per_table / 1024:.0f} KiB per table (bot RSS growth / tables)",
+            f"event loop lag (a 5 ms sleep wakes this late): {q(self.loop_lag)}",
+            f"load average before/after: {self.loadavg}",
+        ])
+
+
+class _RemoteFake:
+    """What `boot` needs of the fake: its token and address."""
+
+    def __init__(self, token: str, api_root: str) -> None:
+        self.token, self.api_root = token, api_root
+
+
+async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: set[int] | None,
+                 target: str = "A", profile: str | None = None, warmup: float = 5.0) -> AiResult:
+    """N tables of four `basic` AIs at full speed; see the module's docstring for what is measured."""
+    import engine
+
+    result = AiResult(tables, synchronous, loadavg=_loadavg(), warmup=warmup)
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=_fake_child, args=(child, fake_cores), daemon=True)
+    proc.start()
+    loop = asyncio.get_running_loop()
+
+    async def ask(cmd: str, arg: Any = None) -> Any:
+        parent.send((cmd, arg))
+        return await loop.run_in_executor(None, parent.recv)
+
+    token, api_root = await loop.run_in_executor(None, parent.recv)
+    groups = {-(900_000 + i): i for i in range(tables)}
+    await ask("groups", list(groups))
+    workdir = tempfile.mkdtemp(prefix="tractor-bench-")
+    rig = await boot(_RemoteFake(token, api_root), str(Path(workdir) / "bench.sqlite3"), settings=SETTINGS,
+                     synchronous=synchronous, ai_threads=True)
+    store = rig.store
+    commits: dict[int, list[tuple[int, float]]] = {}  # match id -> (version after, committed at)
+    append = store.append_action
+
+    async def timed_append(match_id: int, seq: int, action: dict[str, Any], key: str | None) -> str:
+        res: str = await append(match_id, seq, action, key)
+        if res == "applied":
+            commits.setdefault(match_id, []).append((seq + 1, time.monotonic()))
+        return res
+
+    store.append_action = timed_append
+    try:
+        rules = {**engine.preset("classic").to_dict(), "target": target}
+        meta = {"preset": "classic", "creator": "0", "creator_name": "-", "options": "", "settings": SETTINGS.to_dict()}
+        seats = [{"kind": "ai", "name": f"Bot{k}", "level": "basic"} for k in range(4)]
+        chat_of: dict[int, int] = {}
+        for g in groups:
+            mid = await store.create_match("telegram", str(g), rules, seats, 1000 + groups[g], meta, status="active")
+            chat_of[mid] = g
+        gc.collect()
+        rss0 = rss_bytes()
+        fake_cpu0 = await ask("cpu")
+        prof: Any = None
+        if profile:
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
+        t0 = time.monotonic()
+        await rig.host.start()  # loads every table, then starts them all
+        _progress('await rig.host.start()  # load')
+        result.startup = time.monotonic() - t0
+        await asyncio.sleep(warmup)  # every table's first messages go out meanwhile
+        first_call = len(await ask("calls", 0))
+        stats0 = dataclasses.replace(rig.runner.platform.outboxes.stats)
+        cpu0 = time.process_time()
+        start = time.monotonic()
+        lags: list[float] = []
+
+        async def probe() -> None:  # how late a 5 ms sleep wakes: the length of the loop's turns
+            while True:
+                t = time.monotonic()
+                await asyncio.sleep(0.005)
+                lags.append(time.monotonic() - t - 0.005)
+
+        prober = asyncio.create_task(probe())
+        await asyncio.sleep(seconds)
+        _progress('await asyncio.sleep(seconds)')
+        prober.cancel()
+        result.loop_lag = lags
+        end = time.monotonic()
+        result.bot_cpu = time.process_time() - cpu0
+        if prof is not None:
+            prof.disable()
+            prof.dump_stats(profile)
+        result.fake_cpu = await ask("cpu") - fake_cpu0
+        _progress('result.fake_cpu = await ask("c')
+        result.seconds = end - start
+        await rig.host.stop()  # the tables first: AIs at full speed would keep the adapter's queues busy
+        _progress('await rig.host.stop()  # the t')
+        result.memory_per_table = (rss_bytes() - rss0) / tables
+        calls = [c for c in await ask("calls", first_call) if start <= c[2] <= end]
+        _progress('calls = [c for c in await ask(')
+        result.errors = len(rig.errors)
+        st = rig.runner.platform.outboxes.stats
+        result.outbox = (f"retries after network errors/429 {st.failures - stats0.failures} failed, "
+                         f"{st.retry_after - stats0.retry_after} 429; "
+                         f"edits coalesced {st.edits_coalesced - stats0.edits_coalesced}")
+    finally:
+        with contextlib.suppress(Exception):
+            await rig.stop()
+        with contextlib.suppress(Exception):
+            await ask("stop")
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+    result.loadavg += " / " + _loadavg()
+    _ai_figures(result, commits, calls, {g: m for m, g in chat_of.items()}, start, end)
+    return result
+
+
+def _ai_figures(result: AiResult, commits: dict[int, list[tuple[int, float]]], calls: list[tuple[Any, ...]],
+                match_of: dict[int, int], start: float, end: float) -> None:
+    import bisect
+
+    result.actions = sum(1 for log in commits.values() for _, at in log if start <= at <= end)
+    result.calls = len(calls)
+    shown: dict[int, list[tuple[float, int]]] = {}  # match -> (at, version) of its table-message calls
+    kinds: dict[tuple[int, float, int], str] = {}
+    for method, chat, at, status, version in calls:
+        result.by_method[method] = result.by_method.get(method, 0) + 1
+        result.failed_calls += status != 200
+        if chat in match_of and version >= 0 and status == 200:
+            shown.setdefault(match_of[chat], []).append((at, version))
+            kinds[(match_of[chat], at, version)] = method
+    for mid, table_calls in shown.items():
+        log = commits.get(mid, [])
+        committed = dict(log)
+        for at, version in table_calls:
+            if version in committed and committed[version] <= at:
+                result.to_call.append(at - committed[version])
+                result.to_call_by.setdefault(kinds[(mid, at, version)], []).append(at - committed[version])
+    horizon = end - 5.0  # later actions may legitimately wait for the next refresh after the window
+    for mid, log in commits.items():
+        table_calls = sorted(shown.get(mid, []))
+        times = [at for at, _ in table_calls]
+        for version, at in log:
+            if at > horizon:
+                continue
+            i = bisect.bisect_left(times, at)
+            seen = next((t for t, v in table_calls[i:] if v >= version), None)
+            if seen is None:
+                result.unshown += 1
+            else:
+                result.to_shown.append(seen - at)
+
+
+def _progress(what: str) -> None:
+    if os.environ.get("BENCH_VERBOSE"):
+        print(f"{time.monotonic():.2f} {what}", file=sys.stderr, flush=True)
+
+
+def _loadavg() -> str:
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description="Host throughput / capacity against the fake Bot API server")
     p.add_argument("--tables", type=int, default=50)
     p.add_argument("--seconds", type=float, default=20.0, help="measuring time (real seconds)")
+    p.add_argument("--people", action="store_true", help="four simulated people type at each table (one process)")
+    p.add_argument("--sync", default="NORMAL", choices=("OFF", "NORMAL", "FULL"), help="SQLite synchronous (AI-only)")
+    p.add_argument("--fake-cores", default="1", help="AI-only: cores for the fake server's process ('' = any)")
+    p.add_argument("--warmup", type=float, default=None,
+                   help="real seconds of play before measuring (default: 5 AI-only, 0 with people)")
     p.add_argument("--paced", action="store_true", help="each seat acts 3-8 Telegram seconds after its turn starts")
     p.add_argument("--limits", action="store_true", help="the fake enforces Telegram's flood limits")
     p.add_argument("--scale", type=float, default=1.0, help="real seconds per Telegram second")
-    p.add_argument("--cores", default="0", help="CPU cores to pin this process to (default: one core, 0)")
+    p.add_argument("--cores", default="0", help="CPU cores to pin this process (the bot) to (default: one core, 0)")
     p.add_argument("--profile", default=None, help="write a cProfile of the measuring window here")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--lobby", action="store_true", help="open every table through /new, /join, /start updates")
-    p.add_argument("--warmup", type=float, default=0.0, help="real seconds of play before measuring")
-    p.add_argument("--mode", choices=sorted(MODES), default="typed",
-                   help="typed: people type plays in their private chat; inline: they play from the group")
+    p.add_argument("--mode", choices=["ai", *sorted(MODES)], default=None,
+                   help="ai: AI-only tables (the default); typed: people type plays in their private chat; "
+                        "inline: they play from the group (--people, --paced, --limits or --lobby: typed)")
     args = p.parse_args()
     logging.basicConfig(level=logging.ERROR)
     if args.cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
+    people = args.people or args.paced or args.limits or args.lobby or args.mode in MODES
+    if args.mode == "ai" or not people:
+        fake_cores = {int(c) for c in args.fake_cores.split(",")} if args.fake_cores else None
+        ai = asyncio.run(run_ai(args.tables, seconds=args.seconds, synchronous=args.sync, fake_cores=fake_cores,
+                                profile=args.profile, warmup=5.0 if args.warmup is None else args.warmup))
+        print(ai.text())
+        return 0
     result = asyncio.run(run(args.tables, seconds=args.seconds, paced=(3.0, 8.0) if args.paced else None,
                              scale=args.scale, limits=args.limits, seed=args.seed, profile=args.profile,
-                             lobby=args.lobby, mode=args.mode, warmup=args.warmup))
+                             lobby=args.lobby, mode=args.mode if args.mode in MODES else "typed",
+                             warmup=args.warmup or 0.0))
     print(result.text(args.scale if args.paced or args.limits else 1.0))
     return 0
 

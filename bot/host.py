@@ -22,7 +22,7 @@ from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
-from bot.table import Item, Table
+from bot.table import AI_REFRESH, Item, Table
 from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
 
 FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
@@ -36,6 +36,15 @@ HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
 JOIN_PAYLOAD = "join-"  # deep-link payload: join-<match id>
+# AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
+# event loop, since a worker thread's hand-over costs about as much and the GIL gives no parallelism.
+INLINE_LEVELS = frozenset({"random", "basic"})
+# Tables in the middle of an automatic step at once (see Table._advance): small enough that one
+# turn of the event loop stays short (a step costs about 1 ms), large enough to fill a group commit.
+MOVE_SLOTS = 16
+# Table refreshes during AI bursts, all tables together, per second at most: Telegram takes about
+# 30 messages a second from a bot, so 500 tables of AIs are drawn every 25 s rather than every 3 s.
+AI_REFRESHES_PER_SECOND = 20.0
 
 
 class Host:
@@ -43,8 +52,13 @@ class Host:
 
     def __init__(self, store: Any, *, ai_threads: int = 2, clock: Any = None,
                  defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, inline_levels: frozenset[str] = INLINE_LEVELS,
+                 ai_refresh: float = AI_REFRESH, move_slots: int = MOVE_SLOTS) -> None:
         self.store = store
+        self.move_slots = asyncio.Semaphore(max(1, move_slots))
+        self.ai_refreshes_per_second = AI_REFRESHES_PER_SECOND
+        self.inline_levels = inline_levels
+        self.ai_refresh = ai_refresh
         self.ai_threads = ai_threads
         if clock is None:
             self.clock: Clock = SystemClock()
@@ -73,6 +87,7 @@ class Host:
 
     async def start(self) -> None:
         """Loads unfinished matches of the registered platforms, replays them, refreshes their messages, re-arms timers."""
+        loaded: list[Table] = []
         for stored in await self.store.load_unfinished():
             if stored.platform not in self.platforms or stored.id in self.tables:
                 continue
@@ -90,6 +105,10 @@ class Host:
                 continue
             for s in table.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
+            loaded.append(table)
+        # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
+        # loading of every table after it (they share the store).
+        for table in loaded:
             self._add(table)
             table.submit(Item("resume"))
 
@@ -97,7 +116,9 @@ class Host:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""
         tables = list(self.tables.values())
         for t in tables:
-            await t.stop()
+            t.closed = True  # no table starts another step while the others are being stopped
+        # together: each may be waiting on a message to go out, and 500 such waits in a row add up
+        await asyncio.gather(*(t.stop() for t in tables))
         self.tables.clear()
         self.by_chat.clear()
         self.executor.shutdown(wait=False, cancel_futures=True)
@@ -115,6 +136,12 @@ class Host:
                     with contextlib.suppress(Exception):
                         await asyncio.wait([t.ai_pending])
                 await t.queue.join()
+
+    def refresh_interval(self) -> float:
+        """Seconds between a table's refreshes during a burst of AI moves: `ai_refresh`, or longer
+        when there are so many tables that all of them together would exceed
+        `ai_refreshes_per_second`."""
+        return max(self.ai_refresh, len(self.tables) / self.ai_refreshes_per_second)
 
     def _add(self, table: Table) -> None:
         self.tables[table.id] = table

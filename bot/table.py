@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 
 SYSTEM_TIMER = {"deal": "deal", "close": "declare", "next": "next"}
 RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is drawn again
+# During a run of AI moves (no person to wait for) the table is drawn at most this often, so that
+# spectators see the game move; Telegram allows a group about 20 messages a minute anyway.
+AI_REFRESH = 3.0
 # A play chosen from the group (inline) shows itself there as the player's own message, naming who
 # plays next; the table message then waits for the end of the trick, for anything else to happen,
 # or at most this many seconds.
@@ -103,6 +106,9 @@ class Table:
         self.timer_for: tuple[str, float] | None = None
         self.ai_pending: asyncio.Future[Any] | None = None
         self.rerender: asyncio.TimerHandle | None = None
+        self._public: tuple[Any, int, dict[str, Any]] | None = None  # (match, version, its public view)
+        self.burst_since: float | None = None  # host clock time the current run of AI moves began
+        self._drawn = False  # drawn since this actor started
         # The version up to which the group's table message may lag behind (see TABLE_LAG), and
         # the timer that bounds how long it lags.
         self.table_may_lag_at: int | None = None
@@ -177,6 +183,8 @@ class Table:
                     try:
                         if self.ai_pending is None or self.ai_pending.done():
                             await self._render()  # a burst of AI moves ends in one edit
+                        else:
+                            await self._refresh_if_due()  # an AI thread is thinking mid-burst
                     finally:
                         self._rearm()  # a failed render must not leave the table without its timers
             except Exception:
@@ -246,6 +254,13 @@ class Table:
     async def save_meta(self) -> None:
         self.meta["settings"] = self.settings.to_dict()
         await self.host.store.update_match(self.id, meta=self.meta)
+
+    def public(self) -> dict[str, Any]:
+        """The match's public view, built once per state version (read it, never change it)."""
+        m = self.match
+        if self._public is None or self._public[0] is not m or self._public[1] != m.version:
+            self._public = (m, m.version, m.public_view())
+        return self._public[2]
 
     def _running(self) -> bool:
         return self.status == "active" and self.match is not None
@@ -346,7 +361,7 @@ class Table:
         elif t == "revolt":
             await self.say(tr(self.lang, "announce.revolt", who=seat_label(int(action["seat"]),
                                                                            self.seat_infos(), self.lang)))
-        decl = m.public_view().get("declaration")
+        decl = self.public().get("declaration")
         if decl and decl != self.last_declaration:
             await self.say(tr(self.lang, "announce.declared", who=seat_label(int(decl["seat"]), self.seat_infos(),
                                                                              self.lang),
@@ -373,64 +388,91 @@ class Table:
                 await self.say(tr(lang, "announce.time_up"))
 
     async def _advance(self) -> None:
-        """Moves the match on until it waits for a person, a timer or an AI thread."""
+        """Moves the match on until it waits for a person, a timer or an AI thread.
+
+        Each automatic step (an AI move, a deal step) holds one of the host's `move_slots`: with
+        many tables of AIs at full speed only that many are in the middle of a step at once, so
+        one turn of the event loop stays short and the adapters' messages are not held up behind
+        every table's next move."""
         for _ in range(10_000):
-            if not self._running():
+            if not self._running() or self.closed:
                 return
-            m = self.match
-            await self._announce_hand_result()
-            if m.phase == "match_over":
-                await self._finish()
+            async with self.host.move_slots:
+                moved = await self._step()
+            if not moved:
                 return
-            to_act = list(m.to_act())
-            movers = [s for s in to_act if self.ai_driven(s)]
-            if movers:
-                if self.ai_pending is not None:
-                    return
-                action = self._ai_move(movers[0])
-                if action is None:
-                    return  # a thread is thinking; its move comes back through the queue
-                await self.apply_action(action, None)
-                await asyncio.sleep(0)  # let other tables and adapters run between moves
-                continue
-            if m.phase == "dealing" and self._ai_declares_while_dealing():
-                return  # the deal goes on once the AI seats have answered
-            sys_action = m.system_action()
-            humans = [s for s in to_act if not self.ai_driven(s)]
-            if sys_action is not None:
-                kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
-                delay = float(getattr(self.settings, kind))
-                if delay <= 0 and not humans:
-                    await self.apply_action(sys_action, None)
-                    continue
-                if kind not in self.deadlines:
-                    await self.set_deadline(kind, self.host.clock.now() + delay)
-                return
-            if humans:
-                hkind = HUMAN_TIMER_PHASES.get(m.phase)
-                if hkind is not None:
-                    delay = float(getattr(self.settings, hkind))
-                    if delay > 0 and hkind not in self.deadlines:
-                        await self.set_deadline(hkind, self.host.clock.now() + delay)
-            return
+            await self._refresh_if_due()
+            await asyncio.sleep(0)  # let other tables and adapters run between moves
 
-    def _ai_declares_while_dealing(self) -> bool:
-        """After each deal step the AI seats may show a level card: asked in a worker thread.
+    async def _step(self) -> bool:
+        """One automatic step; False when the match waits (for a person, a timer, a thread) or ended."""
+        m = self.match
+        await self._announce_hand_result()
+        if m.phase == "match_over":
+            await self._finish()
+            return False
+        to_act = list(m.to_act())
+        movers = [s for s in to_act if self.ai_driven(s)]
+        if movers:
+            if self.ai_pending is not None:
+                return False
+            action = self._ai_move(movers[0])
+            if action is None:
+                return False  # a thread is thinking; its move comes back through the queue
+            await self.apply_action(action, None)
+            return True
+        if m.phase == "dealing":
+            asked, declaration = self._ai_declares_while_dealing()
+            if asked:
+                return False  # the deal goes on once the AI seats have answered
+            if declaration is not None:
+                await self.apply_action(declaration, None)
+                return True
+        sys_action = m.system_action()
+        humans = [s for s in to_act if not self.ai_driven(s)]
+        if sys_action is not None:
+            kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
+            delay = float(getattr(self.settings, kind))
+            if delay <= 0 and not humans:
+                await self.apply_action(sys_action, None)
+                return True
+            if kind not in self.deadlines:
+                await self.set_deadline(kind, self.host.clock.now() + delay)
+            return False
+        if humans:
+            hkind = HUMAN_TIMER_PHASES.get(m.phase)
+            if hkind is not None:
+                delay = float(getattr(self.settings, hkind))
+                if delay > 0 and hkind not in self.deadlines:
+                    await self.set_deadline(hkind, self.host.clock.now() + delay)
+        return False
 
-        Returns True when a question is in flight (the deal waits for the answer).
+    def _ai_declares_while_dealing(self) -> tuple[bool, dict[str, Any] | None]:
+        """After each deal step the AI seats may show a level card.
+
+        Asked on the loop when `basic` is a quick level for the host (it decides in well under a
+        millisecond), else in a worker thread. Returns (True, None) when a question is in flight
+        (the deal waits for the answer), or (False, a legal declaration or None).
         """
         m = self.match
         if self.chooser is None or not self.host.use_ai_threads or self._deal_asked == m.version:
-            return False
+            return False, None
         self._deal_asked = m.version
-        asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4) if self.ai_driven(s)]
+        # only seats that hold a legal declaration now (about half of them while dealing): building
+        # a seat's view and asking costs about 15 times as much as the engine's list of its options
+        asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4)
+                if self.ai_driven(s) and any(a.get("t") == "declare" for a in m.legal_actions(s))]
         if not asks:
-            return False
+            return False, None
+        if "basic" in self.host.inline_levels:
+            act = _first_declare(self.chooser, asks)
+            return False, act if act is not None and m.check(act) is None else None
         self._launch(lambda: _first_declare(self.chooser, asks), seat=-1, version=m.version)
-        return True
+        return True, None
 
     def _ai_move(self, s: int) -> dict[str, Any] | None:
-        """A move for an AI-driven seat: at once (auto_action), or later from a worker thread."""
+        """A move for an AI-driven seat: at once (auto_action, or a quick level on the loop),
+        or later from a worker thread."""
         m = self.match
         seat = self.seats[s]
         level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == "ai" else DEFAULT_AI_LEVEL
@@ -441,6 +483,16 @@ class Table:
         view = m.view(s)
         chooser = self.chooser
         budget = self.settings.ai_budget
+        if level in self.host.inline_levels:
+            try:
+                act = chooser(view, level, seed, budget)
+            except Exception:
+                log.exception("AI failed at table %s", self.id)
+                act = None
+            if isinstance(act, dict) and m.check(act) is None:
+                return act
+            fallback: dict[str, Any] = m.auto_action(s, rng_seed=m.version)  # as for a thread's bad answer
+            return fallback
         self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
         return None
 
@@ -534,7 +586,7 @@ class Table:
 
     async def _announce_hand_result(self) -> None:
         m = self.match
-        pub = m.public_view()
+        pub = self.public()
         res = pub.get("last_result")
         hand_no = int(pub.get("hand_no", 0))
         finished = hand_no if m.phase in ("hand_over", "match_over") else hand_no - 1
@@ -565,8 +617,25 @@ class Table:
 
     # ----- speaking -----
 
+    async def _refresh_if_due(self) -> None:
+        """Mid-burst of AI moves: once the burst has run `host.refresh_interval()` (`ai_refresh`, 3 s,
+        longer with very many tables) seconds since it began (or
+        since the table was last drawn), draw the table, so a table of AIs playing at full speed
+        still shows its progress. A short burst (three AIs answering a person) costs nothing extra:
+        it ends in the usual single render."""
+        now = self.host.clock.now()
+        interval = self.host.refresh_interval()
+        if self.burst_since is None:
+            self.burst_since = now
+            if not self._drawn:  # tables resumed together must not all draw at the same moments
+                self.burst_since -= interval * ((self.id * 0.6180339887) % 1.0)
+        elif now - self.burst_since >= interval:
+            await self._render()
+
     async def _render(self) -> None:
         """Edits the table message and every private hand whose content changed."""
+        self.burst_since = None
+        self._drawn = True
         if self.status == "lobby":
             v = lobby_view(self.seat_infos(), self.lang, match_id=self.id, preset=self.preset_name,
                            creator=str(self.meta.get("creator_name", "?")), options=str(self.meta.get("options", "")),
@@ -576,7 +645,7 @@ class Table:
         if self.match is None or self.status not in ("active", "paused", "finished"):
             return
         m = self.match
-        pub = m.public_view()
+        pub = self.public()
         slot = "table"
         time_left = None
         for kind in ("turn", "bury", "declare"):

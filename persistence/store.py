@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 
 import aiosqlite
 
-from persistence.errors import MatchClosed, SequenceConflict, UnknownMatch
+from persistence.errors import MatchClosed, SequenceConflict, StoreError, UnknownMatch
 from persistence.migrate import migrate
 
 AppendResult = Literal["applied", "duplicate"]
@@ -152,6 +152,9 @@ class SqliteStore:
         # rolls the stray transaction back first (see `_settle`).
         self._in_tx = False
         self._holder: asyncio.Task[Any] | None = None
+        self._appends: list[_Append] = []  # waiting for the next group commit
+        self._flusher: asyncio.Task[None] | None = None
+        self.stats = AppendStats()
 
     # ----------------------------------------------------------------- opening
 
@@ -192,7 +195,11 @@ class SqliteStore:
         return cls(conn, target, clock)
 
     async def close(self) -> None:
-        """Close the connection, after rolling back any transaction a cancelled task left open."""
+        """Close the connection (after the waiting appends), rolling back any transaction a
+        cancelled task left open."""
+        while self._flusher is not None and not self._flusher.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._flusher)
         async with self._exclusive():
             await self._settle()
             with contextlib.suppress(sqlite3.Error):
@@ -368,6 +375,12 @@ class SqliteStore:
     ) -> AppendResult:
         """Append one accepted action, durably, in one transaction.
 
+        Group commit: appends that arrive while a commit is in progress (many tables' actions)
+        are written together in the next transaction, so one commit (one fsync with
+        synchronous=FULL) serves all of them. Each caller still returns only once its own
+        action is committed, and each gets exactly the result it would have got alone: the
+        batch is applied in arrival order, and an action that is refused changes nothing.
+
         :returns: "applied", or "duplicate" when `key` was seen before, or when
             `key` is None and this very action is already stored at `seq`
             (a retried system action); nothing changes then.
@@ -380,46 +393,38 @@ class SqliteStore:
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
         key = None if key is None else str(key)
-        now = self._clock()
-        async with self._exclusive():
-            await self._settle()
-            # Fast path: one statement, so one implicit transaction; the trigger raises the
-            # version in the same statement. It inserts only the next seq of an open match
-            # whose key was never seen.
-            cur = await self._conn.execute(
-                "INSERT INTO actions (match_id, seq, action, key, at)"
-                " SELECT id, ?, ?, ?, ? FROM matches"
-                " WHERE id = ? AND version = ? AND finished_at IS NULL"
-                " AND NOT EXISTS (SELECT 1 FROM event_keys WHERE key = ?)"
-                " ON CONFLICT DO NOTHING",
-                (seq, text, key, now, match_id, seq, key),
-            )
-            if cur.rowcount == 1:
-                return "applied"
-            return await self._why_not_appended(match_id, seq, text, key)
+        done: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
+        self._appends.append(_Append(match_id, seq, text, key, self._clock(), done))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_appends(), name="store-appends")
+        return await done
 
-    async def _why_not_appended(self, match_id: int, seq: int, text: str, key: str | None) -> AppendResult:
-        """The append changed nothing: say whether it was a duplicate, or raise the reason."""
-        conn = self._conn
-        if key is not None and await self._fetchone(
-            conn,
-            "SELECT 1 FROM actions WHERE key = ? UNION ALL SELECT 1 FROM event_keys WHERE key = ?",
-            (key, key),
-        ):
-            return "duplicate"
-        row = await self._fetchone(conn, "SELECT version, finished_at FROM matches WHERE id = ?", (match_id,))
-        if row is None:
-            raise UnknownMatch(match_id)
-        version, finished_at = int(row[0]), row[1]
-        if seq < version:
-            stored = await self._fetchone(
-                conn, "SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq)
-            )
-            if stored is not None and key is None and stored[0] == text:
-                return "duplicate"
-        elif finished_at is not None:
-            raise MatchClosed(match_id)
-        raise SequenceConflict(match_id, seq, version)
+    async def _flush_appends(self) -> None:
+        """Writes the waiting appends, a batch per transaction, until none is left."""
+        while self._appends:
+            batch, self._appends = self._appends, []
+            self.stats.batches += 1
+            self.stats.appends += len(batch)
+            self.stats.largest_batch = max(self.stats.largest_batch, len(batch))
+            try:
+                async with self._exclusive():
+                    await self._settle()
+                    # one hop to the connection's thread for the whole batch (aiosqlite's own queue)
+                    outcomes = await self._conn._execute(_append_batch, self._conn, batch)  # type: ignore[no-untyped-call]
+            except BaseException as exc:  # the connection failed (or closed): nobody's append is known
+                for item in batch:
+                    if not item.done.done():
+                        item.done.set_exception(exc if isinstance(exc, Exception) else StoreClosing())
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for item, outcome in zip(batch, outcomes, strict=True):
+                if item.done.done():
+                    continue
+                if isinstance(outcome, BaseException):
+                    item.done.set_exception(outcome)
+                else:
+                    item.done.set_result(outcome)
 
     async def update_match(
         self,
@@ -681,6 +686,101 @@ class SqliteStore:
         for row in await self.fetchall("PRAGMA foreign_key_check"):
             problems.append(f"foreign key: table {row[0]} rowid {row[1]} points to a missing {row[2]} row")
         return problems
+
+
+@dataclass
+class AppendStats:
+    """What the group commit did (tests, benchmarks)."""
+
+    appends: int = 0
+    batches: int = 0
+    largest_batch: int = 0
+
+
+class StoreClosing(Exception):
+    """The store's writer was cancelled (the event loop is ending) before this append was
+    confirmed: it may or may not be written; the next start finds out by replaying."""
+
+
+@dataclass
+class _Append:
+    match_id: int
+    seq: int
+    text: str
+    key: str | None
+    at: float
+    done: asyncio.Future[AppendResult]
+
+
+_INSERT_ACTION = (
+    # One statement: the trigger raises the version in the same statement. It inserts only
+    # the next seq of an open match whose key was never seen.
+    "INSERT INTO actions (match_id, seq, action, key, at)"
+    " SELECT id, ?, ?, ?, ? FROM matches"
+    " WHERE id = ? AND version = ? AND finished_at IS NULL"
+    " AND NOT EXISTS (SELECT 1 FROM event_keys WHERE key = ?)"
+    " ON CONFLICT DO NOTHING"
+)
+
+
+def _append_one(conn: sqlite3.Connection, a: _Append) -> AppendResult | StoreError:
+    """In the connection's thread: one append; a refusal is returned, not raised (it changed nothing)."""
+    cur = conn.execute(_INSERT_ACTION, (a.seq, a.text, a.key, a.at, a.match_id, a.seq, a.key))
+    if cur.rowcount == 1:
+        return "applied"
+    return _why_not_appended(conn, a.match_id, a.seq, a.text, a.key)
+
+
+def _append_batch(aconn: aiosqlite.Connection, batch: list[_Append]) -> list[AppendResult | BaseException]:
+    """In the connection's thread: the batch in one transaction, in order; each item's outcome.
+
+    Should a statement fail in a way that is not a refusal (disk full, I/O error), the batch is
+    rolled back and each append is then tried on its own, so each caller gets its own answer."""
+    conn = aconn._conn
+    if len(batch) == 1:  # one statement: its own transaction
+        try:
+            return [_append_one(conn, batch[0])]
+        except sqlite3.Error as exc:
+            return [exc]
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        outcomes: list[AppendResult | BaseException] = [_append_one(conn, a) for a in batch]
+        conn.execute("COMMIT")
+        return outcomes
+    except sqlite3.Error:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+    alone: list[AppendResult | BaseException] = []
+    for a in batch:
+        try:
+            alone.append(_append_one(conn, a))
+        except sqlite3.Error as exc:
+            alone.append(exc)
+    return alone
+
+
+def _why_not_appended(conn: sqlite3.Connection, match_id: int, seq: int, text: str,
+                      key: str | None) -> AppendResult | StoreError:
+    """The append changed nothing: "duplicate", or the reason it was refused."""
+    def one(sql: str, params: tuple[Any, ...]) -> Any:
+        return conn.execute(sql, params).fetchone()
+
+    if key is not None and one(
+        "SELECT 1 FROM actions WHERE key = ? UNION ALL SELECT 1 FROM event_keys WHERE key = ?", (key, key)
+    ):
+        return "duplicate"
+    row = one("SELECT version, finished_at FROM matches WHERE id = ?", (match_id,))
+    if row is None:
+        return UnknownMatch(match_id)
+    version, finished_at = int(row[0]), row[1]
+    if seq < version:
+        stored = one("SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq))
+        if stored is not None and key is None and stored[0] == text:
+            return "duplicate"
+    elif finished_at is not None:
+        return MatchClosed(match_id)
+    return SequenceConflict(match_id, seq, version)
 
 
 def _head(h: Any) -> StoredMatch:

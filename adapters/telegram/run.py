@@ -31,6 +31,7 @@ from adapters.telegram.config import TelegramConfig
 from adapters.telegram.flood import FloodGate
 from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
 from adapters.telegram.platform import TelegramPlatform
+from adapters.telegram.request import BoundedHTTPXRequest
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ class TelegramRunner:
             .token(config.token)
             .base_url(config.base_url)
             .base_file_url(config.base_file_url)
-            .request(HTTPXRequest(connection_pool_size=64, read_timeout=request_timeout,
+            .request(BoundedHTTPXRequest(connection_pool_size=64, read_timeout=request_timeout,
                                   write_timeout=request_timeout, connect_timeout=request_timeout,
                                   socket_options=NO_DELAY))
             .get_updates_request(HTTPXRequest(read_timeout=config.poll_timeout + 10.0, socket_options=NO_DELAY))

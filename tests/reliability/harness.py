@@ -74,10 +74,14 @@ class Rig:
 
 async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: TableSettings | None = None,
                limits: FloodLimits = NO_LIMITS, synchronous: str | None = "NORMAL",
-               request_timeout: float = 10.0, answer_deadline: float = 0.5) -> Rig:
-    """The start-up sequence of `tractor-host run`: open the store, connect, resume matches, listen."""
+               request_timeout: float = 10.0, answer_deadline: float = 0.5, ai_threads: bool = False) -> Rig:
+    """The start-up sequence of `tractor-host run`: open the store, connect, resume matches, listen.
+
+    `fake` needs only `token` and `api_root` (the load benchmark passes a server in another process).
+    ai_threads=False: AI seats make the engine's quick move (deterministic tests); True: as `run`
+    does (engine.ai, quick levels on the loop, slow ones in worker threads)."""
     store = await open_store(db, synchronous=synchronous)
-    host = Host(store, clock=clock, defaults=settings, use_ai_threads=False)
+    host = Host(store, clock=clock, defaults=settings, use_ai_threads=ai_threads)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1, limits=limits)
     runner = TelegramRunner(config, host, request_timeout=request_timeout)
     runner.inbound.answer_deadline = answer_deadline
