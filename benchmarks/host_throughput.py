@@ -46,6 +46,7 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
+import itertools
 import logging
 import multiprocessing
 import os
@@ -112,7 +113,10 @@ class Result:
     by_chat_kind: dict[str, int] = field(default_factory=dict)  # message calls to groups / private chats
     rejected_where: dict[str, int] = field(default_factory=dict)
     latency_by_kind: dict[str, list[float]] = field(default_factory=dict)
-    cpu_seconds: float = 0.0  # CPU time of this one process (bot, fake server, players) while measuring
+    cpu_seconds: float = 0.0  # CPU time of this process (bot and players; and the fake unless fake_process)
+    fake_process: bool = False  # the fake server ran in its own process
+    fake_cpu: float = 0.0  # CPU time of the fake's process (fake_process)
+    loadavg: str = ""
 
     def text(self, scale: float) -> str:
         lat = sorted(self.latencies)
@@ -136,8 +140,12 @@ class Result:
                 for kind, v in sorted(self.latency_by_kind.items())),
             f"429 answers: {self.rejected_429} {self.rejected_where}; handler errors: {self.errors}",
             f"memory: {self.memory_per_table / 1024:.0f} KiB per table (RSS growth / tables)",
-            f"CPU: {self.cpu_seconds:.1f} s in {self.seconds:.1f} s ({self.cpu_seconds / max(self.seconds, 1e-9):.0%} of"
-            f" one core, for the bot, the fake server and the players together)",
+            (f"CPU: bot and players {self.cpu_seconds:.1f} s in {self.seconds:.1f} s "
+             f"({self.cpu_seconds / max(self.seconds, 1e-9):.0%} of one core); fake server in its own process "
+             f"{self.fake_cpu:.1f} s ({self.fake_cpu / max(self.seconds, 1e-9):.0%})" if self.fake_process else
+             f"CPU: {self.cpu_seconds:.1f} s in {self.seconds:.1f} s ({self.cpu_seconds / max(self.seconds, 1e-9):.0%}"
+             f" of one core, for the bot, the fake server and the players together)"),
+            f"load average before/after: {self.loadavg}",
         ])
 
 
@@ -145,8 +153,9 @@ class Players:
     """Four people per table who read the screen (the host's state) and type their actions."""
 
     def __init__(self, rig: Rig, tables: list[BenchTable], rng: random.Random, *, paced: tuple[float, float] | None,
-                 scale: float) -> None:
+                 scale: float, tg: Any = None) -> None:
         self.rig, self.tables, self.rng, self.paced, self.scale = rig, tables, rng, paced, scale
+        self.tg: Any = tg if tg is not None else _LocalPush(rig.fake)  # where the people's updates go
         self.updates: list[tuple[int, float, int]] = []  # (update id, pushed at, table index)
         self.actions = 0
         self.plays = 0
@@ -195,12 +204,13 @@ class Players:
             t.version_at_push = m.version
             self.plays += action["t"] == "play"
             self.updates.append((t.pending, t.pushed_at, t.index))
+        self.tg.flush()
         return playing
 
     def act(self, t: BenchTable, uid: int, action: dict[str, Any]) -> int | None:
         """The person does `action`; returns the update that does it (None: not yet)."""
         text = WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
-        return self.rig.fake.send_text(uid, uid, text)
+        return self.tg.send_text(uid, uid, text)
 
 
 class InlinePlayers(Players):
@@ -215,21 +225,87 @@ class InlinePlayers(Players):
     def act(self, t: BenchTable, uid: int, action: dict[str, Any]) -> int | None:
         if action["t"] != "play":
             return super().act(t, uid, action)
-        fake = self.rig.fake
+        tg = self.tg
         qid = self.queries.get(t.index)
         if qid is None:
-            self.queries[t.index] = fake.inline_query(uid, "")
+            self.queries[t.index] = tg.inline_query(uid)
             return None
-        answer = fake.inline_answers.get(qid)
-        if answer is None:
+        count = tg.answered(qid)
+        if count is None:
             return None  # the bot has not answered the query yet
         del self.queries[t.index]
-        results = answer["results"]
-        if not results:
+        if not count:
             return None  # asked too early: ask again
-        want = cards_text(action["cards"])
-        chosen = next((r for r in results if r.get("title") == want), results[0])
-        return fake.choose_inline(uid, qid, chosen["id"], t.group)
+        return tg.choose(uid, qid, cards_text(action["cards"]), t.group)
+
+
+class _LocalPush:
+    """The people's updates straight into the fake server in this process."""
+
+    def __init__(self, fake: FakeTelegram) -> None:
+        self.fake = fake
+
+    def send_text(self, uid: int, chat: int, text: str) -> int:
+        return self.fake.send_text(uid, chat, text)
+
+    def inline_query(self, uid: int) -> str:
+        return self.fake.inline_query(uid, "")
+
+    def answered(self, qid: str) -> int | None:
+        """How many results the bot offered for the query (None: not answered yet)."""
+        answer = self.fake.inline_answers.get(qid)
+        return None if answer is None else len(answer["results"])
+
+    def choose(self, uid: int, qid: str, want: str, group: int) -> int:
+        return _choose(self.fake, uid, qid, want, group)
+
+    def flush(self) -> None:
+        pass
+
+
+def _choose(fake: FakeTelegram, uid: int, qid: str, want: str, group: int) -> int:
+    """The person picks the result titled `want` (else the first) from the bot's answer."""
+    results = fake.inline_answers[qid]["results"]
+    chosen = next((r for r in results if r.get("title") == want), results[0])
+    return fake.choose_inline(uid, qid, chosen["id"], group)
+
+
+class _RemotePush:
+    """The people's updates to the fake server in its own process: batched over the control pipe
+    (one message per look at the tables, no answer awaited); the fake reports inline answers on
+    `events`. Updates are named by keys this side picks (the fake keeps its own update ids)."""
+
+    def __init__(self, conn: Any, events: Any) -> None:
+        self.conn, self.events = conn, events
+        self.keys = itertools.count(1)
+        self.batch: list[tuple[Any, ...]] = []
+        self.answers: dict[int, int] = {}
+
+    def send_text(self, uid: int, chat: int, text: str) -> int:
+        key = next(self.keys)
+        self.batch.append(("text", key, uid, chat, text))
+        return key
+
+    def inline_query(self, uid: int) -> int:
+        key = next(self.keys)
+        self.batch.append(("iq", key, uid))
+        return key
+
+    def answered(self, key: int) -> int | None:
+        while self.events.poll():
+            k, n = self.events.recv()
+            self.answers[k] = n
+        return self.answers.pop(key, None)
+
+    def choose(self, uid: int, key: int, want: str, group: int) -> int:
+        new = next(self.keys)
+        self.batch.append(("choose", new, uid, key, want, group))
+        return new
+
+    def flush(self) -> None:
+        if self.batch:
+            self.conn.send(("push", self.batch))
+            self.batch = []
 
 
 MODES = {"typed": Players, "inline": InlinePlayers}
@@ -255,20 +331,33 @@ async def open_tables(rig: Rig, n: int) -> list[BenchTable]:
     return tables
 
 
-async def open_tables_direct(rig: Rig, n: int) -> list[BenchTable]:
+def _people(n: int) -> list[tuple[int, list[int]]]:
+    """(group, its four people) of every table."""
+    return [(-(900_000 + i), [1_000_000 + 4 * i + k for k in range(4)]) for i in range(n)]
+
+
+def _add_people(fake: FakeTelegram, people: list[tuple[int, list[int]]]) -> None:
+    for i, (group, users) in enumerate(people):
+        fake.add_group(group)
+        for k, uid in enumerate(users):
+            fake.add_user(uid, f"P{i}.{k}", opened=True)
+
+
+async def open_tables_direct(rig: Rig, n: int, registered: bool = False) -> list[BenchTable]:
     """The same tables, written straight into the store and resumed by the host (fast set-up:
-    each table then costs its five opening messages, not a lobby's worth of updates)."""
+    each table then costs its five opening messages, not a lobby's worth of updates).
+    `registered`: the fake already knows the groups and people (`_people`)."""
     import engine
 
-    fake, store = rig.fake, rig.store
+    store = rig.store
     rules = engine.preset("classic").to_dict()
+    if not registered:
+        _add_people(rig.fake, _people(n))
     tables = []
-    for i in range(n):
-        t = BenchTable(i, -(900_000 + i), [1_000_000 + 4 * i + k for k in range(4)])
-        fake.add_group(t.group)
+    for i, (group, users) in enumerate(_people(n)):
+        t = BenchTable(i, group, users)
         seats = []
         for k, uid in enumerate(t.users):
-            fake.add_user(uid, f"P{i}.{k}", opened=True)
             seats.append({"kind": "human", "user_id": str(uid), "name": f"P{i}.{k}", "lang": "en", "away": False,
                           "timeouts": 0})
         meta = {"preset": "classic", "creator": str(t.users[0]), "creator_name": f"P{i}.0", "options": "",
@@ -281,15 +370,21 @@ async def open_tables_direct(rig: Rig, n: int) -> list[BenchTable]:
     return tables
 
 
+def _call_log(calls: list[Any]) -> list[tuple[str, int, float, int]]:
+    """(method, chat id, at, status) of each of the fake's calls."""
+    return [(c.method, int(c.params.get("chat_id", 0) or 0), c.at, c.status) for c in calls]
+
+
 def latencies(fake: FakeTelegram, tables: list[BenchTable], updates: list[tuple[int, float, int]],
               first_call: int) -> list[float]:
     """For each update: the last API call to its table's chats before that table's next update."""
-    return list(latency_by_update(fake, tables, updates, first_call).values())
+    return list(latency_by_update(_call_log(fake.calls[first_call:]), tables, updates).values())
 
 
-def latency_by_update(fake: FakeTelegram, tables: list[BenchTable], updates: list[tuple[int, float, int]],
-                      first_call: int) -> dict[int, float]:
-    """update id -> time from it to the last API call to its table's chats before that table's next update."""
+def latency_by_update(calls: list[tuple[Any, ...]], tables: list[BenchTable],
+                      updates: list[tuple[int, float, int]]) -> dict[int, float]:
+    """update id -> time from it to the last API call to its table's chats before that table's next update
+    (`calls`: (method, chat id, at, ...) as `_call_log` gives them)."""
     chat_table = {}
     for t in tables:
         chat_table[t.group] = t.index
@@ -303,14 +398,15 @@ def latency_by_update(fake: FakeTelegram, tables: list[BenchTable], updates: lis
     last: dict[tuple[int, int], float] = {}
     import bisect
 
-    for call in fake.calls[first_call:]:
-        ti = chat_table.get(int(call.params.get("chat_id", 0) or 0))
+    for call in calls:
+        chat, at = call[1], call[2]
+        ti = chat_table.get(chat)
         if ti is None:
             continue
         pushes = by_table.get(ti, [])
-        i = bisect.bisect_right(pushes, call.at) - 1
+        i = bisect.bisect_right(pushes, at) - 1
         if i >= 0:
-            last[(ti, i)] = max(last.get((ti, i), 0.0), call.at - pushes[i])
+            last[(ti, i)] = max(last.get((ti, i), 0.0), at - pushes[i])
     return {ids[ti][i]: lat for (ti, i), lat in last.items()}
 
 
@@ -327,23 +423,40 @@ async def warm_up(players: Players, seconds: float, paced: tuple[float, float] |
 
 async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None, scale: float, limits: bool,
               seed: int = 1, profile: str | None = None, lobby: bool = False, mode: str = "typed",
-              warmup: float = 0.0) -> Result:
-    fake = FakeTelegram(limits=Limits(scale=scale) if limits else None)
-    await fake.start()
+              warmup: float = 0.0, fake_process: bool = False, fake_cores: set[int] | None = None) -> Result:
+    """People at N tables. `fake_process`: the fake server runs in a child process (pinned to
+    `fake_cores`) and the people's updates reach it over the control pipe; else all in this process."""
+    remote: Any = None
+    fake: Any
+    result = Result(tables, fake_process=fake_process, loadavg=_loadavg())
+    if fake_process:
+        if lobby:
+            raise SystemExit("--lobby needs the fake server in this process")
+        remote = await _FakeProcess.start(fake_cores, scale if limits else None)
+        await remote.ask("people", _people(tables))
+        fake = _RemoteFake(remote.token, remote.api_root)
+    else:
+        fake = FakeTelegram(limits=Limits(scale=scale) if limits else None)
+        await fake.start()
     workdir = tempfile.mkdtemp(prefix="tractor-bench-")
     adapter_limits = FloodLimits(scale=scale) if limits else NO_LIMITS
     rig = await boot(fake, str(Path(workdir) / "bench.sqlite3"), settings=SETTINGS, limits=adapter_limits,
                      answer_deadline=2.5 * scale if limits else 0.5)
-    result = Result(tables)
     try:
         gc.collect()
         rss0 = rss_bytes()
-        ts = await (open_tables(rig, tables) if lobby else open_tables_direct(rig, tables))
-        players = MODES[mode](rig, ts, random.Random(seed), paced=paced, scale=scale)
+        ts = await (open_tables(rig, tables) if lobby else open_tables_direct(rig, tables, registered=fake_process))
+        tg = _RemotePush(remote.conn, remote.events) if remote is not None else None
+        players = MODES[mode](rig, ts, random.Random(seed), paced=paced, scale=scale, tg=tg)
         if warmup > 0:
             await warm_up(players, warmup, paced, scale)
-        first_call = len(fake.calls)
-        rejected0 = fake.rejected_429
+        if remote is not None:
+            first_call = await remote.ask("ncalls")
+            rejected0 = await remote.ask("rejected")
+            fake_cpu0 = await remote.ask("cpu")
+        else:
+            first_call = len(fake.calls)
+            rejected0 = fake.rejected_429
         prof: Any = None
         if profile:
             import cProfile
@@ -361,45 +474,57 @@ async def run(tables: int, *, seconds: float, paced: tuple[float, float] | None,
         if prof is not None:
             prof.disable()
             prof.dump_stats(profile)
+        if remote is not None:
+            result.fake_cpu = await remote.ask("cpu") - fake_cpu0
+            log = [c[:4] for c in await remote.ask("calls", first_call)]
+            result.rejected_429 = await remote.ask("rejected") - rejected0
+        else:
+            log = _call_log(fake.calls[first_call:])
+            result.rejected_429 = fake.rejected_429 - rejected0
         gc.collect()
         result.memory_per_table = (rss_bytes() - rss0) / tables
         result.actions = players.actions
         result.plays = players.plays
-        calls = [c for c in fake.calls[first_call:] if c.at - start <= result.seconds]
+        calls = [c for c in log if c[2] - start <= result.seconds]
         result.calls = len(calls)
-        result.message_calls = sum(1 for c in calls if c.method in MESSAGE_METHODS)
-        for c in calls:
-            result.by_method[c.method] = result.by_method.get(c.method, 0) + 1
-            if c.method in MESSAGE_METHODS:
-                kind = f"{c.method} {'group' if int(c.params.get('chat_id', 0) or 0) < 0 else 'private'}"
+        result.message_calls = sum(1 for c in calls if c[0] in MESSAGE_METHODS)
+        for method, chat, _, _ in calls:
+            result.by_method[method] = result.by_method.get(method, 0) + 1
+            if method in MESSAGE_METHODS:
+                kind = f"{method} {'group' if chat < 0 else 'private'}"
                 result.by_chat_kind[kind] = result.by_chat_kind.get(kind, 0) + 1
-        by_update = latency_by_update(fake, ts, players.updates, first_call)
+        by_update = latency_by_update(log, ts, players.updates)
         result.latencies = list(by_update.values())
         for uid, lat in by_update.items():
             result.latency_by_kind.setdefault(players.kinds.get(uid, "?"), []).append(lat)
-        result.rejected_429 = fake.rejected_429 - rejected0
-        for c in fake.calls[first_call:]:
-            if c.status == 429:
-                chat = int(c.params.get("chat_id", 0) or 0)
-                where = f"{c.method} {'group' if chat < 0 else 'private'}"
+        for method, chat, _, status in log:
+            if status == 429:
+                where = f"{method} {'group' if chat < 0 else 'private'}"
                 result.rejected_where[where] = result.rejected_where.get(where, 0) + 1
         result.errors = len(rig.errors)
     finally:
         with contextlib.suppress(Exception):
             await rig.stop()
-        await fake.stop()
+        if remote is not None:
+            await remote.stop()
+        else:
+            await fake.stop()
+    result.loadavg += " / " + _loadavg()
     return result
 
 
 # ----------------------------------------------------------------------------- AI-only tables
 
 
-def _fake_child(conn: Any, cores: set[int] | None) -> None:
-    """The fake Bot API server in its own process (limits off), answering the parent over a pipe."""
+def _fake_child(conn: Any, cores: set[int] | None, limits_scale: float | None = None, events: Any = None) -> None:
+    """The fake Bot API server in its own process, answering the parent over a pipe. Limits are
+    off unless `limits_scale` (Telegram's limits on that clock); `events` carries
+    (update key, number of results) to the parent when the bot answers an inline query a person
+    asked through a "push" command."""
     if cores and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, cores)
     logging.basicConfig(level=logging.ERROR)
-    asyncio.run(_fake_serve(conn))
+    asyncio.run(_fake_serve(conn, limits_scale, events))
 
 
 def _shown_version(call: Any) -> int:
@@ -418,18 +543,47 @@ def _shown_version(call: Any) -> int:
     return -1
 
 
-async def _fake_serve(conn: Any) -> None:
-    fake = FakeTelegram()
+async def _fake_serve(conn: Any, limits_scale: float | None = None, events: Any = None) -> None:
+    fake = FakeTelegram(limits=Limits(scale=limits_scale) if limits_scale is not None else None)
     await fake.start()
     loop = asyncio.get_running_loop()
     conn.send((fake.token, fake.api_root))
     cpu0 = time.process_time()
+    query_of: dict[int, str] = {}  # the parent's key of an inline query -> its query id here
+    key_of: dict[str, int] = {}
+    answer = fake._api_answerInlineQuery
+
+    async def answer_and_tell(params: dict[str, Any]) -> Any:
+        res = await answer(params)
+        key = key_of.pop(str(params.get("inline_query_id", "")), None)
+        if key is not None and events is not None:
+            events.send((key, len(params.get("results") or [])))
+        return res
+
+    fake._api_answerInlineQuery = answer_and_tell  # type: ignore[method-assign]
     while True:
         cmd, arg = await loop.run_in_executor(None, conn.recv)
-        if cmd == "groups":
+        if cmd == "push":  # the people's updates; no answer
+            for op in arg:
+                if op[0] == "text":
+                    fake.send_text(*op[2:])
+                elif op[0] == "iq":
+                    qid = fake.inline_query(op[2], "")
+                    query_of[op[1]], key_of[qid] = qid, op[1]
+                elif op[0] == "choose":
+                    _, _, uid, key, want, group = op
+                    _choose(fake, uid, query_of.pop(key), want, group)
+        elif cmd == "groups":
             for g in arg:
                 fake.add_group(g)
             conn.send(None)
+        elif cmd == "people":
+            _add_people(fake, arg)
+            conn.send(None)
+        elif cmd == "ncalls":
+            conn.send(len(fake.calls))
+        elif cmd == "rejected":
+            conn.send(fake.rejected_429)
         elif cmd == "cpu":
             conn.send(time.process_time() - cpu0)
         elif cmd == "calls":  # (method, chat id, at, status, version shown) of every call since arg
@@ -495,6 +649,37 @@ class _RemoteFake:
 
     def __init__(self, token: str, api_root: str) -> None:
         self.token, self.api_root = token, api_root
+
+
+class _FakeProcess:
+    """The fake server in a child process (`_fake_child`), with its control pipe (`ask`) and,
+    for people, the pipe on which it reports inline answers (`events`)."""
+
+    def __init__(self, proc: Any, conn: Any, events: Any) -> None:
+        self.proc, self.conn, self.events = proc, conn, events
+        self.token = self.api_root = ""
+
+    @classmethod
+    async def start(cls, cores: set[int] | None, limits_scale: float | None) -> _FakeProcess:
+        ctx = multiprocessing.get_context("spawn")
+        parent, child = ctx.Pipe()
+        ev_recv, ev_send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_fake_child, args=(child, cores, limits_scale, ev_send), daemon=True)
+        proc.start()
+        self = cls(proc, parent, ev_recv)
+        self.token, self.api_root = await asyncio.get_running_loop().run_in_executor(None, parent.recv)
+        return self
+
+    async def ask(self, cmd: str, arg: Any = None) -> Any:
+        self.conn.send((cmd, arg))
+        return await asyncio.get_running_loop().run_in_executor(None, self.conn.recv)
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ask("stop")
+        self.proc.join(5)
+        if self.proc.is_alive():
+            self.proc.kill()
 
 
 async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: set[int] | None,
@@ -655,7 +840,9 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=20.0, help="measuring time (real seconds)")
     p.add_argument("--people", action="store_true", help="four simulated people type at each table (one process)")
     p.add_argument("--sync", default="NORMAL", choices=("OFF", "NORMAL", "FULL"), help="SQLite synchronous (AI-only)")
-    p.add_argument("--fake-cores", default="1", help="AI-only: cores for the fake server's process ('' = any)")
+    p.add_argument("--fake-cores", default=None,
+                   help="cores for the fake server's own process ('' = any); AI-only default 1; with people the "
+                        "fake runs in this process unless this is given")
     p.add_argument("--warmup", type=float, default=None,
                    help="real seconds of play before measuring (default: 5 AI-only, 0 with people)")
     p.add_argument("--paced", action="store_true", help="each seat acts 3-8 Telegram seconds after its turn starts")
@@ -674,7 +861,8 @@ def main() -> int:
         os.sched_setaffinity(0, {int(c) for c in args.cores.split(",")})
     people = args.people or args.paced or args.limits or args.lobby or args.mode in MODES
     if args.mode == "ai" or not people:
-        fake_cores = {int(c) for c in args.fake_cores.split(",")} if args.fake_cores else None
+        cores = "1" if args.fake_cores is None else args.fake_cores
+        fake_cores = {int(c) for c in cores.split(",")} if cores else None
         ai = asyncio.run(run_ai(args.tables, seconds=args.seconds, synchronous=args.sync, fake_cores=fake_cores,
                                 profile=args.profile, warmup=5.0 if args.warmup is None else args.warmup))
         print(ai.text())
@@ -682,7 +870,8 @@ def main() -> int:
     result = asyncio.run(run(args.tables, seconds=args.seconds, paced=(3.0, 8.0) if args.paced else None,
                              scale=args.scale, limits=args.limits, seed=args.seed, profile=args.profile,
                              lobby=args.lobby, mode=args.mode if args.mode in MODES else "typed",
-                             warmup=args.warmup or 0.0))
+                             warmup=args.warmup or 0.0, fake_process=args.fake_cores is not None,
+                             fake_cores={int(c) for c in args.fake_cores.split(",")} if args.fake_cores else None))
     print(result.text(args.scale if args.paced or args.limits else 1.0))
     return 0
 
