@@ -5,6 +5,7 @@
     python -m benchmarks.host_throughput --people --tables 50         # four simulated people type at each table
     python -m benchmarks.host_throughput --people --tables 150 --paced --scale 0.2 --limits   # people's pace, limits
     python -m benchmarks.host_throughput --tables 100 --paced --limits --mode inline  # people play from the group
+    python -m benchmarks.host_throughput --tables 200 --paced --limits --mode inline --fake-cores 1 --warmup 90
 
 AI-only (default): N tables whose four seats are the host's own `basic` AIs, all
 delays zero, driven by the host itself exactly as `tractor-host run` drives them
@@ -28,7 +29,10 @@ are the bot's own cost. Measured over `--seconds` after `--warmup` (5 s) of play
 Times are CLOCK_MONOTONIC, which both processes share.
 
 People (`--people`, `--mode typed|inline`, or any of `--paced --limits --lobby`): everything in this one process, pinned to one core: the fake
-server, the players, and the bot. Four simulated people sit at each table;
+server, the players, and the bot. With `--fake-cores` (e.g. `--fake-cores 1 --cores 0`) the fake
+server runs in a child process on those cores instead, with the same limits and clock; the players
+stay here (they read the host's state) and push their updates over the control pipe, the fake
+reports inline answers back, and its call log is fetched at the end (not with `--lobby`). Four simulated people sit at each table;
 each types their legal action into their private chat ("play ♠A ♠A") as a
 Telegram update. At full speed every table has one update in flight at all
 times; paced, each seat acts 3-8 (Telegram) seconds after its turn started.
@@ -210,7 +214,7 @@ class Players:
     def act(self, t: BenchTable, uid: int, action: dict[str, Any]) -> int | None:
         """The person does `action`; returns the update that does it (None: not yet)."""
         text = WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
-        return self.tg.send_text(uid, uid, text)
+        return int(self.tg.send_text(uid, uid, text))
 
 
 class InlinePlayers(Players):
@@ -236,7 +240,7 @@ class InlinePlayers(Players):
         del self.queries[t.index]
         if not count:
             return None  # asked too early: ask again
-        return tg.choose(uid, qid, cards_text(action["cards"]), t.group)
+        return int(tg.choose(uid, qid, cards_text(action["cards"]), t.group))
 
 
 class _LocalPush:
@@ -400,13 +404,13 @@ def latency_by_update(calls: list[tuple[Any, ...]], tables: list[BenchTable],
 
     for call in calls:
         chat, at = call[1], call[2]
-        ti = chat_table.get(chat)
-        if ti is None:
+        index = chat_table.get(chat)
+        if index is None:
             continue
-        pushes = by_table.get(ti, [])
+        pushes = by_table.get(index, [])
         i = bisect.bisect_right(pushes, at) - 1
         if i >= 0:
-            last[(ti, i)] = max(last.get((ti, i), 0.0), at - pushes[i])
+            last[(index, i)] = max(last.get((index, i), 0.0), at - pushes[i])
     return {ids[ti][i]: lat for (ti, i), lat in last.items()}
 
 
