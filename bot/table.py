@@ -203,12 +203,9 @@ class Table:
         elif item.kind == "ai":
             self.ai_pending = None
             if self._running() and item.version == self.match.version:
-                act = item.action
-                if item.seat < 0:  # declarations while dealing: only a legal declare counts
-                    act = act if act is not None and act.get("t") == "declare" else None
-                    act = act if act is not None and self.match.check(act) is None else None
-                elif act is None or self.match.check(act) is not None:  # a failed or illegal answer
-                    act = self.match.auto_action(item.seat, rng_seed=item.version)
+                # seat -1: the declarations asked while dealing
+                act = (self._legal_declare(item.action) if item.seat < 0
+                       else self._legal_or_fallback(item.seat, item.action))
                 if act is not None:
                     await self.apply_action(act, None)
         elif item.kind == "resume":
@@ -465,8 +462,7 @@ class Table:
         if not asks:
             return False, None
         if "basic" in self.host.inline_levels:
-            act = _first_declare(self.chooser, asks)
-            return False, act if act is not None and m.check(act) is None else None
+            return False, self._legal_declare(_first_declare(self.chooser, asks))
         self._launch(lambda: _first_declare(self.chooser, asks), seat=-1, version=m.version)
         return True, None
 
@@ -489,11 +485,22 @@ class Table:
             except Exception:
                 log.exception("AI failed at table %s", self.id)
                 act = None
-            if isinstance(act, dict) and m.check(act) is None:
-                return act
-            fallback: dict[str, Any] = m.auto_action(s, rng_seed=m.version)  # as for a thread's bad answer
-            return fallback
+            return self._legal_or_fallback(s, act)
         self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
+        return None
+
+    def _legal_or_fallback(self, s: int, act: Any) -> dict[str, Any]:
+        """An AI's answer when it is legal now; for a failed or illegal answer, the engine's auto_action."""
+        m = self.match
+        if isinstance(act, dict) and m.check(act) is None:
+            return act
+        fallback: dict[str, Any] = m.auto_action(s, rng_seed=m.version)
+        return fallback
+
+    def _legal_declare(self, act: Any) -> dict[str, Any] | None:
+        """An AI's answer while dealing counts only when it is a legal declaration."""
+        if isinstance(act, dict) and act.get("t") == "declare" and self.match.check(act) is None:
+            return act
         return None
 
     def _launch(self, job: Any, *, seat: int, version: int) -> None:

@@ -738,10 +738,7 @@ def _append_batch(aconn: aiosqlite.Connection, batch: list[_Append]) -> list[App
     rolled back and each append is then tried on its own, so each caller gets its own answer."""
     conn = aconn._conn
     if len(batch) == 1:  # one statement: its own transaction
-        try:
-            return [_append_one(conn, batch[0])]
-        except sqlite3.Error as exc:
-            return [exc]
+        return [_append_alone(conn, batch[0])]
     try:
         conn.execute("BEGIN IMMEDIATE")
         outcomes: list[AppendResult | BaseException] = [_append_one(conn, a) for a in batch]
@@ -751,13 +748,15 @@ def _append_batch(aconn: aiosqlite.Connection, batch: list[_Append]) -> list[App
         if conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-    alone: list[AppendResult | BaseException] = []
-    for a in batch:
-        try:
-            alone.append(_append_one(conn, a))
-        except sqlite3.Error as exc:
-            alone.append(exc)
-    return alone
+    return [_append_alone(conn, a) for a in batch]
+
+
+def _append_alone(conn: sqlite3.Connection, a: _Append) -> AppendResult | BaseException:
+    """In the connection's thread: one append in its own transaction; a failure is its outcome."""
+    try:
+        return _append_one(conn, a)
+    except sqlite3.Error as exc:
+        return exc
 
 
 def _why_not_appended(conn: sqlite3.Connection, match_id: int, seq: int, text: str,
