@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.telegram.config import FloodLimits
-from bot import tokens
+from bot import collector, tokens
 from bot.cardtext import cards_text
 from bot.settings import TableSettings
 from tests.fakes.telegram_api import FakeTelegram, Limits
@@ -621,6 +621,7 @@ class AiResult:
     to_call_by: dict[str, list[float]] = field(default_factory=dict)
     warmup: float = 0.0
     outbox: str = ""
+    gc_pauses: dict[int, list[float]] = field(default_factory=dict)  # generation -> pause lengths
 
     def text(self) -> str:
         def q(xs: list[float]) -> str:
@@ -643,7 +644,11 @@ class AiResult:
             f"CPU: bot {self.bot_cpu / max(self.seconds, 1e-9):.2f} s/s, fake {self.fake_cpu / max(self.seconds, 1e-9):.2f} s/s"
             f" ({self.bot_cpu * 1000 / max(1, self.actions):.2f} ms of bot CPU per action); handler errors {self.errors}",
             f"memory: {self.memory_per_table / 1024:.0f} KiB per table (bot RSS growth / tables)",
-            f"event loop lag (a 5 ms sleep wakes this late): {q(self.loop_lag)}",
+            f"event loop lag (a 5 ms sleep wakes this late): {q(self.loop_lag)}, "
+            f"max {max(self.loop_lag, default=0.0) * 1000:.1f} ms",
+            "garbage collector pauses: " + ("; ".join(
+                f"generation {g}: {len(v)}, max {max(v) * 1000:.1f} ms, total {sum(v) * 1000:.0f} ms"
+                for g, v in sorted(self.gc_pauses.items())) or "none"),
             f"load average before/after: {self.loadavg}",
         ])
 
@@ -740,6 +745,7 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
         await rig.host.start()  # loads every table, then starts them all
         _progress('await rig.host.start()  # load')
         result.startup = time.monotonic() - t0
+        collector.tune()  # as `tractor-host run` does once its host has started
         await asyncio.sleep(warmup)  # every table's first messages go out meanwhile
         first_call = len(await ask("calls", 0))
         stats0 = dataclasses.replace(rig.runner.platform.outboxes.stats)
@@ -754,7 +760,19 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
                 lags.append(time.monotonic() - t - 0.005)
 
         prober = asyncio.create_task(probe())
-        await asyncio.sleep(seconds)
+        gc_started = [0.0]
+
+        def on_gc(phase: str, info: dict[str, int]) -> None:
+            if phase == "start":
+                gc_started[0] = time.perf_counter()
+            else:
+                result.gc_pauses.setdefault(info["generation"], []).append(time.perf_counter() - gc_started[0])
+
+        gc.callbacks.append(on_gc)
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            gc.callbacks.remove(on_gc)
         _progress('await asyncio.sleep(seconds)')
         prober.cancel()
         result.loop_lag = lags

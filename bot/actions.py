@@ -52,7 +52,7 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         await table.answer(ev, tr(lang, "err.stale"))
         table.rendered.pop(f"hand{s}", None)
         return
-    hand = list(table.match.view(s).get("hand") or [])
+    hand = list(table.seat_view(s).get("hand") or [])
     sel = table.selection[s]
     if code == tokens.TOGGLE:
         i = _b36_or(tok.arg, -1)
@@ -131,7 +131,7 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
     if not cards:
         await table.answer(ev, tr(lang, "err.select_first"))
         return
-    hand = Counter(table.match.view(s).get("hand") or [])
+    hand = Counter(table.seat_view(s).get("hand") or [])
     missing = Counter(cards) - hand
     if missing:
         await table.answer(ev, tr(lang, "err.not_in_hand", cards=cards_text(list(missing.elements()))))

@@ -98,6 +98,7 @@ async def _run(db: str | None) -> int:
 
         return await run_console(db=db_path(db), resume=False, inp=sys.stdin, out=sys.stdout,
                                  lang=os.environ.get("TRACTOR_LANG"))
+    from bot import collector
     from bot.host import Host
     from bot.storage import open_store
 
@@ -117,6 +118,7 @@ async def _run(db: str | None) -> int:
             cfg = importlib.import_module("adapters.discord.config").DiscordConfig.from_env()
             discord_runner = dc.DiscordRunner(host, cfg)  # registers its platform on the host
         await host.start()
+        collector.tune()  # after resuming: what is loaded now stays for the process's life
         if telegram is not None:
             await telegram.listen()
             started.append(telegram)

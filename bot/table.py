@@ -259,6 +259,11 @@ class Table:
             self._public = (m, m.version, m.public_view())
         return self._public[2]
 
+    def seat_view(self, s: int) -> dict[str, Any]:
+        """What seat `s` sees now, built on the cached public view."""
+        view: dict[str, Any] = self.match.view(s, self.public())
+        return view
+
     def _running(self) -> bool:
         return self.status == "active" and self.match is not None
 
@@ -457,8 +462,8 @@ class Table:
         self._deal_asked = m.version
         # only seats that hold a legal declaration now (about half of them while dealing): building
         # a seat's view and asking costs about 15 times as much as the engine's list of its options
-        asks = [(s, m.view(s), move_seed(self.seed, m.version, s)) for s in range(4)
-                if self.ai_driven(s) and any(a.get("t") == "declare" for a in m.legal_actions(s))]
+        asks = [(s, self.seat_view(s), move_seed(self.seed, m.version, s)) for s in range(4)
+                if self.ai_driven(s) and m.can_declare(s)]
         if not asks:
             return False, None
         if "basic" in self.host.inline_levels:
@@ -476,7 +481,7 @@ class Table:
         if self.chooser is None or not self.host.use_ai_threads:
             action: dict[str, Any] = m.auto_action(s, rng_seed=seed)
             return action
-        view = m.view(s)
+        view = self.seat_view(s)
         chooser = self.chooser
         budget = self.settings.ai_budget
         if level in self.host.inline_levels:
@@ -691,10 +696,9 @@ class Table:
                 await self.say(tr(self.lang, "err.unreachable", name=self.seats[s]["name"], how=exc.how_to_fix))
 
     def hand_view_for(self, s: int, version: int, seen: dict[str, Any] | None = None) -> View:
-        m = self.match
         note_key = self.meta.get("notes", {}).get(str(s))
         note = tr(self.seat_lang(s), note_key) if note_key else ""
-        v = m.view(s) if seen is None else seen
+        v = self.seat_view(s) if seen is None else seen
         return hand_view(v, self.seat_infos(), self.seat_lang(s), match_id=self.id, version=version,
                          legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
                          page_size=self.host.page_size(self.platform_name), note=note)
@@ -717,7 +721,7 @@ class Table:
         and whenever its buttons (what may be declared) change.
         """
         m = self.match
-        seen = m.view(s)
+        seen = self.seat_view(s)
         key = (m.phase, tuple(seen.get("hand") or ()))
         version = self.view_version[s] if self.view_key.get(s) == key else m.version
         slot = f"hand{s}"

@@ -323,6 +323,15 @@ class Match:
             out.append({"t": "revolt", "seat": seat})
         return out
 
+    def can_declare(self, seat: int) -> bool:
+        """Whether `seat` holds a legal declaration now: what a host asks after every deal step,
+        for each seat, so it stops at the first one instead of listing them all."""
+        h = self.hand
+        if self.result is not None or h.phase not in (DEALING, DECLARING):
+            return False
+        return any(self.check({"t": "declare", "seat": seat, "cards": cards_str(faces)}) is None
+                   for faces in self._declare_options(seat))
+
     def _declare_options(self, seat: int) -> list[list[int]]:
         h = self.hand
         level = h.seat_level(seat) if h.phase != CHAO else h.level
@@ -396,11 +405,13 @@ class Match:
             v["to_act"] = []
         return v
 
-    def view(self, seat: int) -> dict[str, Any]:
+    def view(self, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What this seat sees. `public`: this version's `public_view()` when the caller keeps one
+        already (it is copied, not changed; its nested values are shared, so read them only)."""
         if seat not in range(4):
             raise IllegalAction("bad_action")
         h = self.hand
-        v = self.public_view()
+        v = dict(public) if public is not None else self.public_view()
         v["seat"] = seat
         faces = [f for f in range(NUM_FACES) for _ in range(h.hands[seat][f])]
         faces.sort(key=lambda f: sort_key(h.order, f))

@@ -155,6 +155,7 @@ class SqliteStore:
         self._appends: list[_Append] = []  # waiting for the next group commit
         self._flusher: asyncio.Task[None] | None = None
         self.stats = AppendStats()
+        self.synchronous: Synchronous = "FULL"  # as opened (`open` sets it): how dear a commit is
 
     # ----------------------------------------------------------------- opening
 
@@ -192,7 +193,9 @@ class SqliteStore:
         except BaseException:
             await conn.close()
             raise
-        return cls(conn, target, clock)
+        store = cls(conn, target, clock)
+        store.synchronous = synchronous
+        return store
 
     async def close(self) -> None:
         """Close the connection (after the waiting appends), rolling back any transaction a

@@ -42,11 +42,11 @@ def choose(
     if level not in LEVELS:
         raise ValueError(f"unknown AI level {level!r}; choose from {', '.join(LEVELS)}")
     seen = read_view(view)
+    if level == "basic":
+        return basic.decide(seen)  # deterministic: no generator to seed (a string seed costs a hash)
     rng = random.Random(f"ai:{seed}:{seen.seat}")
     if level == "random":
         return rand.decide(seen, rng)
-    if level == "basic":
-        return basic.decide(seen)
     return search.decide(seen, rng, budget_s, deals=deals)
 
 

@@ -81,15 +81,23 @@ def rules_of(view: dict[str, Any]) -> Rules:
     """The rules in play: the view's full options when present, else the preset it names."""
     options = view.get("rules_options")
     if isinstance(options, dict):
+        # few distinct rule sets are ever in play: comparing with those costs a tenth of
+        # serialising the options for the key, which was most of a `basic` declaration's time
+        for known, rules in _RECENT:
+            if known == options:
+                return rules
         key = json.dumps(options, sort_keys=True)
         got = _RULES.get(key)
         if got is None:
             got = _RULES[key] = Rules.from_dict(options)
+        _RECENT.insert(0, (json.loads(key), got))  # a copy: the caller may change its dict later
+        del _RECENT[8:]
         return got
     return PRESETS.get(str(view.get("rules", "classic")), PRESETS["classic"])
 
 
 _RULES: dict[str, Rules] = {}
+_RECENT: list[tuple[dict[str, Any], Rules]] = []
 
 
 def faces(cards: Any) -> tuple[int, ...]:

@@ -44,3 +44,18 @@ def test_chao_and_revolt_reached_somewhere() -> None:
     for seed in range(4):
         drive("chaodipi", seed, ["random", "basic", "random", "basic"], hands=3, on_decision=note)
     assert kinds["chao_phase"] > 0
+
+
+def test_a_view_is_read_with_the_rules_it_carries_even_when_a_dict_is_reused() -> None:
+    """`rules_of` remembers the few rule sets in play by content; changing a dict it has seen
+    (or a new dict with other options) gives the rules that dict now says."""
+    import engine
+    from engine.ai.seen import rules_of
+
+    options = engine.preset("classic").to_dict()
+    assert rules_of({"rules_options": options}) == engine.preset("classic")
+    assert rules_of({"rules_options": dict(options)}) == engine.preset("classic")
+    options.update(engine.preset("competition").to_dict())  # the same object, other rules
+    assert rules_of({"rules_options": options}) == engine.preset("competition")
+    for name in ("classic", "competition", "chaodipi", "super"):
+        assert rules_of({"rules_options": engine.preset(name).to_dict()}) == engine.preset(name)

@@ -48,6 +48,9 @@ def check_views(m: Match) -> None:
     assert "hand" not in public and "kitty" not in public
     for seat in range(4):
         v = m.view(seat)
+        assert m.view(seat, public) == v  # a host builds seat views on its cached public view
+        assert public == m.public_view()  # ... which building them does not change
+        assert m.can_declare(seat) == any(a["t"] == "declare" for a in m.legal_actions(seat))
         own = Counter(card_str(f) for f in range(54) for _ in range(h.hands[seat][f]))
         assert Counter(v["hand"]) == own
         if "kitty" in v:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import engine
+from bot import host as host_module
 from bot.clock import FakeClock
 from bot.host import Host
 from tests.host.conftest import FAST, open_sqlite
@@ -320,3 +322,19 @@ async def test_with_very_many_tables_each_is_refreshed_less_often() -> None:
         await host.stop()
         await store.close()
 
+
+
+@pytest.mark.parametrize(("synchronous", "slots"), [("NORMAL", host_module.MOVE_SLOTS),
+                                                     ("FULL", host_module.MOVE_SLOTS_FSYNC)])
+async def test_a_store_that_fsyncs_every_commit_gets_more_tables_per_commit(
+        tmp_path: Path, synchronous: str, slots: int) -> None:
+    """A commit that waits for the disk is shared by more tables; otherwise fewer keep the loop's turns short."""
+    from persistence.store import SqliteStore
+
+    store = await SqliteStore.open(str(tmp_path / "s.sqlite3"), synchronous=synchronous)  # type: ignore[arg-type]
+    try:
+        host = Host(store)
+        assert host.move_slots._value == slots  # type: ignore[attr-defined]
+        assert Host(store, move_slots=3).move_slots._value == 3  # type: ignore[attr-defined]
+    finally:
+        await store.close()
