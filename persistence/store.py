@@ -142,9 +142,11 @@ class SqliteStore:
     table actors can share the store. Open with `await SqliteStore.open(path)`.
     """
 
-    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], float]) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], float],
+                 synchronous: Synchronous = "FULL") -> None:
         self._conn = conn
         self.path = path
+        self.synchronous = synchronous  # as opened: how dear a commit is (the host sizes its move slots by it)
         self._clock = clock
         self._lock = asyncio.Lock()
         # True from a BEGIN being sent until its COMMIT/ROLLBACK completed. A task
@@ -155,7 +157,6 @@ class SqliteStore:
         self._appends: list[_Append] = []  # waiting for the next group commit
         self._flusher: asyncio.Task[None] | None = None
         self.stats = AppendStats()
-        self.synchronous: Synchronous = "FULL"  # as opened (`open` sets it): how dear a commit is
 
     # ----------------------------------------------------------------- opening
 
@@ -193,9 +194,7 @@ class SqliteStore:
         except BaseException:
             await conn.close()
             raise
-        store = cls(conn, target, clock)
-        store.synchronous = synchronous
-        return store
+        return cls(conn, target, clock, synchronous)
 
     async def close(self) -> None:
         """Close the connection (after the waiting appends), rolling back any transaction a

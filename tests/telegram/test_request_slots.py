@@ -29,3 +29,24 @@ async def test_requests_beyond_the_pool_size_wait_outside_the_pool(monkeypatch: 
     assert all(r[0] == 200 for r in results)
     assert most == 3
     assert req.waited >= 9
+
+
+async def test_the_bot_keeps_few_connections_and_a_burst_waits_for_them(tmp_path: Any) -> None:
+    """`tractor-host run`'s Bot API client: CONNECTIONS calls in flight at most (httpcore checks
+    every pooled connection on every call), and a burst of sends still all goes out."""
+    from adapters.telegram.run import CONNECTIONS
+    from tests.reliability.harness import boot, start_fake, stop_fake
+
+    fake = await start_fake()
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"))
+    try:
+        request = rig.runner.app.bot.request
+        assert isinstance(request, BoundedHTTPXRequest)
+        assert request.slots._value == CONNECTIONS == 16  # type: ignore[attr-defined]
+        fake.add_group(-5001)
+        await asyncio.gather(*(rig.runner.app.bot.send_message(-5001, f"m{i}") for i in range(3 * CONNECTIONS)))
+        assert len(fake.chat_messages(-5001)) == 3 * CONNECTIONS
+        assert request.waited > 0
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
