@@ -697,22 +697,13 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
     import engine
 
     result = AiResult(tables, synchronous, loadavg=_loadavg(), warmup=warmup)
-    ctx = multiprocessing.get_context("spawn")
-    parent, child = ctx.Pipe()
-    proc = ctx.Process(target=_fake_child, args=(child, fake_cores), daemon=True)
-    proc.start()
-    loop = asyncio.get_running_loop()
-
-    async def ask(cmd: str, arg: Any = None) -> Any:
-        parent.send((cmd, arg))
-        return await loop.run_in_executor(None, parent.recv)
-
-    token, api_root = await loop.run_in_executor(None, parent.recv)
+    remote = await _FakeProcess.start(fake_cores, None)  # limits off
+    ask = remote.ask
     groups = {-(900_000 + i): i for i in range(tables)}
     await ask("groups", list(groups))
     workdir = tempfile.mkdtemp(prefix="tractor-bench-")
-    rig = await boot(_RemoteFake(token, api_root), str(Path(workdir) / "bench.sqlite3"), settings=SETTINGS,
-                     synchronous=synchronous, ai_threads=True)
+    rig = await boot(_RemoteFake(remote.token, remote.api_root), str(Path(workdir) / "bench.sqlite3"),
+                     settings=SETTINGS, synchronous=synchronous, ai_threads=True)
     store = rig.store
     commits: dict[int, list[tuple[int, float]]] = {}  # match id -> (version after, committed at)
     append = store.append_action
@@ -797,11 +788,7 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
     finally:
         with contextlib.suppress(Exception):
             await rig.stop()
-        with contextlib.suppress(Exception):
-            await ask("stop")
-        proc.join(5)
-        if proc.is_alive():
-            proc.kill()
+        await remote.stop()
     result.loadavg += " / " + _loadavg()
     _ai_figures(result, commits, calls, {g: m for m, g in chat_of.items()}, start, end)
     return result

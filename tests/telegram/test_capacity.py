@@ -31,8 +31,9 @@ MESSAGE_CALLS = ("sendMessage", "editMessageText", "editMessageReplyMarkup", "se
 WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 
 
-async def seated(rig: Rig) -> Table:
-    """Four people at one table, written to the store and resumed (dealt at once: no timers)."""
+async def seated(rig: Rig, settings: TableSettings = SETTINGS) -> Table:
+    """Four people at one table, written to the store and resumed (dealt at once with the default
+    settings: no timers)."""
     fake, store = rig.fake, rig.store
     fake.add_group(GROUP)
     seats = []
@@ -41,7 +42,7 @@ async def seated(rig: Rig) -> Table:
         seats.append({"kind": "human", "user_id": str(uid), "name": f"P{k}", "lang": "en", "away": False,
                       "timeouts": 0})
     meta = {"preset": "classic", "creator": str(PEOPLE[0]), "creator_name": "P0", "options": "",
-            "settings": SETTINGS.to_dict()}
+            "settings": settings.to_dict()}
     await store.create_match("telegram", str(GROUP), engine.preset("classic").to_dict(), seats, 7, meta,
                              status="active")
     await rig.host.start()
@@ -282,24 +283,11 @@ async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_p
     from bot.clock import FakeClock
 
     clock = FakeClock()
+    dealt_slowly = TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0)
     fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), clock=clock,
-                     settings=TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0))
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), clock=clock, settings=dealt_slowly)
     try:
-        fake.add_group(GROUP)
-        seats = []
-        for k, uid in enumerate(PEOPLE):
-            fake.add_user(uid, f"P{k}", opened=True)
-            seats.append({"kind": "human", "user_id": str(uid), "name": f"P{k}", "lang": "en", "away": False,
-                          "timeouts": 0})
-        meta = {"preset": "classic", "creator": str(PEOPLE[0]), "creator_name": "P0", "options": "",
-                "settings": TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0,
-                                          away_after=0).to_dict()}
-        await rig.store.create_match("telegram", str(GROUP), engine.preset("classic").to_dict(), seats, 7, meta,
-                                     status="active")
-        await rig.host.start()
-        await rig.settle()
-        table = rig.host.by_chat[("telegram", str(GROUP))]
+        table = await seated(rig, dealt_slowly)
         first = len(fake.calls)
         steps = 0
         while table.match.phase == "dealing":
