@@ -19,9 +19,10 @@ test: $(STAMP) lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
-	$(BIN)/mypy engine persistence bot adapters
+	$(BIN)/mypy engine persistence bot adapters app
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider
@@ -31,7 +32,7 @@ conformance: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m engine.bench
-	$(BIN)/python -m persistence.bench
+	$(BIN)/python -m benchmarks.store_bench
 
 clean:
 	rm -rf $(VENV) data

@@ -64,7 +64,8 @@ from pathlib import Path
 from typing import Any
 
 from adapters.telegram.config import FloodLimits
-from bot import collector, tokens
+from app import collector
+from bot import tokens
 from bot.cardtext import cards_text
 from bot.settings import TableSettings
 from tests.fakes.telegram_api import FakeTelegram, Limits

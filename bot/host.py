@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import random
 from collections import Counter, OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import engine as rules_engine
 from bot import tokens
 from bot.actions import ACTION_WORDS
 from bot.cardtext import parse_typed_card
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
+from bot.league import league_command
+from bot.league.bridge import record as record_league_match
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
 from bot.table import AI_REFRESH, Item, Table
@@ -76,7 +78,7 @@ class Host:
             self.clock = CallableClock(clock)
         self.defaults = defaults or TableSettings()
         self.rng = rng or random.SystemRandom()  # match seeds; tests pass a seeded Random
-        self.engine = engine if engine is not None else importlib.import_module("engine")
+        self.engine = engine if engine is not None else rules_engine
         self.use_ai_threads = use_ai_threads and ai_threads > 0
         self.executor = ThreadPoolExecutor(max(1, ai_threads), thread_name_prefix="ai")
         self.platforms: dict[str, Platform] = {}
@@ -266,6 +268,15 @@ class Host:
             return
         table.submit(Item("event", event=event))
 
+    def has_table(self, platform: str, chat_id: str) -> bool:
+        """Whether a table is open in this chat."""
+        return (platform, chat_id) in self.by_chat
+
+    def latest_chat_of(self, platform: str, user_id: str) -> str | None:
+        """The chat of the newest open table this person sits at, if any (what the terminal resumes)."""
+        mine = [t for t in self.tables.values() if t.platform_name == platform and t.seat_of(user_id) is not None]
+        return max(mine, key=lambda t: t.id).chat_id if mine else None
+
     def _table_for(self, event: Incoming) -> Table | None:
         """The table an event is about: the chat's own, or (privately) the one the person sits at."""
         where = event.where
@@ -428,13 +439,7 @@ class Host:
         await self._post(event, "\n".join(lines))
 
     async def _league(self, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
-        try:
-            league = importlib.import_module("bot.league")
-            command = league.league_command
-        except (ImportError, AttributeError):
-            await self.answer(event, unknown_command_text(lang, name))
-            return
-        reply = await command(self.store, event.where, event.user, name, args, lang,
+        reply = await league_command(self.store, event.where, event.user, name, args, lang,
                               event.extra.get("admin") == "1")
         await self._post(event, str(getattr(reply, "text", reply)))
         # Pictures and CSV go out where the adapter can send files (optional `send_file` on the platform).
@@ -481,13 +486,9 @@ class Host:
         table.submit(Item("event", event=Incoming("command", starter, table.where, key="", name="start")))
 
     async def record_league(self, table: Table, result: dict[str, Any]) -> None:
-        """Hands a finished match to the league module, when it is installed."""
+        """Hands a finished match to the league module."""
         try:
-            bridge = importlib.import_module("bot.league_bridge")
-        except ImportError:
-            return
-        try:
-            await bridge.record(self.store, table, result)
+            await record_league_match(self.store, table, result)
         except Exception:
             log.exception("league recording failed for match %s", table.id)
 

@@ -1,14 +1,13 @@
-"""`tractor-host db ...`: backup, export and check the database (also `python -m persistence.cli`).
+"""`tractor-host db ...`: backup, export and check the database.
 
-The host's console script dispatches `tractor-host db ARGS` to `db_main(ARGS)`.
+The command (`app.db`) calls `db_main(ARGS, rebuild=...)`; `rebuild` replays
+one stored match (the engine's replay), so persistence itself knows no rules.
 The database is `--db PATH`, else $TRACTOR_DB, else ./data/tractor.sqlite3.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import importlib
 import json
 import sqlite3
 import sys
@@ -22,12 +21,6 @@ from persistence.store import BROKEN, SqliteStore, StoredMatch
 
 #: The "format" field of an exported match log.
 EXPORT_FORMAT = "tractor-host.match-log"
-
-
-def engine_rebuild(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> object:
-    """Replay through the real engine (imported here only: persistence itself knows no rules)."""
-    engine = importlib.import_module("engine")
-    return engine.Match.replay(engine.Rules.from_dict(rules), seed, actions)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def db_main(argv: list[str], *, rebuild: Rebuild[object] | None = None) -> int:
+async def db_main(argv: list[str], *, rebuild: Rebuild[object]) -> int:
     """Run one `db` command; returns the process exit code (0 ok, 1 problems found, 2 usage)."""
     parser = _parser()
     try:
@@ -73,7 +66,7 @@ async def db_main(argv: list[str], *, rebuild: Rebuild[object] | None = None) ->
             return await _backup(store, Path(args.path))
         if args.command == "export":
             return await _export(store, args.match, args.output)
-        return await _check(store, rebuild or engine_rebuild)
+        return await _check(store, rebuild)
     finally:
         await store.close()
 
@@ -163,12 +156,3 @@ async def _check(store: SqliteStore, rebuild: Rebuild[object]) -> int:
     for match_id in recovered:
         print(f"  match {match_id} is set aside as broken but replays now")
     return 1 if problems or broken else 0
-
-
-def main() -> None:
-    """Entry point of `python -m persistence.cli`."""
-    sys.exit(asyncio.run(db_main(sys.argv[1:])))
-
-
-if __name__ == "__main__":
-    main()

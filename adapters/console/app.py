@@ -1,21 +1,23 @@
-"""`tractor-host console`: you and three AI players at a terminal table, stored in SQLite, resumable."""
+"""`tractor-host console`: you and three AI players at a terminal table, stored in SQLite, resumable.
+
+The composition root (`app.console`) builds the store, the host and the
+console platform and hands them to `run_console`; this module only talks.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import getpass
-import random
 import threading
 import time
 import uuid
-from typing import Any, TextIO
+from typing import TextIO
 
 from adapters.console.platform import NAME, ConsolePlatform, ConsoleReply
 from bot.host import ALL_COMMANDS, Host
 from bot.i18n import normalize_lang, tr
 from bot.platform import Incoming, User, Where
 from bot.settings import TableSettings
-from bot.storage import open_store
 
 YOU = "you"
 # No timeouts at a terminal; the declaration window stays open until you pass or declare.
@@ -53,13 +55,13 @@ class ConsoleSession:
         await self.host.settle()
 
     def table_open(self) -> bool:
-        return (NAME, self.chat_id) in self.host.by_chat
+        return self.host.has_table(NAME, self.chat_id)
 
     def resume_latest(self) -> bool:
-        mine = [t for t in self.host.tables.values() if t.platform_name == NAME and t.seat_of(YOU) is not None]
-        if not mine:
+        chat_id = self.host.latest_chat_of(NAME, YOU)
+        if chat_id is None:
             return False
-        self.chat_id = max(mine, key=lambda t: t.id).chat_id
+        self.chat_id = chat_id
         return True
 
     async def open_new(self, preset: str, options: list[str]) -> bool:
@@ -73,18 +75,15 @@ class ConsoleSession:
         return True
 
 
-async def run_console(*, db: str | None, resume: bool, inp: TextIO, out: TextIO, lang: str | None = None,
-                      preset: str = "classic", options: list[str] | None = None, store: Any = None,
-                      settings: TableSettings = CONSOLE_SETTINGS, seed: int | None = None) -> int:
-    """Plays at the terminal until the match ends, input ends (EOF) or you type quit; returns an exit code."""
-    own_store = store is None
-    store = store if store is not None else await open_store(db)
-    platform = ConsolePlatform(out, YOU)
+async def run_console(host: Host, platform: ConsolePlatform, *, resume: bool, inp: TextIO, out: TextIO,
+                      lang: str | None = None, preset: str = "classic", options: list[str] | None = None) -> int:
+    """Plays at the terminal until the match ends, input ends (EOF) or you type quit; returns an exit code.
+
+    `platform` is registered on `host` and writes to `out`; the host is started and stopped here.
+    """
     lang = normalize_lang(lang) or "zh"
     name = _your_name()
     user = User(NAME, YOU, name, lang)
-    host = Host(store, defaults=settings, rng=random.Random(seed) if seed is not None else None)
-    host.register(platform)
     session = ConsoleSession(host, platform, user)
     code = 0
     try:
@@ -121,8 +120,6 @@ async def run_console(*, db: str | None, resume: bool, inp: TextIO, out: TextIO,
     finally:
         unfinished = session.table_open()
         await host.stop()
-        if own_store:
-            await store.close()
         if unfinished:
             platform.write(tr(lang, "console.bye"))
     return code

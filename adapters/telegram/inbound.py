@@ -50,9 +50,14 @@ ADMIN_CACHE_SECONDS = 60.0
 
 
 class InlineChoiceLike(Protocol):
-    title: str
-    description: str
-    token: str
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def token(self) -> str: ...
 
 
 class HostPort(Protocol):

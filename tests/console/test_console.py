@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from adapters.console.app import run_console
+from app.console import play_console
 from bot.memstore import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +20,7 @@ async def test_scripted_session_plays_a_whole_match() -> None:
     store = MemoryStore()
     script = "help\nnonsense here\nplay ZZ\nhint\ntable\n" + "auto\n" * 3000
     out = io.StringIO()
-    code = await run_console(db=None, resume=False, inp=io.StringIO(script), out=out, lang="en",
+    code = await play_console(resume=False, inp=io.StringIO(script), out=out, lang="en",
                              options=["target=3"], store=store, seed=5)
     text = out.getvalue()
     assert code == 0
@@ -36,14 +36,14 @@ async def test_scripted_session_plays_a_whole_match() -> None:
 async def test_end_of_input_saves_and_resume_goes_on() -> None:
     store = MemoryStore()
     out = io.StringIO()
-    await run_console(db=None, resume=False, inp=io.StringIO("auto\n" * 40), out=out, lang="en",
+    await play_console(resume=False, inp=io.StringIO("auto\n" * 40), out=out, lang="en",
                       options=["target=5"], store=store, seed=3)
     [match] = store.matches.values()
     assert match.status == "active" and len(match.actions) > 40
     assert "Saved. Resume with: tractor-host console --resume" in out.getvalue()
     done = len(match.actions)
     out2 = io.StringIO()
-    await run_console(db=None, resume=True, inp=io.StringIO("auto\n" * 40), out=out2, lang="en", store=store)
+    await play_console(resume=True, inp=io.StringIO("auto\n" * 40), out=out2, lang="en", store=store)
     assert len(store.matches) == 1
     assert len(store.matches[match.id].actions) > done
     assert "No unfinished" not in out2.getvalue() and "80 Points" in out2.getvalue()
@@ -52,14 +52,14 @@ async def test_end_of_input_saves_and_resume_goes_on() -> None:
 async def test_resume_with_nothing_to_resume_starts_a_new_match() -> None:
     store = MemoryStore()
     out = io.StringIO()
-    await run_console(db=None, resume=True, inp=io.StringIO("quit\n"), out=out, lang="zh", store=store)
+    await play_console(resume=True, inp=io.StringIO("quit\n"), out=out, lang="zh", store=store)
     assert "没有未完成的终端比赛" in out.getvalue()
     assert len(store.matches) == 1
 
 
 async def test_bad_preset_option_is_refused() -> None:
     out = io.StringIO()
-    code = await run_console(db=None, resume=False, inp=io.StringIO(""), out=out, lang="en",
+    code = await play_console(resume=False, inp=io.StringIO(""), out=out, lang="en",
                              options=["target=banana"], store=MemoryStore())
     assert code == 2 and "Bad option" in out.getvalue()
 
@@ -73,7 +73,7 @@ def test_cli_console_from_a_pipe(tmp_path: Path) -> None:
     """The real entry point, stdin a pipe: plays, stops at end of input, resumes from the same file."""
     db = tmp_path / "t.sqlite3"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    base = [sys.executable, "-m", "bot.cli", "console", "--db", str(db), "--lang", "en"]
+    base = [sys.executable, "-m", "app.cli", "console", "--db", str(db), "--lang", "en"]
     first = subprocess.run(base, input="auto\n" * 10, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert first.returncode == 0, first.stderr
     assert "80 Points" in first.stdout and "Your hand" in first.stdout and "Saved." in first.stdout
@@ -90,7 +90,7 @@ def test_cli_console_from_a_pipe(tmp_path: Path) -> None:
 def test_run_without_tokens_opens_the_terminal_table(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_BOT_TOKEN", "DISCORD_BOT_TOKEN")}
     env.update(PYTHONPATH=str(ROOT), TRACTOR_DB=str(tmp_path / "run.sqlite3"), TRACTOR_LANG="zh")
-    done = subprocess.run([sys.executable, "-m", "bot.cli", "run"], input="help\nquit\n", capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "app.cli", "run"], input="help\nquit\n", capture_output=True,
                           text=True, cwd=ROOT, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "80分" in done.stdout and "你的手牌" in done.stdout and "命令" in done.stdout
@@ -100,7 +100,7 @@ def test_run_without_tokens_opens_the_terminal_table(tmp_path: Path) -> None:
 def test_ctrl_c_saves_and_exits_while_waiting_for_input(tmp_path: Path) -> None:
     db = tmp_path / "c.sqlite3"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "console", "--db", str(db), "--lang", "en"],
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "console", "--db", str(db), "--lang", "en"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT, env=env)
     assert proc.stdout is not None and proc.stdin is not None
@@ -120,7 +120,7 @@ def test_ctrl_c_saves_and_exits_while_waiting_for_input(tmp_path: Path) -> None:
 async def test_lang_at_the_terminal_switches_table_and_hand() -> None:
     store = MemoryStore()
     out = io.StringIO()
-    await run_console(db=None, resume=False, inp=io.StringIO("lang en\ntable\nhand\nquit\n"), out=out, lang="zh",
+    await play_console(resume=False, inp=io.StringIO("lang en\ntable\nhand\nquit\n"), out=out, lang="zh",
                       options=["target=3"], store=store, seed=5)
     text = out.getvalue()
     after = text[text.index("lang en"):] if "lang en" in text else text[len(text) // 2:]

@@ -1,4 +1,4 @@
-"""The host's garbage-collector settings (bot.collector): rarer collections, still collecting."""
+"""The host's garbage-collector settings (app.collector): rarer collections, still collecting."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot import collector
+from app import collector
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from app.cli import main
 
 
 def test_simulate_plays_matches_to_the_end_and_stores_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,7 @@ TABLES = 3
 
 
 def game_rules() -> dict[str, Any]:
-    return engine_play.rules_dict() if engine_play.HAS_ENGINE else {"seats": 4}
+    return engine_play.rules_dict()
 
 
 def rebuild(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> Any:

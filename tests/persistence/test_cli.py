@@ -61,7 +61,7 @@ async def test_backup_while_another_connection_keeps_appending(tmp_path: Path) -
     task = asyncio.create_task(keep_appending())
     try:
         await asyncio.sleep(0.05)
-        assert await db_main(["--db", str(db), "backup", str(tmp_path / "copy.sqlite3")]) == 0
+        assert await db_main(["--db", str(db), "backup", str(tmp_path / "copy.sqlite3")], rebuild=standin.rebuild) == 0
         stop.set()
         appended = await task
     finally:
@@ -88,26 +88,26 @@ async def test_backup_refuses_to_overwrite_the_live_file(
 ) -> None:
     db = tmp_path / "live.sqlite3"
     await _seed_db(db)
-    assert await db_main(["--db", str(db), "backup", str(db)]) == 1
+    assert await db_main(["--db", str(db), "backup", str(db)], rebuild=standin.rebuild) == 1
     assert "is the live database itself" in capsys.readouterr().err
 
 
 async def test_a_missing_database_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert await db_main(["--db", str(tmp_path / "none.db"), "check"]) == 1
+    assert await db_main(["--db", str(tmp_path / "none.db"), "check"], rebuild=standin.rebuild) == 1
     assert "no database at" in capsys.readouterr().err
     assert not (tmp_path / "none.db").exists()
 
 
 async def test_bad_usage_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert await db_main(["frobnicate"]) == 2
-    assert await db_main(["export", "not-a-number"]) == 2
+    assert await db_main(["frobnicate"], rebuild=standin.rebuild) == 2
+    assert await db_main(["export", "not-a-number"], rebuild=standin.rebuild) == 2
     assert "invalid int value" in capsys.readouterr().err
 
 
 async def test_export_gives_a_replayable_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "t.sqlite3"
     _, second = await _seed_db(db, n=13)
-    assert await db_main(["--db", str(db), "export", str(second)]) == 0
+    assert await db_main(["--db", str(db), "export", str(second)], rebuild=standin.rebuild) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["format"] == EXPORT_FORMAT and document["match_id"] == second
     assert (document["rules"], document["seed"], document["seats"]) == ({"seats": 4}, 1, [{"seat": 0}])
@@ -122,9 +122,9 @@ async def test_export_to_a_file_and_of_an_unknown_match(
     db = tmp_path / "t.sqlite3"
     (first, _) = await _seed_db(db)
     out = tmp_path / "m.json"
-    assert await db_main(["--db", str(db), "export", str(first), "-o", str(out)]) == 0
+    assert await db_main(["--db", str(db), "export", str(first), "-o", str(out)], rebuild=standin.rebuild) == 0
     assert json.loads(out.read_text())["actions"] == standin.play(0, 9)
-    assert await db_main(["--db", str(db), "export", "999"]) == 1
+    assert await db_main(["--db", str(db), "export", "999"], rebuild=standin.rebuild) == 1
     assert "no match with id 999" in capsys.readouterr().err
 
 
@@ -159,7 +159,7 @@ def test_the_module_runs_standalone(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite3"
     asyncio.run(_seed_db(db))
     done = subprocess.run(
-        [sys.executable, "-m", "persistence.cli", "backup", str(tmp_path / "b.sqlite3")],
+        [sys.executable, "-m", "app.cli", "db", "backup", str(tmp_path / "b.sqlite3")],
         cwd=ROOT,
         env={"TRACTOR_DB": str(db), "PATH": "/usr/bin:/bin"},
         capture_output=True,
@@ -175,7 +175,7 @@ async def test_a_file_that_is_not_a_database_is_reported(
 ) -> None:
     junk = tmp_path / "junk.sqlite3"
     junk.write_bytes(b"this is not SQLite" * 100)
-    assert await db_main(["--db", str(junk), "check"]) == 1
+    assert await db_main(["--db", str(junk), "check"], rebuild=standin.rebuild) == 1
     assert "cannot open" in capsys.readouterr().err
     assert junk.read_bytes() == b"this is not SQLite" * 100
 
@@ -189,7 +189,7 @@ async def test_export_of_a_damaged_match_shows_the_raw_rows(
     conn.execute('UPDATE actions SET action = \'{"t": "dr\' WHERE match_id = ? AND seq = 2', (first,))
     conn.commit()
     conn.close()
-    assert await db_main(["--db", str(db), "export", str(first)]) == 1
+    assert await db_main(["--db", str(db), "export", str(first)], rebuild=standin.rebuild) == 1
     captured = capsys.readouterr()
     document = json.loads(captured.out)
     assert document["error"].startswith(f"match {first}: action seq 2 is not valid JSON")

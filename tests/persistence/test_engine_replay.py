@@ -8,14 +8,10 @@ from typing import Any
 
 import pytest
 
+from app.db import db_command
 from persistence import BROKEN, SqliteStore
-from persistence.cli import db_main
 from persistence.replay import resume_all
 from tests.persistence import engine_play
-
-pytestmark = pytest.mark.skipif(
-    not engine_play.HAS_ENGINE, reason="the engine has not landed on this branch yet"
-)
 
 
 def _views(match: Any) -> list[dict[str, Any]]:
@@ -81,7 +77,7 @@ async def test_an_export_replays_through_the_engine(
         match_id, live = await _store_played(store, 6, 150)
     finally:
         await store.close()
-    assert await db_main(["--db", str(db), "export", str(match_id)]) == 0
+    assert await db_command(["--db", str(db), "export", str(match_id)]) == 0
     document = json.loads(capsys.readouterr().out)
     replayed = engine_play.rebuild(document["rules"], document["seed"], document["actions"])
     assert _views(replayed) == _views(live)
@@ -97,5 +93,5 @@ async def test_db_check_replays_through_the_engine_by_default(
             await _store_played(store, seed, 60)
     finally:
         await store.close()
-    assert await db_main(["--db", str(db), "check"]) == 0
+    assert await db_command(["--db", str(db), "check"]) == 0
     assert "unfinished matches: 2, replayed: 2, broken: 0" in capsys.readouterr().out

@@ -16,9 +16,9 @@ from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.store import open_store
 from bot.host import Host
 from bot.settings import TableSettings
-from bot.storage import open_store
 
 # People act when they like (no turn timer); the declaration window is short.
 CHILD_SETTINGS = TableSettings(deal=0, declare=0.3, bury=0, turn=0, next=0, lobby=0, away_after=0)

@@ -17,9 +17,9 @@ from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.store import open_store
 from bot.host import Host
 from bot.settings import TableSettings
-from bot.storage import open_store
 from tests.fakes.telegram_api import FakeTelegram, Limits
 
 warnings.filterwarnings("ignore", category=PTBDeprecationWarning)

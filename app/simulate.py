@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.store import open_store
 from bot.host import Host
 from bot.platform import Incoming, User, View, Where
 from bot.settings import TableSettings
-from bot.storage import open_store
+from persistence.store import Synchronous
 
 SIM_SETTINGS = TableSettings(turn=0, bury=0, declare=0, deal=0, next=0, lobby=0, ai_budget=0.05)
 
@@ -71,7 +72,7 @@ class SimSummary:
 
 async def simulate(*, matches: int, preset: str = "classic", db: str | None = None, seed: int = 1,
                    level: str = "basic", options: list[str] | None = None,
-                   settings: TableSettings = SIM_SETTINGS, synchronous: str | None = "NORMAL") -> SimSummary:
+                   settings: TableSettings = SIM_SETTINGS, synchronous: Synchronous | None = "NORMAL") -> SimSummary:
     """Opens `matches` tables at once, four AIs each, and plays them to the end."""
     path = db or str(Path(tempfile.mkdtemp(prefix="tractor-sim-")) / "sim.sqlite3")
     store = await open_store(path, synchronous=synchronous)

@@ -1,17 +1,15 @@
-"""`python -m persistence.bench`: durable appends per second, and the resume time of many open matches.
+"""`python -m benchmarks.store_bench`: durable appends per second, and the resume time of many open matches.
 
 Appends go through `SqliteStore.append_action` (one transaction each, the
 way the host writes), once per synchronous mode. Resume opens the file
 afresh, loads every unfinished match and replays each through the real
-engine (`--engine standin` swaps in a trivial fold when the engine is not
-there). Figures vary with the disk; run on the machine you deploy to.
+engine (`--engine standin` swaps in a trivial fold, to time the store alone). Figures vary with the disk; run on the machine you deploy to.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import statistics
 import tempfile
@@ -20,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from persistence.cli import engine_rebuild
+import engine
+from app.db import engine_rebuild
 from persistence.replay import Rebuild, replay_all
 from persistence.store import SqliteStore, Synchronous
 
@@ -47,15 +46,7 @@ async def append_rate(directory: Path, synchronous: Synchronous, n: int, tables:
         await store.close()
 
 
-def _engine() -> Any | None:
-    try:
-        engine = importlib.import_module("engine")
-    except ImportError:
-        return None
-    return engine if hasattr(engine, "Match") and hasattr(engine, "preset") else None
-
-
-def engine_log(engine: Any, seed: int, length: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def engine_log(seed: int, length: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A real match log of `length` actions, driven the way the host drives it (auto actions, system clock)."""
     rules = engine.preset("classic")
     match = engine.Match.new(rules, seed=seed)
@@ -171,18 +162,13 @@ async def run(args: argparse.Namespace) -> None:
                     f" (median of {args.repeat})"
                 )
 
-        engine = _engine() if args.engine != "standin" else None
-        if args.engine == "real" and engine is None:
-            raise SystemExit("the engine (engine.Match) is not available")
-        if engine is not None:
+        make_log: Callable[[int, int], tuple[dict[str, Any], list[dict[str, Any]]]]
+        rebuild: Rebuild[Any]
+        if args.engine == "real":
             label = "real engine (Match.replay of classic matches driven by auto_action)"
-
-            def make_log(seed: int, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-                return engine_log(engine, seed, n)
-
-            rebuild: Rebuild[Any] = engine_rebuild
+            make_log, rebuild = engine_log, engine_rebuild
         else:
-            label = "stand-in fold (engine not available)"
+            label = "stand-in fold (the store alone)"
             make_log, rebuild = _standin_log, _standin_rebuild
         path = directory / "resume.sqlite3"
         print(f"resume: {args.matches} open matches x {args.actions} actions, replay through the {label}")
@@ -200,12 +186,12 @@ async def run(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m persistence.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.store_bench", description=__doc__)
     parser.add_argument("--appends", type=int, default=2000, help="appends per measurement (default 2000)")
     parser.add_argument("--matches", type=int, default=1000, help="open matches to resume (default 1000)")
     parser.add_argument("--actions", type=int, default=100, help="actions per open match (default 100)")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions; the median/best is shown")
-    parser.add_argument("--engine", choices=("auto", "real", "standin"), default="auto")
+    parser.add_argument("--engine", choices=("real", "standin"), default="real")
     parser.add_argument("--dir", help="where to put the temporary files (default: the system temp dir)")
     asyncio.run(run(parser.parse_args()))
 

@@ -1,0 +1,74 @@
+"""`tractor-host`: run the bots, play in the terminal, simulate AI matches, manage the database."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from app.console import play_console
+from app.db import db_command
+from app.run import run_bots
+from app.simulate import simulate
+from app.store import open_store
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tractor-host", description="80分 (Tractor) for group chats")
+    sub = p.add_subparsers(dest="cmd")
+    run = sub.add_parser("run", help="Telegram/Discord when a token is set, else the terminal table")
+    run.add_argument("--db", default=None)
+    con = sub.add_parser("console", help="play against three AI players in the terminal")
+    con.add_argument("--resume", action="store_true", help="go on with the last unfinished terminal match")
+    con.add_argument("--db", default=None)
+    con.add_argument("--lang", default=os.environ.get("TRACTOR_LANG"))
+    con.add_argument("--preset", default="classic")
+    con.add_argument("options", nargs="*", help="rule or table options, key=value")
+    sim = sub.add_parser("simulate", help="AI-only matches through the whole host")
+    sim.add_argument("--matches", type=int, default=4)
+    sim.add_argument("--preset", default="classic")
+    sim.add_argument("--db", default=None, help="SQLite file (default: a temporary one)")
+    sim.add_argument("--seed", type=int, default=1)
+    sim.add_argument("--level", default="basic")
+    sim.add_argument("--sync", default="NORMAL", choices=["FULL", "NORMAL", "OFF"],
+                     help="SQLite synchronous mode (FULL fsyncs every action)")
+    sim.add_argument("options", nargs="*", help="rule options, key=value (e.g. target=5)")
+    db = sub.add_parser("db", help="database tools: backup, export, check")
+    db.add_argument("args", nargs=argparse.REMAINDER)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console-script entry point."""
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    logging.basicConfig(level=os.environ.get("TRACTOR_LOG", "WARNING"))
+    cmd = args.cmd or "run"
+    try:
+        if cmd == "db":
+            return asyncio.run(db_command(args.args))
+        if cmd == "simulate":
+            summary = asyncio.run(simulate(matches=args.matches, preset=args.preset, db=args.db, seed=args.seed,
+                                           level=args.level, options=args.options, synchronous=args.sync))
+            print(summary.text())
+            return 0 if summary.finished == args.matches else 1
+        if cmd == "console":
+            return asyncio.run(_console(args.db, args.resume, args.lang, args.preset, args.options))
+        return asyncio.run(run_bots(getattr(args, "db", None)))
+    except KeyboardInterrupt:
+        return 130  # the terminal table said where it stopped ("console --resume")
+
+
+async def _console(db: str | None, resume: bool, lang: str | None, preset: str, options: list[str]) -> int:
+    store = await open_store(db)
+    try:
+        return await play_console(store, resume=resume, inp=sys.stdin, out=sys.stdout, lang=lang,
+                                  preset=preset, options=options)
+    finally:
+        await store.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
