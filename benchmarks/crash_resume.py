@@ -15,7 +15,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from tests.reliability.crash import run_crash
+from fakes.crash import run_crash
 
 
 def main() -> int:

@@ -32,9 +32,9 @@ from adapters.telegram.run import TelegramRunner
 from bot.clock import FakeClock
 from bot.host import Host
 from bot.settings import TableSettings
+from fakes.players import Sim
+from fakes.telegram_api import FakeTelegram, Limits
 from persistence.store import SqliteStore
-from tests.fakes.telegram_api import FakeTelegram, Limits
-from tests.telegram.players import Sim
 
 GROUP = -1005555
 SETTINGS = TableSettings(deal=0, declare=30, next=0, turn=0, bury=0, lobby=0)

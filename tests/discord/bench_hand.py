@@ -17,8 +17,8 @@ from collections import Counter
 
 from bot.clock import FakeClock
 from bot.memstore import MemoryStore
+from fakes.discord_api import running_fake
 from tests.discord.rig import Rig, hand_over, open_table, play_until
-from tests.fakes.discord_api import running_fake
 
 
 def _kind(method: str, path: str) -> str:

@@ -8,8 +8,8 @@ import pytest
 
 from bot.clock import FakeClock
 from bot.memstore import MemoryStore
+from fakes.discord_api import FakeDiscord, running_fake
 from tests.discord.rig import Rig
-from tests.fakes.discord_api import FakeDiscord, running_fake
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from bot.clock import FakeClock
 from bot.host import Host
 from bot.settings import TableSettings
 from bot.table import Table
-from tests.fakes.discord_api import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+from fakes.discord_api import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 ALICE = FakeUser(201, "alice", admin=True)
 BOB = FakeUser(202, "bob")

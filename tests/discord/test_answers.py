@@ -10,8 +10,8 @@ import pytest
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from bot.platform import Incoming
+from fakes.discord_api import FakeDiscord
 from tests.discord.rig import ALICE
-from tests.fakes.discord_api import FakeDiscord
 
 
 class ScriptedHost:

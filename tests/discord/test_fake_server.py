@@ -7,7 +7,7 @@ import asyncio
 import discord
 from discord import app_commands
 
-from tests.fakes.discord_api import FakeDiscord, FakeUser
+from fakes.discord_api import FakeDiscord, FakeUser
 
 ALICE = FakeUser(101, "alice")
 BOB = FakeUser(102, "bob")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from adapters.discord.private import TOKEN_LIFE_S
 from bot.platform import View, Where
+from fakes.discord_api import FakeDiscord
 from tests.discord.rig import ALICE, BOB, CAROL, DAVE, Rig, leaks, open_table, play_until
-from tests.fakes.discord_api import FakeDiscord
 
 
 async def test_a_player_who_opted_for_dms_gets_the_hand_there(rig: Rig) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.i18n import tr
+from fakes.discord_api import FakeMessage, FakeUser
 from tests.discord.rig import PEOPLE, Rig, open_table, play_until
-from tests.fakes.discord_api import FakeMessage, FakeUser
 
 EVE = FakeUser(299, "eve")
 

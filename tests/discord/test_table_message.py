@@ -7,8 +7,8 @@ import asyncio
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from bot.platform import Button, Incoming, View, Where
+from fakes.discord_api import FakeDiscord
 from tests.discord.rig import ALICE
-from tests.fakes.discord_api import FakeDiscord
 
 
 class NoHost:

@@ -14,7 +14,7 @@ from adapters.discord.private import Recent
 from adapters.discord.run import DiscordRunner
 from bot import tokens
 from bot.platform import Button, View, Where
-from tests.fakes.discord_api import FakeDiscord
+from fakes.discord_api import FakeDiscord
 
 
 def tok(code: str, arg: str = "", version: int = 3) -> str:

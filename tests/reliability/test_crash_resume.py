@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.crash import run_crash
+from fakes.crash import run_crash
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

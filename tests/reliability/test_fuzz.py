@@ -30,8 +30,9 @@ from bot.clock import FakeClock
 from bot.host import ALL_COMMANDS
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
-from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME, CANT_INITIATE, QUERY_TOO_OLD, FakeTelegram
-from tests.reliability.harness import (
+from fakes.players import Snapshot, card_mentions, snapshot_of
+from fakes.telegram_api import BOT_ID, BOT_USERNAME, CANT_INITIATE, QUERY_TOO_OLD, FakeTelegram
+from fakes.telegram_rig import (
     Rig,
     boot,
     open_ai_table,
@@ -40,7 +41,6 @@ from tests.reliability.harness import (
     to_a_persons_turn,
     until,
 )
-from tests.telegram.players import Snapshot, card_mentions, snapshot_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

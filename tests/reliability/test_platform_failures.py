@@ -18,8 +18,8 @@ from bot.cardtext import cards_text
 from bot.clock import FakeClock
 from bot.settings import TableSettings
 from bot.table import Table
-from tests.fakes.telegram_api import FakeTelegram
-from tests.reliability.harness import NO_LIMITS, Rig, boot, start_fake, stop_fake, to_a_persons_turn, until
+from fakes.telegram_api import FakeTelegram
+from fakes.telegram_rig import NO_LIMITS, Rig, boot, start_fake, stop_fake, to_a_persons_turn, until
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

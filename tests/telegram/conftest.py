@@ -13,7 +13,7 @@ from telegram.warnings import PTBDeprecationWarning
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
 from bot.platform import Incoming, User, Where
-from tests.fakes.telegram_api import FakeTelegram, Limits
+from fakes.telegram_api import FakeTelegram, Limits
 
 warnings.filterwarnings("ignore", category=PTBDeprecationWarning)
 
@@ -55,13 +55,6 @@ class ScriptedHost:
                 self.arrived.clear()
                 await self.arrived.wait()
         return self.events
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait (polling the loop) until the fake shows what a test expects."""
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.001)
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from adapters.telegram.config import TelegramConfig
 from adapters.telegram.render import CallbackAliases
 from adapters.telegram.run import TelegramRunner
 from bot.platform import Button, Incoming, PlatformError, Unreachable, View, Where
-from tests.fakes.telegram_api import BOT_USERNAME, FakeTelegram
-from tests.telegram.conftest import GROUP, Choice, ScriptedHost, until
+from fakes.players import until
+from fakes.telegram_api import BOT_USERNAME, FakeTelegram
+from tests.telegram.conftest import GROUP, Choice, ScriptedHost
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

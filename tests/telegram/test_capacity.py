@@ -20,7 +20,7 @@ from bot.i18n import tr
 from bot.settings import TableSettings
 from bot.table import Table
 from bot.views import seat_label
-from tests.reliability.harness import Rig, boot, start_fake, stop_fake, until
+from fakes.telegram_rig import Rig, boot, start_fake, stop_fake, until
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

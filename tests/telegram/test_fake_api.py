@@ -26,7 +26,7 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from tests.fakes.telegram_api import BOT_USERNAME, CANT_INITIATE, FakeTelegram, Limits
+from fakes.telegram_api import BOT_USERNAME, CANT_INITIATE, FakeTelegram, Limits
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

@@ -16,10 +16,9 @@ from bot import tokens
 from bot.clock import FakeClock
 from bot.host import Host
 from bot.settings import TableSettings
+from fakes.players import Sim, leaks, snapshot_of, until
+from fakes.telegram_api import BOT_USERNAME, FakeTelegram, Limits
 from persistence.store import SqliteStore
-from tests.fakes.telegram_api import BOT_USERNAME, FakeTelegram, Limits
-from tests.telegram.conftest import until
-from tests.telegram.players import Sim, leaks, snapshot_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

@@ -35,7 +35,7 @@ async def test_the_bot_keeps_few_connections_and_a_burst_waits_for_them(tmp_path
     """`tractor-host run`'s Bot API client: CONNECTIONS calls in flight at most (httpcore checks
     every pooled connection on every call), and a burst of sends still all goes out."""
     from adapters.telegram.run import CONNECTIONS
-    from tests.reliability.harness import boot, start_fake, stop_fake
+    from fakes.telegram_rig import boot, start_fake, stop_fake
 
     fake = await start_fake()
     rig = await boot(fake, str(tmp_path / "t.sqlite3"))

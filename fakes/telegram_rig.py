@@ -20,7 +20,7 @@ from adapters.telegram.run import TelegramRunner
 from app.store import open_store
 from bot.host import Host
 from bot.settings import TableSettings
-from tests.fakes.telegram_api import FakeTelegram, Limits
+from fakes.telegram_api import FakeTelegram, Limits
 
 warnings.filterwarnings("ignore", category=PTBDeprecationWarning)
 

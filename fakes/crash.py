@@ -33,9 +33,9 @@ from typing import Any
 
 import engine
 from bot.cardtext import cards_text
-from tests.fakes.telegram_api import FakeTelegram
+from fakes.telegram_api import FakeTelegram
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 
 
@@ -169,7 +169,7 @@ class BotProcess:
 
     async def start(self, *, wait_ready: bool = True) -> None:
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.reliability.bot_child", str(self.db), self.fake.api_root, self.fake.token,
+            sys.executable, "-m", "fakes.bot_child", str(self.db), self.fake.api_root, self.fake.token,
             cwd=ROOT, stdout=asyncio.subprocess.PIPE)
         assert self.proc.stdout is not None
         if not wait_ready:

@@ -1,4 +1,4 @@
-"""The bot as its own process, for crash tests: `python -m tests.reliability.bot_child DB API_ROOT TOKEN`.
+"""The bot as its own process, for crash tests: `python -m fakes.bot_child DB API_ROOT TOKEN`.
 
 It runs what `tractor-host run` runs (SQLite store, host, Telegram adapter with
 the real client) against a Bot API server at API_ROOT, prints "ready" once it

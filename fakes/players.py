@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,11 +19,17 @@ from adapters.telegram.run import TelegramRunner
 from bot import tokens
 from bot.cardtext import card_text, cards_text
 from bot.host import Host
-from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME, ApiCall, FakeTelegram
-from tests.telegram.conftest import until
+from fakes.telegram_api import BOT_ID, BOT_USERNAME, ApiCall, FakeTelegram
 
 _CARD = re.compile(r"[♠♥♦♣](?:10|[2-9JQKA])|大王|小王")
 SEAT_NAMES = ("Ann", "Bo", "Cy", "Di")
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait (polling the loop) until the fake shows what a test expects."""
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.001)
 
 
 def card_mentions(text: str) -> Counter[str]:

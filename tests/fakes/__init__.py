@@ -1,1 +1,0 @@
-"""Fake platform servers the real client libraries talk to in tests."""
