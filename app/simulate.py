@@ -13,6 +13,7 @@ from app.store import open_store
 from bot.host import Host
 from bot.platform import Incoming, User, View, Where
 from bot.settings import TableSettings
+from bot.views import HAND_PAGE_SIZE
 from persistence.store import Synchronous
 
 SIM_SETTINGS = TableSettings(turn=0, bury=0, declare=0, deal=0, next=0, lobby=0, ai_budget=0.05)
@@ -22,6 +23,9 @@ class CountingPlatform:
     """A platform that only counts what the host asks of it."""
 
     name = "sim"
+    hand_page_size = HAND_PAGE_SIZE
+    one_screen = False
+    sends_files = False
 
     def __init__(self) -> None:
         self.sends = 0
@@ -37,8 +41,14 @@ class CountingPlatform:
     async def delete(self, where: Where, message_id: str) -> None:
         return None
 
+    async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
+        return await self.send(where, View(filename))
+
     def join_link(self, payload: str) -> str | None:
         return None
+
+    def how_to_fix(self) -> str:
+        return ""
 
 
 @dataclass

@@ -198,7 +198,12 @@ class Host:
 
     def page_size(self, platform: str) -> int:
         p = self.platforms.get(platform)
-        return int(getattr(p, "hand_page_size", HAND_PAGE_SIZE))
+        return p.hand_page_size if p is not None else HAND_PAGE_SIZE
+
+    def _one_screen(self, where: Where) -> bool:
+        """At a terminal one person is the whole table: the group's screen is also their own."""
+        p = self.platforms.get(where.platform)
+        return p is not None and p.one_screen
 
     # ----- answering -----
 
@@ -302,7 +307,7 @@ class Host:
             await self._rules(event, args, lang)
         elif name in LEAGUE_COMMANDS:
             await self._league(event, name, args, lang)
-        elif name == "start" and event.where.private and event.where.platform != "console":
+        elif name == "start" and event.where.private and not self._one_screen(event.where):
             await self._private_start(event, args, lang)
         elif name in TABLE_COMMANDS:
             if event.where.private and name == "back":
@@ -344,7 +349,7 @@ class Host:
         if want is None:
             await self.answer(event, tr(lang, "lang.usage"))
             return
-        if event.where.private or event.where.platform == "console":  # at the terminal, one person is both
+        if event.where.private or self._one_screen(event.where):
             self.user_langs[(event.user.platform, event.user.user_id)] = want
             await self.store.upsert_player(event.user.platform, event.user.user_id, event.user.name, want)
             for t in self.tables.values():
@@ -367,7 +372,7 @@ class Host:
         return tuple(getattr(self.engine, "PRESETS", None) or ("classic", "competition", "chaodipi", "super"))
 
     async def _new(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
-        if event.where.private and event.where.platform != "console":
+        if event.where.private and not self._one_screen(event.where):
             await self.answer(event, tr(lang, "err.no_match"))
             return
         key = (event.where.platform, event.where.chat_id)
@@ -442,16 +447,16 @@ class Host:
         reply = await league_command(self.store, event.where, event.user, name, args, lang,
                               event.extra.get("admin") == "1")
         await self._post(event, str(getattr(reply, "text", reply)))
-        # Pictures and CSV go out where the adapter can send files (optional `send_file` on the platform).
-        send_file = getattr(self.platforms.get(event.where.platform), "send_file", None)
-        if send_file is None:
+        # Pictures and CSV go out where the platform can send files.
+        platform = self.platforms.get(event.where.platform)
+        if platform is None or not platform.sends_files:
             return
         files = [(f"{name}.png", getattr(reply, "image_png", None)),
                  (f"{name}.csv", (getattr(reply, "csv", None) or "").encode("utf-8") or None)]
         for filename, data in files:
             if data:
                 try:
-                    await send_file(event.where, filename, data)
+                    await platform.send_file(event.where, filename, data)
                 except (PlatformError, Unreachable):
                     log.info("file %s not delivered", filename)
 

@@ -7,7 +7,6 @@ platform's updates into `Incoming` events for the host.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -100,9 +99,21 @@ class PlatformError(Exception):
 
 
 class Platform(Protocol):
-    """What an adapter offers the host. Message ids are strings the host stores."""
+    """What an adapter offers the host, capabilities included; message ids are strings the host stores.
 
+    The host asks these declared capabilities instead of knowing platform names:
+    every adapter (and every test fake) states each of them.
+    """
+
+    #: The platform's name in `User.platform` and `Where.platform` ("telegram", "discord", ...).
     name: str
+    #: How many cards one page of a hand's buttons may show (the platform's button grid).
+    hand_page_size: int
+    #: True where the group chat and the private chat are one screen read by one person
+    #: (a terminal): a person's choices there are both the table's and their own.
+    one_screen: bool
+    #: True where `send_file` delivers (league pictures and CSV exports); else the host sends text only.
+    sends_files: bool
 
     async def send(self, where: Where, view: View) -> str:
         """Post a message; returns its id. Raises Unreachable for a private chat the bot cannot reach."""
@@ -114,9 +125,14 @@ class Platform(Protocol):
 
     async def delete(self, where: Where, message_id: str) -> None: ...
 
+    async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
+        """Post a file; returns the message id. Only called where `sends_files` is true."""
+        ...
+
     def join_link(self, payload: str) -> str | None:
         """A link that opens the private chat with the bot (Telegram deep link), or None."""
         ...
 
-
-Handler = Callable[[Incoming], Awaitable[None]]
+    def how_to_fix(self) -> str:
+        """What a person the bot cannot reach privately must do (a link to press Start), or ""."""
+        ...

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import TextIO
 
-from bot.platform import View, Where
+from bot.platform import PlatformError, View, Where
 
 NAME = "console"
 
@@ -15,6 +15,8 @@ class ConsolePlatform:
 
     name = NAME
     hand_page_size = 40  # no button grid here: one page holds any hand
+    one_screen = True  # you are the whole table: the group's screen and your own are one
+    sends_files = False
 
     def __init__(self, out: TextIO, you: str) -> None:
         self.out = out
@@ -45,8 +47,14 @@ class ConsolePlatform:
     async def delete(self, where: Where, message_id: str) -> None:
         self.panels.pop(message_id, None)
 
+    async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
+        raise PlatformError("a terminal shows no files")
+
     def join_link(self, payload: str) -> str | None:
         return None
+
+    def how_to_fix(self) -> str:
+        return ""  # the terminal always reaches you
 
     def show_panels(self, *, force: bool = False) -> None:
         """Prints the newest table (or lobby) and the newest hand, if they changed since last shown."""

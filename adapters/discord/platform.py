@@ -33,6 +33,8 @@ class DiscordPlatform:
 
     name = NAME
     hand_page_size = 50  # 2 select menus of 25: a 33-card bury fits without paging
+    one_screen = False
+    sends_files = True
 
     def __init__(self, client: discord.Client, *, edit_interval: float = 0.5,
                  routes: PrivateRoutes | None = None) -> None:
@@ -96,6 +98,10 @@ class DiscordPlatform:
     def join_link(self, payload: str) -> str | None:
         """Discord needs no link to reach a player: hands are ephemeral replies."""
         return None
+
+    def how_to_fix(self) -> str:
+        """Nothing to fix: a hand is an ephemeral reply to the player's own button press."""
+        return ""
 
     async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
         """Posts a file (a standings image, a CSV export) with a caption."""

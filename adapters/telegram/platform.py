@@ -9,7 +9,7 @@ from telegram import Bot, InlineKeyboardMarkup
 from adapters.telegram.flood import FloodGate
 from adapters.telegram.outbox import Outboxes, Outgoing, SendFailed
 from adapters.telegram.render import CallbackAliases, fit_text, to_markup
-from bot.platform import Button, Platform, PlatformError, Unreachable, View, Where
+from bot.platform import Button, PlatformError, Unreachable, View, Where
 
 PLATFORM = "telegram"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -25,6 +25,8 @@ class TelegramPlatform:
     name = PLATFORM
     # Telegram takes up to 100 buttons: a whole hand and its kitty fit on one page.
     hand_page_size = 40
+    one_screen = False
+    sends_files = True
 
     def __init__(self, bot: Bot, gate: FloodGate) -> None:
         self.bot = bot
@@ -97,8 +99,3 @@ def _chat_id(where: Where) -> int:
         return int(where.chat_id)
     except ValueError as exc:
         raise PlatformError(f"bad Telegram chat id {where.chat_id!r}") from exc
-
-
-def as_platform(platform: TelegramPlatform) -> Platform:
-    """Typed view of the adapter as the host's port (mypy checks that it conforms)."""
-    return platform

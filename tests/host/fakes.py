@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.platform import Incoming, Unreachable, User, View, Where
+from bot.views import HAND_PAGE_SIZE
 
 
 @dataclass
@@ -45,6 +46,9 @@ class RecordingPlatform:
     observer: Any = None  # () -> snapshot of public state, set by leak tests
     files: list[tuple[Where, str, bytes]] = field(default_factory=list)
     deep_links: bool = False  # like Telegram: joining goes through a link to the private chat
+    hand_page_size: int = HAND_PAGE_SIZE
+    one_screen: bool = False
+    sends_files: bool = True
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def snapshot(self) -> Any:
@@ -52,7 +56,7 @@ class RecordingPlatform:
 
     async def send(self, where: Where, view: View) -> str:
         if where.private and where.chat_id in self.unreachable:
-            raise Unreachable(where.chat_id, "open a private chat with the bot first")
+            raise Unreachable(where.chat_id, self.how_to_fix())
         mid = str(next(self._ids))
         self.messages[mid] = (where, view)
         self.log.append(Sent("send", where, mid, view, self.snapshot()))
@@ -65,12 +69,15 @@ class RecordingPlatform:
     async def delete(self, where: Where, message_id: str) -> None:
         self.messages.pop(message_id, None)
 
-    async def send_file(self, where: Where, filename: str, data: bytes) -> str:
+    async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
         self.files.append((where, filename, data))
         return await self.send(where, View(f"[file {filename}]"))
 
     def join_link(self, payload: str) -> str | None:
         return f"https://t.me/testbot?start={payload}" if self.deep_links else None
+
+    def how_to_fix(self) -> str:
+        return "open a private chat with the bot first"
 
     def group_texts(self, chat_id: str = "g1") -> list[str]:
         return [s.view.text for s in self.log if not s.where.private and s.where.chat_id == chat_id]
