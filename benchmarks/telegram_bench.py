@@ -34,6 +34,7 @@ from bot.host import Host
 from bot.settings import TableSettings
 from fakes.players import Sim
 from fakes.telegram_api import FakeTelegram, Limits
+from fakes.telegram_rig import HandledOrder
 from persistence.store import SqliteStore
 
 GROUP = -1005555
@@ -61,7 +62,7 @@ async def play_one(scale: float, *, limits_on: bool) -> Run:
     host = Host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
     limits = FloodLimits(scale=scale if limits_on else 1e-9)
     runner = TelegramRunner(TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
-                                           limits=limits), host)
+                                           limits=limits), host, order=HandledOrder())
     runner.inbound.answer_deadline = 0.5
     host.register(runner.platform)
     await runner.connect()

@@ -20,6 +20,7 @@ from bot import tokens
 from bot.cardtext import card_text, cards_text
 from bot.host import Host
 from fakes.telegram_api import BOT_ID, BOT_USERNAME, ApiCall, FakeTelegram
+from fakes.telegram_rig import HandledOrder
 
 _CARD = re.compile(r"[♠♥♦♣](?:10|[2-9JQKA])|大王|小王")
 SEAT_NAMES = ("Ann", "Bo", "Cy", "Di")
@@ -73,7 +74,9 @@ class Sim:
 
     async def handled(self, update_id: int) -> None:
         """Wait until the adapter handed this update to the host and the host is done with it."""
-        await until(lambda: update_id in self.runner.order.done)
+        order = self.runner.order
+        assert isinstance(order, HandledOrder), "build the runner with order=HandledOrder()"
+        await until(lambda: update_id in order.done)
         await self.settle()
         if self.drain_each:
             await self.runner.inbound.settle()

@@ -9,13 +9,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import warnings
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from telegram import Update
 from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.config import FloodLimits, TelegramConfig
+from adapters.telegram.inbound import PerChatOrder
 from adapters.telegram.run import TelegramRunner
 from app.store import open_store
 from bot.host import Host
@@ -34,6 +37,23 @@ async def until(predicate: Callable[[], bool], timeout: float = 30.0, step: floa
     async with asyncio.timeout(timeout):
         while not predicate():
             await asyncio.sleep(step)
+
+
+class HandledOrder(PerChatOrder):
+    """The adapter's update order, remembering which updates it has handled, so a rig can wait for them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done: OrderedDict[int, None] = OrderedDict()  # recently handled update ids
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        try:
+            await super().do_process_update(update, coroutine)
+        finally:
+            if isinstance(update, Update):
+                self.done[update.update_id] = None
+                while len(self.done) > 10_000:
+                    self.done.popitem(last=False)
 
 
 @dataclass
@@ -59,7 +79,9 @@ class Rig:
             await self.runner.platform.drain()
 
     async def handled(self, *update_ids: int, timeout: float = 60.0) -> None:
-        done = self.runner.order.done
+        order = self.runner.order
+        assert isinstance(order, HandledOrder), "boot the runner with order=HandledOrder()"
+        done = order.done
         await until(lambda: all(u in done for u in update_ids), timeout)
         await self.settle()
 
@@ -83,7 +105,7 @@ async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: Tabl
     store = await open_store(db, synchronous=synchronous)
     host = Host(store, clock=clock, defaults=settings, use_ai_threads=ai_threads)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1, limits=limits)
-    runner = TelegramRunner(config, host, request_timeout=request_timeout)
+    runner = TelegramRunner(config, host, request_timeout=request_timeout, order=HandledOrder())
     runner.inbound.answer_deadline = answer_deadline
     host.register(runner.platform)
     await runner.connect()

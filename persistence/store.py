@@ -27,6 +27,8 @@ import aiosqlite
 
 from persistence.errors import MatchClosed, SequenceConflict, StoreError, UnknownMatch
 from persistence.migrate import migrate
+from persistence.values import plain_json as _dumps
+from persistence.values import require_dict as _require_dict
 
 AppendResult = Literal["applied", "duplicate"]
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
@@ -121,21 +123,7 @@ class Store(Protocol):
     async def mark_broken(self, match_id: int, reason: str) -> None: ...
 
 
-def _dumps(value: object, what: str) -> str:
-    """JSON for a column; refuses what would not come back the same (NaN, sets, objects)."""
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} is not plain JSON data: {exc}") from exc
-
-
-def _require_dict(value: object, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise TypeError(f"{what} must be a dict, not {type(value).__name__}")
-    return value
-
-
-class SqliteStore:
+class SqliteStore(Store):
     """`Store` on one SQLite file through aiosqlite (WAL, foreign keys, busy timeout).
 
     One connection; an asyncio lock makes each transaction one unit, so many

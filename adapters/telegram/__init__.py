@@ -3,5 +3,5 @@
 config.py (environment), flood.py (Telegram's limits), outbox.py (per-chat
 queues: ordered sends, coalesced edits), render.py (views to keyboards),
 platform.py (what the host calls), inbound.py (updates to host events),
-run.py (start/stop inside a running loop; `from_env` for `tractor-host run`).
+run.py (start/stop inside a running loop).
 """

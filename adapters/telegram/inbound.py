@@ -127,7 +127,6 @@ class PerChatOrder(BaseUpdateProcessor):
     def __init__(self, max_concurrent_updates: int = 256) -> None:
         super().__init__(max_concurrent_updates)
         self._locks: dict[int, asyncio.Lock] = {}
-        self.done: OrderedDict[int, None] = OrderedDict()  # recently handled update ids
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         key = _order_key(update)
@@ -140,10 +139,6 @@ class PerChatOrder(BaseUpdateProcessor):
         finally:
             if not lock.locked() and self._locks.get(key) is lock:
                 del self._locks[key]
-            if isinstance(update, Update):
-                self.done[update.update_id] = None
-                while len(self.done) > 10_000:
-                    self.done.popitem(last=False)
 
     async def initialize(self) -> None:
         return None

@@ -61,9 +61,10 @@ class TelegramRunner:
     """Owns the python-telegram-bot Application, the platform object and the inbound handlers."""
 
     def __init__(self, config: TelegramConfig, host: HostPort, *,
-                 clock: Callable[[], float] = time.monotonic, request_timeout: float = 10.0) -> None:
+                 clock: Callable[[], float] = time.monotonic, request_timeout: float = 10.0,
+                 order: PerChatOrder | None = None) -> None:
         self.config = config
-        self.order = PerChatOrder()
+        self.order = order if order is not None else PerChatOrder()
         self.app: Application = self._build(config, request_timeout, self.order)  # type: ignore[type-arg]
         self.platform = TelegramPlatform(self.app.bot, FloodGate(config.limits, clock))
         self.inbound = Inbound(host, self.platform)
@@ -133,12 +134,6 @@ class TelegramRunner:
             log.warning("telegram: stopped with messages still queued")
         await self.platform.close()
         await self.app.shutdown()
-
-
-def from_env(host: HostPort) -> TelegramRunner | None:
-    """The runner `tractor-host run` starts when TELEGRAM_BOT_TOKEN is set, else None."""
-    config = TelegramConfig.from_env()
-    return TelegramRunner(config, host) if config is not None else None
 
 
 def _url_path(webhook_url: str) -> str:

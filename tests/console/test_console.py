@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from app.console import play_console
-from bot.memstore import MemoryStore
+from persistence.memory import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,8 +16,8 @@ import time
 from collections import Counter
 
 from bot.clock import FakeClock
-from bot.memstore import MemoryStore
 from fakes.discord_api import running_fake
+from persistence.memory import MemoryStore
 from tests.discord.rig import Rig, hand_over, open_table, play_until
 
 

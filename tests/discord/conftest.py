@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.clock import FakeClock
-from bot.memstore import MemoryStore
 from fakes.discord_api import FakeDiscord, running_fake
+from persistence.memory import MemoryStore
 from tests.discord.rig import Rig
 
 

@@ -18,6 +18,7 @@ from bot.host import Host
 from bot.settings import TableSettings
 from fakes.players import Sim, leaks, snapshot_of, until
 from fakes.telegram_api import BOT_USERNAME, FakeTelegram, Limits
+from fakes.telegram_rig import HandledOrder
 from persistence.store import SqliteStore
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
@@ -41,7 +42,7 @@ async def boot(fake: FakeTelegram, store: SqliteStore, clock: FakeClock) -> tupl
     host = Host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
                             limits=FloodLimits(scale=SCALE))
-    runner = TelegramRunner(config, host)
+    runner = TelegramRunner(config, host, order=HandledOrder())
     runner.inbound.answer_deadline = 0.5
     host.register(runner.platform)
     await runner.connect()
