@@ -29,9 +29,9 @@ from dataclasses import dataclass
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
-from bot.clock import FakeClock
 from bot.host import Host
 from bot.settings import TableSettings
+from fakes.clock import FakeClock
 from fakes.players import Sim
 from fakes.telegram_api import FakeTelegram, Limits
 from fakes.telegram_rig import HandledOrder

@@ -89,27 +89,3 @@ class DiscordRunner:
         if self._saved is not None:
             discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self._saved
             self._saved = None
-
-
-def enabled() -> bool:
-    """Whether DISCORD_BOT_TOKEN is set (`tractor-host run` starts Discord then)."""
-    return DiscordConfig.from_env() is not None
-
-
-async def start(host: Any, config: DiscordConfig | None = None) -> DiscordRunner:
-    """Builds and starts the adapter for `host` (registered on it); config from the environment by default."""
-    config = config or DiscordConfig.from_env()
-    if config is None:
-        raise RuntimeError("DISCORD_BOT_TOKEN is not set")
-    runner = DiscordRunner(host, config)
-    await runner.start()
-    return runner
-
-
-async def run(host: Any, config: DiscordConfig | None = None) -> None:
-    """Runs until cancelled (the CLI's entry): start, wait, stop."""
-    runner = await start(host, config)
-    try:
-        await asyncio.Event().wait()
-    finally:
-        await runner.stop()

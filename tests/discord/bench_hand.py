@@ -15,7 +15,7 @@ import sys
 import time
 from collections import Counter
 
-from bot.clock import FakeClock
+from fakes.clock import FakeClock
 from fakes.discord_api import running_fake
 from persistence.memory import MemoryStore
 from tests.discord.rig import Rig, hand_over, open_table, play_until

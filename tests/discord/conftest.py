@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.clock import FakeClock
+from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord, running_fake
 from persistence.memory import MemoryStore
 from tests.discord.rig import Rig

@@ -17,10 +17,10 @@ from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from bot import tokens
 from bot.cardtext import card_text
-from bot.clock import FakeClock
 from bot.host import Host
 from bot.settings import TableSettings
 from bot.table import Table
+from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 ALICE = FakeUser(201, "alice", admin=True)

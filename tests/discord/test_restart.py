@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.clock import FakeClock
+from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord
 from persistence.store import SqliteStore
 from tests.discord.rig import PEOPLE, Rig, hand_over, leaks, open_table, play_until

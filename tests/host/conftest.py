@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from bot.clock import FakeClock
 from bot.host import Host
 from bot.settings import TableSettings
+from fakes.clock import FakeClock
 from persistence.store import SqliteStore
 from tests.host.fakes import Driver, RecordingPlatform
 

@@ -13,8 +13,8 @@ import pytest
 
 import engine
 from bot import host as host_module
-from bot.clock import FakeClock
 from bot.host import Host
+from fakes.clock import FakeClock
 from tests.host.conftest import FAST, open_sqlite
 from tests.host.fakes import RecordingPlatform
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bot.clock import FakeClock
 from bot.host import Host
+from fakes.clock import FakeClock
 from tests.host.conftest import FAST, Rig, open_sqlite
 from tests.host.fakes import Driver, RecordingPlatform
 from tests.host.helpers import open_table

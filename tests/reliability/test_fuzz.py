@@ -26,10 +26,10 @@ import pytest
 
 from bot import tokens
 from bot.cardtext import cards_text
-from bot.clock import FakeClock
 from bot.host import ALL_COMMANDS
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
+from fakes.clock import FakeClock
 from fakes.players import Snapshot, card_mentions, snapshot_of
 from fakes.telegram_api import BOT_ID, BOT_USERNAME, CANT_INITIATE, QUERY_TOO_OLD, FakeTelegram
 from fakes.telegram_rig import (

@@ -15,9 +15,9 @@ import pytest
 
 from adapters.telegram.config import FloodLimits
 from bot.cardtext import cards_text
-from bot.clock import FakeClock
 from bot.settings import TableSettings
 from bot.table import Table
+from fakes.clock import FakeClock
 from fakes.telegram_api import FakeTelegram
 from fakes.telegram_rig import NO_LIMITS, Rig, boot, start_fake, stop_fake, to_a_persons_turn, until
 

@@ -280,7 +280,7 @@ async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tr
 
 async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_path: Path) -> None:
     import bot.table
-    from bot.clock import FakeClock
+    from fakes.clock import FakeClock
 
     clock = FakeClock()
     dealt_slowly = TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0)

@@ -13,9 +13,9 @@ import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
 from bot import tokens
-from bot.clock import FakeClock
 from bot.host import Host
 from bot.settings import TableSettings
+from fakes.clock import FakeClock
 from fakes.players import Sim, leaks, snapshot_of, until
 from fakes.telegram_api import BOT_USERNAME, FakeTelegram, Limits
 from fakes.telegram_rig import HandledOrder
