@@ -296,11 +296,6 @@ class SqliteStore(Store):
         )
         return int(row[0])
 
-    async def upsert_chat(self, platform: str, chat_id: str) -> int:
-        """The chat's row id, creating the row if needed (league tables reference chats.id)."""
-        async with self.transaction() as conn:
-            return await self._chat_ref(conn, platform, chat_id)
-
     async def get_chat(self, platform: str, chat_id: str) -> dict[str, Any]:
         """The chat's settings ({} for a chat never seen)."""
         rows = await self.fetchall(
@@ -525,12 +520,6 @@ class SqliteStore(Store):
                 (key, self._clock()),
             )
             return cur.rowcount == 1
-
-    async def forget_keys(self, older_than: float) -> int:
-        """Drop remembered non-action keys older than a time (platforms do not resend old events)."""
-        async with self.transaction() as conn:
-            cur = await conn.execute("DELETE FROM event_keys WHERE at < ?", (older_than,))
-            return cur.rowcount
 
     # ------------------------------------------------------------------ loading
 

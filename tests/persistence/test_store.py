@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from persistence import SequenceConflict, SqliteStore, Store
-from tests.persistence.conftest import RULES, SEATS, FakeClock
+from tests.persistence.conftest import RULES, SEATS
 
 
 async def _new_match(store: SqliteStore, chat: str = "-100", seed: int = 42) -> int:
@@ -22,27 +22,7 @@ async def _rows(store: SqliteStore, sql: str) -> list[tuple[object, ...]]:
     return [tuple(r) for r in await store.fetchall(sql)]
 
 
-
-
-
-
-class TestChats:
-
-
-
-    async def test_upsert_chat_gives_a_stable_row_id(self, store: SqliteStore) -> None:
-        a = await store.upsert_chat("telegram", "-1")
-        await store.set_chat("telegram", "-1", {"lang": "en"})
-        assert await store.upsert_chat("telegram", "-1") == a
-        assert await store.upsert_chat("discord", "-1") != a
-
-
 class TestMatches:
-
-
-
-
-
     async def test_list_matches_of_a_chat(self, store: SqliteStore) -> None:
         a = await _new_match(store, "-1")
         b = await _new_match(store, "-1")
@@ -53,15 +33,6 @@ class TestMatches:
 
 
 class TestAppend:
-
-
-
-
-
-
-
-
-
     async def test_two_connections_to_one_file_cannot_both_take_a_seq(self, tmp_path: Path) -> None:
         path = tmp_path / "shared.sqlite3"
         one = await SqliteStore.open(path)
@@ -87,26 +58,7 @@ class TestAppend:
         assert json.loads(str(row[0])) == action and " " not in str(row[0])
 
 
-class TestKeys:
-
-
-    async def test_old_remembered_keys_can_be_forgotten(self, store: SqliteStore, clock: FakeClock) -> None:
-        await store.remember_key("old")
-        clock.now += 100
-        await store.remember_key("new")
-        assert await store.forget_keys(older_than=clock.now - 50) == 1
-        assert not await store.seen_key("old") and await store.seen_key("new")
-
-
-
-
-
-
-
-
 class TestLoadUnfinished:
-
-
     async def test_a_failed_transaction_leaves_nothing_behind(self, store: SqliteStore) -> None:
         match_id = await _new_match(store)
         with pytest.raises(RuntimeError):
