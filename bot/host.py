@@ -26,6 +26,7 @@ from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, V
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
 from bot.table import AI_REFRESH, Item, Table
 from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
+from persistence.store import Store
 
 FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
 
@@ -57,7 +58,7 @@ AI_REFRESHES_PER_SECOND = 20.0
 class Host:
     """Routes platform events to tables; owns no platform and no SQL."""
 
-    def __init__(self, store: Any, *, ai_threads: int = 2, clock: Any = None,
+    def __init__(self, store: Store, *, ai_threads: int = 2, clock: Any = None,
                  defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True,
                  rng: random.Random | None = None, inline_levels: frozenset[str] = INLINE_LEVELS,
                  ai_refresh: float = AI_REFRESH, move_slots: int | None = None) -> None:
@@ -109,9 +110,7 @@ class Host:
                               actions=stored.actions)
             except Exception as exc:
                 log.exception("match %s cannot be replayed", stored.id)
-                mark = getattr(self.store, "mark_broken", None)
-                if mark is not None:
-                    await mark(stored.id, f"replay failed: {exc}")
+                await self.store.mark_broken(stored.id, f"replay failed: {exc}")
                 continue
             for s in table.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
@@ -173,10 +172,9 @@ class Host:
         return self.chats[key]
 
     async def _load_user_lang(self, platform: str, user_id: str) -> None:
-        get = getattr(self.store, "get_player", None)
-        if get is None or (platform, user_id) in self.user_langs:
+        if (platform, user_id) in self.user_langs:
             return
-        p = await get(platform, user_id)
+        p = await self.store.get_player(platform, user_id)
         lang = normalize_lang((p or {}).get("language"))
         if lang:
             self.user_langs[(platform, user_id)] = lang
