@@ -16,13 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bot import tokens
-from bot.actions import ACTION_WORDS
 from bot.cardtext import parse_typed_card
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
-from bot.table import AI_REFRESH, Item, Table
+from bot.table import ACTION_WORDS, Item, Table
+from bot.table.actor import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
 
 FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}

@@ -92,7 +92,7 @@ async def test_quick_levels_decide_on_the_loop_and_slow_ones_in_threads(monkeypa
         calls.append((threading.current_thread().name, level))
         return choose(view, "basic", seed, budget)
 
-    monkeypatch.setattr("bot.table.find_chooser", lambda: chooser)
+    monkeypatch.setattr("bot.table.actor.find_chooser", lambda: chooser)
     seats = [dict(AI_SEATS[0]), {**AI_SEATS[1], "level": "strong"}, dict(AI_SEATS[2]),
              {**AI_SEATS[3], "level": "random"}]
     host, store, _platform, _mid = await ai_only_host(FakeClock(), target="3", seats=seats)
@@ -113,7 +113,7 @@ async def test_quick_levels_decide_on_the_loop_and_slow_ones_in_threads(monkeypa
 
 
 async def test_a_bad_answer_from_a_quick_level_falls_back_to_a_legal_move(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.table.find_chooser", lambda: lambda view, level, seed, budget: {"t": "nonsense"})
+    monkeypatch.setattr("bot.table.actor.find_chooser", lambda: lambda view, level, seed, budget: {"t": "nonsense"})
     host, store, _platform, mid = await ai_only_host(FakeClock())
     try:
         await host.start()

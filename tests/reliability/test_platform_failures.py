@@ -131,7 +131,7 @@ async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> Non
 
 async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.table.RENDER_RETRY", 0.05)
+    monkeypatch.setattr("bot.table.actor.RENDER_RETRY", 0.05)
     fake = await start_fake()
     clock = FakeClock()
     rig = await boot(fake, str(tmp_path / "send-outage.sqlite3"), clock=clock, settings=SETTINGS,

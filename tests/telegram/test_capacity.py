@@ -238,9 +238,9 @@ async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path
 
 async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tricks_end(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.table
+    import bot.table.actor
 
-    monkeypatch.setattr(bot.table, "TABLE_LAG", 0.3)
+    monkeypatch.setattr(bot.table.actor, "TABLE_LAG", 0.3)
     fake = await start_fake()
     rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
     try:
@@ -279,7 +279,7 @@ async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tr
 
 
 async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_path: Path) -> None:
-    import bot.table
+    import bot.table.actor
     from bot.clock import FakeClock
 
     clock = FakeClock()
@@ -299,7 +299,7 @@ async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_p
             edits = [c for c in fake.calls[first:] if c.method == "editMessageText" and int(c.params["chat_id"]) == uid]
             # 25 cards, one by one: a redraw every DEAL_REDRAW_EVERY cards, at the changes of what may
             # be declared, and once the deal is over (not 25)
-            assert len(edits) <= 25 // bot.table.DEAL_REDRAW_EVERY + 6, len(edits)
+            assert len(edits) <= 25 // bot.table.actor.DEAL_REDRAW_EVERY + 6, len(edits)
             shown = fake.messages[(uid, int(table.messages[f"hand{k}"]))].text
             assert all(card_text(c) in shown for c in table.match.view(k)["hand"])
         assert not rig.errors

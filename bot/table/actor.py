@@ -14,14 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot import actions, lobby, tokens
-from bot.actions import ACTION_WORDS
+from bot import tokens
 from bot.ai import find_chooser, move_seed
 from bot.cardtext import cards_text, suit_text
 from bot.i18n import tr, unknown_command_text
-from bot.lobby import EMPTY
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.settings import DEFAULT_AI_LEVEL, TableSettings
+from bot.table import lobby
+from bot.table import moves as actions
+from bot.table.lobby import EMPTY
+from bot.table.moves import ACTION_WORDS
 from bot.views import (
     SeatInfo,
     hand_elsewhere_view,
