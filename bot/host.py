@@ -12,6 +12,7 @@ import importlib
 import logging
 import random
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -21,8 +22,10 @@ from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
-from bot.table import ACTION_WORDS, Item, Table
-from bot.table.actor import AI_REFRESH
+from bot.table import ACTION_WORDS, Table
+from bot.table.context import AiPolicy
+from bot.table.messages import ChatLanguage, Event, Resume, SeatLanguage
+from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
 
 FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
@@ -78,6 +81,7 @@ class Host:
         self.rng = rng or random.SystemRandom()  # match seeds; tests pass a seeded Random
         self.engine = engine if engine is not None else importlib.import_module("engine")
         self.use_ai_threads = use_ai_threads and ai_threads > 0
+        self.ai_policy = AiPolicy(self.use_ai_threads, inline_levels)
         self.executor = ThreadPoolExecutor(max(1, ai_threads), thread_name_prefix="ai")
         self.platforms: dict[str, Platform] = {}
         self.tables: dict[int, Table] = {}
@@ -111,20 +115,20 @@ class Host:
                 if mark is not None:
                     await mark(stored.id, f"replay failed: {exc}")
                 continue
-            for s in table.humans():
+            for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
         # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
         # loading of every table after it (they share the store).
         for table in loaded:
             self._add(table)
-            table.submit(Item("resume"))
+            table.submit(Resume())
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""
         tables = list(self.tables.values())
         for t in tables:
-            t.closed = True  # no table starts another step while the others are being stopped
+            t.refuse_new_work()  # no table starts another step while the others are being stopped
         # together: each may be waiting on a message to go out, and 500 such waits in a row add up
         await asyncio.gather(*(t.stop() for t in tables))
         self.tables.clear()
@@ -140,9 +144,10 @@ class Host:
             if not busy:
                 return
             for t in busy:
-                if t.ai_pending is not None and not t.ai_pending.done():
+                pending = t.ai.pending
+                if pending is not None and not pending.done():
                     with contextlib.suppress(Exception):
-                        await asyncio.wait([t.ai_pending])
+                        await asyncio.wait([pending])
                 await t.queue.join()
 
     def refresh_interval(self) -> float:
@@ -150,6 +155,24 @@ class Host:
         when there are so many tables that all of them together would exceed
         `ai_refreshes_per_second`."""
         return max(self.ai_refresh, len(self.tables) / self.ai_refreshes_per_second)
+
+    # ----- what a table needs of its host (bot.table.context.TableHost) -----
+
+    def platform(self, name: str) -> Platform:
+        return self.platforms[name]
+
+    def move_slot(self) -> asyncio.Semaphore:
+        """One of the `move_slots` a table holds during an automatic step (see `moves.advance`)."""
+        return self.move_slots
+
+    def run_ai(self, job: Callable[[], Any]) -> asyncio.Future[Any]:
+        """An AI's question in the host's worker threads."""
+        return asyncio.get_running_loop().run_in_executor(self.executor, job)
+
+    async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
+        """A match finished or was abandoned: the league records it, a series deals its next game."""
+        await self.record_league(table, result)
+        await self.next_in_series(table, result)
 
     def _add(self, table: Table) -> None:
         self.tables[table.id] = table
@@ -251,7 +274,7 @@ class Host:
             if table is None or first not in ACTION_WORDS:
                 await self.answer(event, tr(lang, "err.garbage"))
                 return
-            table.submit(Item("event", event=event))
+            table.submit(Event(event))
 
     async def _route_press(self, event: Incoming, lang: str) -> None:
         try:
@@ -264,7 +287,7 @@ class Host:
                 not event.where.private and table.chat_id != event.where.chat_id):
             await self.answer(event, tr(lang, "err.wrong_match"))
             return
-        table.submit(Item("event", event=event))
+        table.submit(Event(event, tok))
 
     def _table_for(self, event: Incoming) -> Table | None:
         """The table an event is about: the chat's own, or (privately) the one the person sits at."""
@@ -298,7 +321,7 @@ class Host:
                 tables = [t for t in self.tables.values() if t.platform_name == event.where.platform
                           and t.seat_of(event.user.user_id) is not None]
                 for t in tables:
-                    t.submit(Item("event", event=event))
+                    t.submit(Event(event))
                 if not tables:
                     await self.answer(event, tr(lang, "err.no_match"))
                 return
@@ -306,7 +329,7 @@ class Host:
             if table is None:
                 await self.answer(event, tr(lang, "err.no_match"))
                 return
-            table.submit(Item("event", event=event))
+            table.submit(Event(event))
         else:
             await self.answer(event, unknown_command_text(lang, name))
 
@@ -326,7 +349,7 @@ class Host:
             return
         join = Incoming("command", event.user, event.where, key=event.key, name="join", reply=event.reply,
                         extra=event.extra)
-        table.submit(Item("event", event=join))
+        table.submit(Event(join))
 
     async def _lang(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
         want = normalize_lang(args[0]) if args else None
@@ -337,19 +360,15 @@ class Host:
             self.user_langs[(event.user.platform, event.user.user_id)] = want
             await self.store.upsert_player(event.user.platform, event.user.user_id, event.user.name, want)
             for t in self.tables.values():
-                s = t.seat_of(event.user.user_id)
-                if s is not None and t.platform_name == event.user.platform:
-                    t.seats[s]["lang"] = want
-                    t.rendered.pop(f"hand{s}", None)
-                    t.submit(Item("render"))
+                if t.platform_name == event.user.platform and t.seat_of(event.user.user_id) is not None:
+                    t.submit(SeatLanguage(event.user.user_id, want))
         if not event.where.private:
             chat = await self._load_chat(event.where.platform, event.where.chat_id)
             chat["lang"] = want
             await self.store.set_chat(event.where.platform, event.where.chat_id, chat)
             table = self.by_chat.get((event.where.platform, event.where.chat_id))
             if table is not None:
-                table.rendered.clear()
-                table.submit(Item("render"))
+                table.submit(ChatLanguage())
         await self._post(event, tr(want, "lang.set"))
 
     def presets(self) -> tuple[str, ...]:
@@ -402,14 +421,16 @@ class Host:
             seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
             mid = await self.store.create_match(event.where.platform, event.where.chat_id, rules.to_dict(), seats,
                                                 seed, meta, status="lobby")
-            table = Table(self, match_id=mid, platform=event.where.platform, chat_id=event.where.chat_id,
-                          rules=rules.to_dict(), seats=seats, seed=seed, meta=meta, status="lobby")
-            self._add(table)
+            deadlines: dict[str, float] = {}
             if settings.lobby > 0:
-                table.deadlines["lobby"] = self.clock.now() + settings.lobby
-                await self.store.set_deadline(mid, "lobby", table.deadlines["lobby"])
+                deadlines["lobby"] = self.clock.now() + settings.lobby
+                await self.store.set_deadline(mid, "lobby", deadlines["lobby"])
+            table = Table(self, match_id=mid, platform=event.where.platform, chat_id=event.where.chat_id,
+                          rules=rules.to_dict(), seats=seats, seed=seed, meta=meta, status="lobby",
+                          deadlines=deadlines)
+            self._add(table)
             await self.answer(event, tr(lang, "new.created", id=mid))
-            table.submit(Item("event", event=Incoming("command", event.user, event.where, key="", name="join")))
+            table.submit(Event(Incoming("command", event.user, event.where, key="", name="join")))
 
     async def _rules(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
         table = self.by_chat.get((event.where.platform, event.where.chat_id))
@@ -478,7 +499,7 @@ class Host:
         self._add(table)
         await table.say(tr(lang, "series.next", game=game, w0=wins[0], w1=wins[1], **names))
         starter = User(old.platform_name, str(meta.get("creator", "")), str(meta.get("creator_name", "")))
-        table.submit(Item("event", event=Incoming("command", starter, table.where, key="", name="start")))
+        table.submit(Event(Incoming("command", starter, table.where, key="", name="start")))
 
     async def record_league(self, table: Table, result: dict[str, Any]) -> None:
         """Hands a finished match to the league module, when it is installed."""
@@ -515,4 +536,4 @@ class Host:
             if m.check(exact) is None and not any(Counter(a.get("cards", [])) == wanted for a in legal):
                 legal.insert(0, exact)  # the typed cards are a legal play the (bounded) list left out
         return play_choices(table.seat_view(s), legal, lang, match_id=table.id, version=m.version, limit=50,
-                            seats=table.seat_infos(), group_lang=table.lang)
+                            seats=table.seats.infos(), group_lang=table.lang)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from persistence.errors import SequenceConflict
@@ -53,7 +54,8 @@ class MemoryStore:
         return mid
 
     async def append_action(self, match_id: int, seq: int, action: dict[str, Any],
-                            key: str | None) -> Literal["applied", "duplicate"]:
+                            key: str | None, *, deadlines: Mapping[str, float | None] | None = None,
+                            ) -> Literal["applied", "duplicate"]:
         m = self.matches[match_id]
         if key is not None and key in self.keys:
             return "duplicate"
@@ -66,6 +68,11 @@ class MemoryStore:
         m.actions.append(copy.deepcopy(action))
         if key is not None:
             self.keys[key] = (match_id, seq)
+        for kind, at in (deadlines or {}).items():
+            if at is None:
+                m.deadlines.pop(kind, None)
+            else:
+                m.deadlines[kind] = at
         return "applied"
 
     async def update_match(self, match_id: int, *, seats: list[dict[str, Any]] | None = None,
