@@ -27,6 +27,7 @@ from bot.table.context import AiPolicy
 from bot.table.messages import ChatLanguage, Event, Resume, SeatLanguage
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
+from engine.formats import best_of_three_winner
 
 FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
 
@@ -481,7 +482,7 @@ class Host:
         wins[int(winner)] += 1
         lang = old.lang
         names = {f"team{t}": tr(lang, f"team.{t}") for t in (0, 1)}
-        if max(wins) >= 2:
+        if best_of_three_winner([0] * wins[0] + [1] * wins[1]) is not None:
             await old.say(tr(lang, "series.over", team=names[f"team{int(winner)}"], w0=wins[0], w1=wins[1]))
             return
         key = (old.platform_name, old.chat_id)
