@@ -27,7 +27,9 @@ from bot.table.context import AiPolicy
 from bot.table.messages import ChatLanguage, Event, Resume, SeatLanguage
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
+from engine import Match, Rules
 from engine.formats import best_of_three_winner
+from persistence.replay import resume_all
 
 FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
 
@@ -99,23 +101,17 @@ class Host:
         self.platforms[platform.name] = platform
 
     async def start(self) -> None:
-        """Loads unfinished matches of the registered platforms, replays them, refreshes their messages, re-arms timers."""
+        """Resumes the unfinished matches of the registered platforms (`persistence.replay.resume_all`
+        rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers."""
+        report = await resume_all(self.store, _rebuild,
+                                  keep=lambda m: m.platform in self.platforms and m.id not in self.tables)
         loaded: list[Table] = []
-        for stored in await self.store.load_unfinished():
-            if stored.platform not in self.platforms or stored.id in self.tables:
-                continue
+        for stored, match in report.states.values():
             await self._load_chat(stored.platform, stored.chat_id)
-            try:
-                table = Table(self, match_id=stored.id, platform=stored.platform, chat_id=stored.chat_id,
-                              rules=stored.rules, seats=stored.seats, seed=stored.seed, meta=stored.meta,
-                              status=stored.status, messages=stored.messages, deadlines=stored.deadlines,
-                              actions=stored.actions)
-            except Exception as exc:
-                log.exception("match %s cannot be replayed", stored.id)
-                mark = getattr(self.store, "mark_broken", None)
-                if mark is not None:
-                    await mark(stored.id, f"replay failed: {exc}")
-                continue
+            table = Table(self, match_id=stored.id, platform=stored.platform, chat_id=stored.chat_id,
+                          rules=stored.rules, seats=stored.seats, seed=stored.seed, meta=stored.meta,
+                          status=stored.status, messages=stored.messages, deadlines=stored.deadlines,
+                          match=match if stored.status in ("active", "paused") else None)
             for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
@@ -538,3 +534,7 @@ class Host:
                 legal.insert(0, exact)  # the typed cards are a legal play the (bounded) list left out
         return play_choices(table.seat_view(s), legal, lang, match_id=table.id, version=m.version, limit=50,
                             seats=table.seats.infos(), group_lang=table.lang)
+
+
+def _rebuild(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> Match:
+    return Match.replay(Rules.from_dict(rules), seed, actions)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from persistence.errors import SequenceConflict
-from persistence.store import StoredMatch
+from persistence.store import BROKEN, StoredMatch
 
 FINISHED = {"finished", "abandoned"}
 
@@ -85,8 +85,16 @@ class MemoryStore:
         if status is not None:
             m.status = status
 
-    async def load_unfinished(self) -> list[StoredMatch]:
-        return [copy.deepcopy(m) for m in self.matches.values() if m.status not in FINISHED]
+    async def load_unfinished(self, *, include_broken: bool = False) -> list[StoredMatch]:
+        return [copy.deepcopy(m) for m in self.matches.values()
+                if m.status not in FINISHED and (include_broken or m.status != BROKEN)]
+
+    async def mark_broken(self, match_id: int, reason: str) -> None:
+        m = self.matches[match_id]
+        if m.status != BROKEN:
+            m.meta["status_before_broken"] = m.status
+        m.meta["broken"] = reason
+        m.status = BROKEN
 
     async def set_message(self, match_id: int, slot: str, message_id: str | None) -> None:
         if message_id is None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
 from typing import Any
 
 from bot.i18n import tr, unknown_command_text
@@ -43,7 +42,7 @@ from bot.table.messages import (
 )
 from bot.table.render import Screen
 from bot.table.seats import Seats
-from engine import Match, Rules
+from engine import Match
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +53,7 @@ class Table:
     def __init__(self, host: TableHost, *, match_id: int, platform: str, chat_id: str, rules: dict[str, Any],
                  seats: list[dict[str, Any]], seed: int, meta: dict[str, Any], status: str,
                  messages: dict[str, str] | None = None, deadlines: dict[str, float] | None = None,
-                 actions: Sequence[dict[str, Any]] = ()) -> None:
+                 match: Match | None = None) -> None:
         self.host = host
         self.id = match_id
         self.platform_name = platform
@@ -65,9 +64,7 @@ class Table:
         self.meta = meta
         self.status = status
         self.settings = TableSettings.from_dict(meta.get("settings"))
-        self.match: Any = None
-        if status in ("active", "paused"):
-            self.match = Match.replay(Rules.from_dict(rules), seed, list(actions))
+        self.match: Any = match  # rebuilt from its log when resumed (see Host.start), else dealt at `start`
         self.queue: asyncio.Queue[Message] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.closed = False
