@@ -169,11 +169,10 @@ class Table:
         elif isinstance(message, AiAnswer):
             self.ai.answered()
             if self.running() and message.version == self.match.version:
-                # seat -1: the declarations asked while dealing
-                act = (self.ai.legal_declare(message.action) if message.seat < 0
-                       else self.ai.legal_or_fallback(message.seat, message.action))
-                if act is not None:
-                    await moves.apply(self, act, None)
+                if message.seat < 0:  # the declarations asked while dealing
+                    await moves.apply_declaration(self, message.action)
+                else:
+                    await moves.apply_ai(self, message.seat, message.action)
         elif isinstance(message, Resume | ChatLanguage):
             self.screen.forget_all()
         elif isinstance(message, SeatLanguage):

@@ -46,7 +46,8 @@ class AiSeats:
 
         Asked on the loop when `basic` is a quick level for the host (it decides in well under a
         millisecond), else in a worker thread. Returns (True, None) when a question is in flight
-        (the deal waits for the answer), or (False, a legal declaration or None).
+        (the deal waits for the answer), or (False, the declaration asked for or None; the
+        engine judges it when it is applied).
         """
         t = self.table
         m = t.match
@@ -62,13 +63,13 @@ class AiSeats:
             return False, None
         chooser = self.chooser
         if "basic" in policy.inline_levels:
-            return False, self.legal_declare(_first_declare(chooser, asks))
+            return False, _first_declare(chooser, asks)
         self._launch(lambda: _first_declare(chooser, asks), seat=-1, version=m.version)
         return True, None
 
-    def move(self, s: int) -> dict[str, Any] | None:
-        """A move for an AI-driven seat: at once (auto_action, or a quick level on the loop),
-        or later from a worker thread (None now)."""
+    def move(self, s: int) -> Any:
+        """A move for an AI-driven seat: at once (auto_action, or a quick level's answer, which the
+        engine judges when it is applied), or later from a worker thread (None now)."""
         t = self.table
         m = t.match
         seat = t.seats[s]
@@ -87,22 +88,10 @@ class AiSeats:
             except Exception:
                 log.exception("AI failed at table %s", t.id)
                 act = None
-            return self.legal_or_fallback(s, act)
+            if not isinstance(act, dict):  # failed, or no answer: the engine's auto_action moves instead
+                act = m.auto_action(s, rng_seed=m.version)
+            return act
         self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
-        return None
-
-    def legal_or_fallback(self, s: int, act: Any) -> dict[str, Any]:
-        """An AI's answer when it is legal now; for a failed or illegal answer, the engine's auto_action."""
-        m = self.table.match
-        if isinstance(act, dict) and m.check(act) is None:
-            return act
-        fallback: dict[str, Any] = m.auto_action(s, rng_seed=m.version)
-        return fallback
-
-    def legal_declare(self, act: Any) -> dict[str, Any] | None:
-        """An AI's answer while dealing counts only when it is a legal declaration."""
-        if isinstance(act, dict) and act.get("t") == "declare" and self.table.match.check(act) is None:
-            return act
         return None
 
     def _launch(self, job: Any, *, seat: int, version: int) -> None:

@@ -16,7 +16,7 @@ from bot.cardtext import cards_text, parse_typed_card
 from bot.i18n import catalog, tr
 from bot.platform import Incoming
 from bot.table import announce, timers
-from engine import Match, Rules
+from engine import IllegalAction, Match, Rules
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -154,15 +154,14 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
 
 
 async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) -> None:
-    """Checks with the engine once (the reason in words if refused), then persists and applies."""
+    """Applies and persists a person's action, or says in words why the engine refused it."""
     lang = table.seat_lang(s)
-    # The one check of a person's action. (With the engine's checked apply, this and the apply
-    # in `apply` become one call; until then `apply` trusts this result.)
-    err = table.match.check(action)
-    if err is not None:
+    try:
+        res = await apply(table, action, ev.key)
+    except IllegalAction as err:
         await table.answer(ev, refusal_text(lang, err))
         return
-    if await apply(table, action, ev.key) == "duplicate":
+    if res == "duplicate":
         await table.answer(ev, tr(lang, "err.duplicate"))
         return
     seat = table.seats[s]
@@ -178,12 +177,14 @@ async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) 
 # ----- the one path of an accepted action -----
 
 async def apply(table: Table, action: dict[str, Any], key: str | None, *, ended: str | None = None) -> str:
-    """Applies a checked action and persists it, with the deadlines it ends and sets, in one store
+    """Applies an action and persists it, with the deadlines it ends and sets, in one store
     transaction; only then is anything said. `ended`: the deadline whose firing took this action.
 
-    The engine applies first (the deadline the match waits on next depends on the state after the
-    action); should the store refuse or fail, the match is rebuilt from its log without it, so what
-    the table holds never runs ahead of what is stored."""
+    The engine's `apply` is the one check: it raises IllegalAction before it changes anything,
+    and that goes to the caller with nothing stored. (This is where the engine's checked apply
+    plugs in.) The engine applies before the store writes, since the deadline the match waits on
+    next depends on the state after the action; should the store refuse or fail, the match is
+    rebuilt from its log without it, so what the table holds never runs ahead of what is stored."""
     m = table.match
     version = m.version
     events = m.apply(action)
@@ -219,6 +220,30 @@ def _undo(table: Table, version: int, deadlines: dict[str, float]) -> None:
     table.timers.deadlines.update(deadlines)
 
 
+async def apply_ai(table: Table, s: int, act: Any) -> None:
+    """An AI's answer for seat s when the engine takes it; for a failed or refused one, the
+    engine's auto_action."""
+    if isinstance(act, dict):
+        try:
+            await apply(table, act, None)
+            return
+        except IllegalAction:
+            pass
+    m = table.match
+    await apply(table, m.auto_action(s, rng_seed=m.version), None)
+
+
+async def apply_declaration(table: Table, act: Any) -> bool:
+    """An AI's answer while dealing counts only when it is a declaration the engine takes."""
+    if not isinstance(act, dict) or act.get("t") != "declare":
+        return False
+    try:
+        await apply(table, act, None)
+    except IllegalAction:
+        return False
+    return True
+
+
 # ----- automatic moves -----
 
 async def advance(table: Table) -> None:
@@ -252,17 +277,17 @@ async def _step(table: Table) -> bool:
     if movers:
         if ai.thinking():
             return False
-        action = ai.move(movers[0])
+        s = movers[0]
+        action = ai.move(s)
         if action is None:
             return False  # a thread is thinking; its move comes back through the queue
-        await apply(table, action, None)
+        await apply_ai(table, s, action)
         return True
     if m.phase == "dealing":
         asked, declaration = ai.declares_while_dealing()
         if asked:
             return False  # the deal goes on once the AI seats have answered
-        if declaration is not None:
-            await apply(table, declaration, None)
+        if declaration is not None and await apply_declaration(table, declaration):
             return True
     sys_action = m.system_action()
     if sys_action is not None and not to_act:

@@ -12,6 +12,7 @@ from bot.clock import Clock
 from bot.i18n import tr
 from bot.table import moves
 from bot.table.messages import Message, Tick
+from engine import IllegalAction
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -139,9 +140,9 @@ async def on_tick(table: Table, kind: str) -> None:
         return
     m = table.match
     if kind == "time_limit":
-        if m.check({"t": "time_up"}) is None:
+        try:
             await moves.apply(table, {"t": "time_up"}, None, ended=kind)
-        else:
+        except IllegalAction:
             await table.timers.set(kind, None)
         return
     if kind in ("deal", "declare", "next"):

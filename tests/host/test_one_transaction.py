@@ -64,3 +64,32 @@ async def test_a_refused_append_writes_none_of_its_deadlines(paced: Rig) -> None
     assert res == "duplicate"
     again = await store.get_match(table.id)
     assert again is not None and again.deadlines == stored.deadlines
+
+
+async def test_a_typed_play_is_validated_once(paced: Rig, monkeypatch: Any) -> None:
+    import engine.hand
+
+    rig = paced
+    uids = ["u1", "u2", "u3", "u4"]
+    table = await to_playing(rig, uids)
+    s = table.match.to_act()[0]
+    action = table.match.auto_action(s, rng_seed=1)
+    checks = 0
+    real = engine.hand.Hand.check_play
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
+        nonlocal checks
+        checks += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine.hand.Hand, "check_play", counting)
+    version = table.match.version
+    uid = next(u for u in uids if table.seat_of(u) == s)
+    await send_text(rig, uid, "play " + " ".join(action["cards"]))
+    assert table.match.version == version + 1
+    assert checks == 1
+
+
+async def send_text(rig: Rig, uid: str, text: str) -> None:
+    await rig.host.handle(rig.d.text(uid, text))
+    await rig.host.settle()
