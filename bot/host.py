@@ -44,7 +44,7 @@ RECENT_KEYS = 50_000
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
 # event loop, since a worker thread's hand-over costs about as much and the GIL gives no parallelism.
 INLINE_LEVELS = frozenset({"random", "basic"})
-# Tables in the middle of an automatic step at once (see Table._advance): few enough that one
+# Tables in the middle of an automatic step at once (see bot.table.moves.advance): few enough that one
 # turn of the event loop stays short (a step costs about 0.8 ms, and every API call needs several
 # turns), enough to fill a group commit. With a store that fsyncs each commit (synchronous FULL,
 # the default) a commit is dear and the tables wait on it, so more of them share each one.
