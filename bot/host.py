@@ -1,4 +1,8 @@
-"""The host: routes every platform event to the right table actor, and owns the lobby commands.
+"""The host: routes every platform event to the right table actor, and keeps what tables share.
+
+Its other concerns live beside it: `bot.opening` (the `new` command and a series' next game),
+`bot.chat_commands` (`lang`, `rules`, a private `start`), `bot.inline` (inline choices) and
+the league hook-up (`bot.league.bridge`); a table's own work is in `bot.table`.
 
 The host knows no platform and no SQL: adapters call `handle` with parsed
 events and render the `View`s the host hands them; the store persists.
@@ -10,25 +14,27 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections import Counter, OrderedDict
+from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import engine as rules_engine
-from bot import tokens
-from bot.actions import ACTION_WORDS
-from bot.cardtext import parse_typed_card
+from bot import chat_commands, inline, opening, tokens
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.league import league_command
 from bot.league.bridge import record as record_league_match
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
-from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
-from bot.table import AI_REFRESH, Item, Table
-from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
+from bot.settings import TableSettings
+from bot.table import ACTION_WORDS, Table
+from bot.table.context import AiPolicy
+from bot.table.messages import Event, Resume
+from bot.table.render import AI_REFRESH
+from bot.views import HAND_PAGE_SIZE, InlineChoice
+from engine import Match, Rules
+from persistence.replay import resume_all
 from persistence.store import Store
-
-FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +44,10 @@ LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export"
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
-JOIN_PAYLOAD = "join-"  # deep-link payload: join-<match id>
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
 # event loop, since a worker thread's hand-over costs about as much and the GIL gives no parallelism.
 INLINE_LEVELS = frozenset({"random", "basic"})
-# Tables in the middle of an automatic step at once (see Table._advance): few enough that one
+# Tables in the middle of an automatic step at once (see bot.table.moves.advance): few enough that one
 # turn of the event loop stays short (a step costs about 0.8 ms, and every API call needs several
 # turns), enough to fill a group commit. With a store that fsyncs each commit (synchronous FULL,
 # the default) a commit is dear and the tables wait on it, so more of them share each one.
@@ -81,6 +86,7 @@ class Host:
         self.rng = rng or random.SystemRandom()  # match seeds; tests pass a seeded Random
         self.engine = engine if engine is not None else rules_engine
         self.use_ai_threads = use_ai_threads and ai_threads > 0
+        self.ai_policy = AiPolicy(self.use_ai_threads, inline_levels)
         self.executor = ThreadPoolExecutor(max(1, ai_threads), thread_name_prefix="ai")
         self.platforms: dict[str, Platform] = {}
         self.tables: dict[int, Table] = {}
@@ -88,7 +94,7 @@ class Host:
         self.chats: dict[tuple[str, str], dict[str, Any]] = {}
         self.user_langs: dict[tuple[str, str], str] = {}
         self._recent: OrderedDict[str, None] = OrderedDict()
-        self._chat_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.chat_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     # ----- lifecycle -----
 
@@ -97,35 +103,31 @@ class Host:
         self.platforms[platform.name] = platform
 
     async def start(self) -> None:
-        """Loads unfinished matches of the registered platforms, replays them, refreshes their messages, re-arms timers."""
+        """Resumes the unfinished matches of the registered platforms (`persistence.replay.resume_all`
+        rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers."""
+        report = await resume_all(self.store, _rebuild,
+                                  keep=lambda m: m.platform in self.platforms and m.id not in self.tables)
         loaded: list[Table] = []
-        for stored in await self.store.load_unfinished():
-            if stored.platform not in self.platforms or stored.id in self.tables:
-                continue
-            await self._load_chat(stored.platform, stored.chat_id)
-            try:
-                table = Table(self, match_id=stored.id, platform=stored.platform, chat_id=stored.chat_id,
-                              rules=stored.rules, seats=stored.seats, seed=stored.seed, meta=stored.meta,
-                              status=stored.status, messages=stored.messages, deadlines=stored.deadlines,
-                              actions=stored.actions)
-            except Exception as exc:
-                log.exception("match %s cannot be replayed", stored.id)
-                await self.store.mark_broken(stored.id, f"replay failed: {exc}")
-                continue
-            for s in table.humans():
+        for stored, match in report.states.values():
+            await self.load_chat(stored.platform, stored.chat_id)
+            table = Table(self, match_id=stored.id, platform=stored.platform, chat_id=stored.chat_id,
+                          rules=stored.rules, seats=stored.seats, seed=stored.seed, meta=stored.meta,
+                          status=stored.status, messages=stored.messages, deadlines=stored.deadlines,
+                          match=match if stored.status in ("active", "paused") else None)
+            for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
         # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
         # loading of every table after it (they share the store).
         for table in loaded:
-            self._add(table)
-            table.submit(Item("resume"))
+            self.add_table(table)
+            table.submit(Resume())
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""
         tables = list(self.tables.values())
         for t in tables:
-            t.closed = True  # no table starts another step while the others are being stopped
+            t.refuse_new_work()  # no table starts another step while the others are being stopped
         # together: each may be waiting on a message to go out, and 500 such waits in a row add up
         await asyncio.gather(*(t.stop() for t in tables))
         self.tables.clear()
@@ -141,9 +143,10 @@ class Host:
             if not busy:
                 return
             for t in busy:
-                if t.ai_pending is not None and not t.ai_pending.done():
+                pending = t.ai.pending
+                if pending is not None and not pending.done():
                     with contextlib.suppress(Exception):
-                        await asyncio.wait([t.ai_pending])
+                        await asyncio.wait([pending])
                 await t.queue.join()
 
     def refresh_interval(self) -> float:
@@ -152,7 +155,25 @@ class Host:
         `ai_refreshes_per_second`."""
         return max(self.ai_refresh, len(self.tables) / self.ai_refreshes_per_second)
 
-    def _add(self, table: Table) -> None:
+    # ----- what a table needs of its host (bot.table.context.TableHost) -----
+
+    def platform(self, name: str) -> Platform:
+        return self.platforms[name]
+
+    def move_slot(self) -> asyncio.Semaphore:
+        """One of the `move_slots` a table holds during an automatic step (see `moves.advance`)."""
+        return self.move_slots
+
+    def run_ai(self, job: Callable[[], Any]) -> asyncio.Future[Any]:
+        """An AI's question in the host's worker threads."""
+        return asyncio.get_running_loop().run_in_executor(self.executor, job)
+
+    async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
+        """A match finished or was abandoned: the league records it, a series deals its next game."""
+        await self.record_league(table, result)
+        await opening.next_in_series(self, table, result)
+
+    def add_table(self, table: Table) -> None:
         self.tables[table.id] = table
         self.by_chat[(table.platform_name, table.chat_id)] = table
         table.start()
@@ -165,7 +186,7 @@ class Host:
 
     # ----- languages and settings -----
 
-    async def _load_chat(self, platform: str, chat_id: str) -> dict[str, Any]:
+    async def load_chat(self, platform: str, chat_id: str) -> dict[str, Any]:
         key = (platform, chat_id)
         if key not in self.chats:
             self.chats[key] = dict(await self.store.get_chat(platform, chat_id) or {})
@@ -198,7 +219,7 @@ class Host:
         p = self.platforms.get(platform)
         return p.hand_page_size if p is not None else HAND_PAGE_SIZE
 
-    def _one_screen(self, where: Where) -> bool:
+    def one_screen(self, where: Where) -> bool:
         """At a terminal one person is the whole table: the group's screen is also their own."""
         p = self.platforms.get(where.platform)
         return p is not None and p.one_screen
@@ -216,7 +237,7 @@ class Host:
         except (PlatformError, Unreachable):
             log.info("answer to %s not delivered", event.user.user_id)
 
-    async def _post(self, event: Incoming, text: str) -> None:
+    async def post(self, event: Incoming, text: str) -> None:
         """A longer reply (help, rules) as a message where the event came from."""
         try:
             await self.platforms[event.where.platform].send(event.where, View(text))
@@ -236,7 +257,7 @@ class Host:
             self._recent[event.key] = None
             if len(self._recent) > RECENT_KEYS:
                 self._recent.popitem(last=False)
-        await self._load_chat(event.where.platform, event.where.chat_id)
+        await self.load_chat(event.where.platform, event.where.chat_id)
         await self._load_user_lang(event.user.platform, event.user.user_id)
         lang = self._lang_for(event)
         if event.kind in ("press", "chosen"):
@@ -256,7 +277,7 @@ class Host:
             if table is None or first not in ACTION_WORDS:
                 await self.answer(event, tr(lang, "err.garbage"))
                 return
-            table.submit(Item("event", event=event))
+            table.submit(Event(event))
 
     async def _route_press(self, event: Incoming, lang: str) -> None:
         try:
@@ -269,7 +290,7 @@ class Host:
                 not event.where.private and table.chat_id != event.where.chat_id):
             await self.answer(event, tr(lang, "err.wrong_match"))
             return
-        table.submit(Item("event", event=event))
+        table.submit(Event(event, tok))
 
     def has_table(self, platform: str, chat_id: str) -> bool:
         """Whether a table is open in this chat."""
@@ -296,23 +317,23 @@ class Host:
 
     async def _command(self, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
         if name == "help":
-            await self._post(event, tr(lang, "help.text"))
+            await self.post(event, tr(lang, "help.text"))
         elif name == "lang":
-            await self._lang(event, args, lang)
+            await chat_commands.lang(self, event, args, lang)
         elif name == "new":
-            await self._new(event, args, lang)
+            await opening.new(self, event, args, lang)
         elif name == "rules":
-            await self._rules(event, args, lang)
+            await chat_commands.rules(self, event, args, lang)
         elif name in LEAGUE_COMMANDS:
             await self._league(event, name, args, lang)
-        elif name == "start" and event.where.private and not self._one_screen(event.where):
-            await self._private_start(event, args, lang)
+        elif name == "start" and event.where.private and not self.one_screen(event.where):
+            await chat_commands.private_start(self, event, args, lang)
         elif name in TABLE_COMMANDS:
             if event.where.private and name == "back":
                 tables = [t for t in self.tables.values() if t.platform_name == event.where.platform
                           and t.seat_of(event.user.user_id) is not None]
                 for t in tables:
-                    t.submit(Item("event", event=event))
+                    t.submit(Event(event))
                 if not tables:
                     await self.answer(event, tr(lang, "err.no_match"))
                 return
@@ -320,131 +341,17 @@ class Host:
             if table is None:
                 await self.answer(event, tr(lang, "err.no_match"))
                 return
-            table.submit(Item("event", event=event))
+            table.submit(Event(event))
         else:
             await self.answer(event, unknown_command_text(lang, name))
-
-    async def _private_start(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
-        """`start <payload>` in a private chat: a deep link (join-<match id>), else a greeting with help."""
-        payload = args[0] if args else ""
-        if not payload.startswith(JOIN_PAYLOAD):
-            await self._post(event, tr(lang, "help.text"))
-            return
-        try:
-            mid = int(payload[len(JOIN_PAYLOAD):])
-        except ValueError:
-            mid = -1
-        table = self.tables.get(mid)
-        if table is None or table.platform_name != event.where.platform:
-            await self.answer(event, tr(lang, "err.wrong_match"))
-            return
-        join = Incoming("command", event.user, event.where, key=event.key, name="join", reply=event.reply,
-                        extra=event.extra)
-        table.submit(Item("event", event=join))
-
-    async def _lang(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
-        want = normalize_lang(args[0]) if args else None
-        if want is None:
-            await self.answer(event, tr(lang, "lang.usage"))
-            return
-        if event.where.private or self._one_screen(event.where):
-            self.user_langs[(event.user.platform, event.user.user_id)] = want
-            await self.store.upsert_player(event.user.platform, event.user.user_id, event.user.name, want)
-            for t in self.tables.values():
-                s = t.seat_of(event.user.user_id)
-                if s is not None and t.platform_name == event.user.platform:
-                    t.seats[s]["lang"] = want
-                    t.rendered.pop(f"hand{s}", None)
-                    t.submit(Item("render"))
-        if not event.where.private:
-            chat = await self._load_chat(event.where.platform, event.where.chat_id)
-            chat["lang"] = want
-            await self.store.set_chat(event.where.platform, event.where.chat_id, chat)
-            table = self.by_chat.get((event.where.platform, event.where.chat_id))
-            if table is not None:
-                table.rendered.clear()
-                table.submit(Item("render"))
-        await self._post(event, tr(want, "lang.set"))
 
     def presets(self) -> tuple[str, ...]:
         return tuple(getattr(self.engine, "PRESETS", None) or ("classic", "competition", "chaodipi", "super"))
 
-    async def _new(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
-        if event.where.private and not self._one_screen(event.where):
-            await self.answer(event, tr(lang, "err.no_match"))
-            return
-        key = (event.where.platform, event.where.chat_id)
-        lock = self._chat_locks.setdefault(key, asyncio.Lock())
-        async with lock:
-            if key in self.by_chat:
-                await self.answer(event, tr(lang, "new.exists", id=self.by_chat[key].id))
-                return
-            chat = await self._load_chat(*key)
-            saved = chat.get("timers")
-            remembered: dict[str, str] = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
-            try:
-                preset, rule_opts, table_opts = parse_new_args(args, self.presets())
-                fmt = FORMATS.get(rule_opts.pop("format", "single").lower())
-                if fmt is None:
-                    raise OptionError("format")
-                # timers given once stay the chat's own (per-chat timeouts); rules are per match
-                settings = settings_with(self.defaults, {**remembered, **table_opts})
-                rules = self.engine.preset(preset, **rule_opts)
-            except OptionError as exc:
-                await self.answer(event, tr(lang, "new.bad_option", option=exc.option[:40]))
-                return
-            except (ValueError, TypeError, KeyError) as exc:
-                await self.answer(event, tr(lang, "new.bad_option", option=str(exc)[:80]))
-                return
-            if table_opts:
-                chat["timers"] = {**remembered, **table_opts}
-                await self.store.set_chat(*key, chat)
-            if "lang" not in chat:
-                ulang = normalize_lang(event.user.language)
-                if ulang:
-                    chat["lang"] = ulang
-                    await self.store.set_chat(*key, chat)
-                    lang = ulang
-            seed = self.rng.randrange(1, 2**31)
-            if fmt == "single" and rules.time_limit_minutes:
-                fmt = "timed"
-            meta = {"preset": preset, "creator": event.user.user_id, "creator_name": event.user.name[:32],
-                    "options": " ".join(args[1:] if args and "=" not in args[0] else args)[:200],
-                    "settings": settings.to_dict(), "format": fmt}
-            if fmt == "best_of_3":
-                meta["series"] = {"wins": [0, 0], "game": 1}
-            seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
-            mid = await self.store.create_match(event.where.platform, event.where.chat_id, rules.to_dict(), seats,
-                                                seed, meta, status="lobby")
-            table = Table(self, match_id=mid, platform=event.where.platform, chat_id=event.where.chat_id,
-                          rules=rules.to_dict(), seats=seats, seed=seed, meta=meta, status="lobby")
-            self._add(table)
-            if settings.lobby > 0:
-                table.deadlines["lobby"] = self.clock.now() + settings.lobby
-                await self.store.set_deadline(mid, "lobby", table.deadlines["lobby"])
-            await self.answer(event, tr(lang, "new.created", id=mid))
-            table.submit(Item("event", event=Incoming("command", event.user, event.where, key="", name="join")))
-
-    async def _rules(self, event: Incoming, args: tuple[str, ...], lang: str) -> None:
-        table = self.by_chat.get((event.where.platform, event.where.chat_id))
-        try:
-            if args:
-                rules = self.engine.preset(args[0].lower()).to_dict()
-            elif table is not None:
-                rules = table.rules
-            else:
-                rules = self.engine.preset("classic").to_dict()
-        except (ValueError, KeyError):
-            await self.answer(event, tr(lang, "new.bad_preset", preset=args[0][:20], presets=", ".join(self.presets())))
-            return
-        lines = [tr(lang, "rules.title", preset=rules.get("name", "?"))]
-        lines += [f"{k} = {v}" for k, v in rules.items() if k != "name"]
-        await self._post(event, "\n".join(lines))
-
     async def _league(self, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
         reply = await league_command(self.store, event.where, event.user, name, args, lang,
-                              event.extra.get("admin") == "1")
-        await self._post(event, str(getattr(reply, "text", reply)))
+                                     event.extra.get("admin") == "1")
+        await self.post(event, str(getattr(reply, "text", reply)))
         # Pictures and CSV go out where the platform can send files.
         platform = self.platforms.get(event.where.platform)
         if platform is None or not platform.sends_files:
@@ -458,36 +365,6 @@ class Host:
                 except (PlatformError, Unreachable):
                     log.info("file %s not delivered", filename)
 
-    async def next_in_series(self, old: Table, result: dict[str, Any]) -> None:
-        """Best of three: after a game, deal the next one to the same seats until a side has won two."""
-        series = old.meta.get("series")
-        winner = result.get("winner_team")
-        if not isinstance(series, dict) or winner not in (0, 1):
-            return
-        wins = [int(w) for w in series.get("wins", [0, 0])]
-        wins[int(winner)] += 1
-        lang = old.lang
-        names = {f"team{t}": tr(lang, f"team.{t}") for t in (0, 1)}
-        if max(wins) >= 2:
-            await old.say(tr(lang, "series.over", team=names[f"team{int(winner)}"], w0=wins[0], w1=wins[1]))
-            return
-        key = (old.platform_name, old.chat_id)
-        if key in self.by_chat:
-            return
-        game = int(series.get("game", 1)) + 1
-        meta = {**old.meta, "series": {"wins": wins, "game": game, "previous": old.id}}
-        meta.pop("announced_hand", None)
-        seats = [dict(seat) for seat in old.seats]
-        seed = self.rng.randrange(1, 2**31)
-        mid = await self.store.create_match(old.platform_name, old.chat_id, old.rules, seats, seed, meta,
-                                            status="lobby")
-        table = Table(self, match_id=mid, platform=old.platform_name, chat_id=old.chat_id, rules=old.rules,
-                      seats=seats, seed=seed, meta=meta, status="lobby")
-        self._add(table)
-        await table.say(tr(lang, "series.next", game=game, w0=wins[0], w1=wins[1], **names))
-        starter = User(old.platform_name, str(meta.get("creator", "")), str(meta.get("creator_name", "")))
-        table.submit(Item("event", event=Incoming("command", starter, table.where, key="", name="start")))
-
     async def record_league(self, table: Table, result: dict[str, Any]) -> None:
         """Hands a finished match to the league module."""
         try:
@@ -499,24 +376,8 @@ class Host:
 
     async def inline_choices(self, user: User, where: Where, query: str) -> list[InlineChoice]:
         """The legal plays of `user` at the table of `where`, for inline mode (only ever their own cards)."""
-        table = self.by_chat.get((where.platform, where.chat_id))
-        if table is None or table.seat_of(user.user_id) is None:
-            mine = [t for t in self.tables.values() if t.platform_name == where.platform
-                    and t.match is not None and t.seat_of(user.user_id) in t.match.to_act()]
-            table = mine[0] if mine else None
-        if table is None or table.match is None or table.status != "active":
-            return []
-        s = table.seat_of(user.user_id)
-        m = table.match
-        if s is None or m.phase != "playing" or m.to_act() != [s]:
-            return []
-        lang = table.seat_lang(s)
-        legal = m.legal_actions(s)
-        wanted = Counter(c for c in (parse_typed_card(w) for w in query.split()[:40]) if c is not None)
-        if wanted:
-            exact = {"t": "play", "seat": s, "cards": sorted(wanted.elements())}
-            legal = [a for a in legal if not wanted - Counter(a.get("cards", []))]
-            if m.check(exact) is None and not any(Counter(a.get("cards", [])) == wanted for a in legal):
-                legal.insert(0, exact)  # the typed cards are a legal play the (bounded) list left out
-        return play_choices(table.seat_view(s), legal, lang, match_id=table.id, version=m.version, limit=50,
-                            seats=table.seat_infos(), group_lang=table.lang)
+        return await inline.choices(self, user, where, query)
+
+
+def _rebuild(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> Match:
+    return Match.replay(Rules.from_dict(rules), seed, actions)

@@ -23,6 +23,7 @@ from .cards import (
     rank_str,
 )
 from .errors import IllegalAction
+from .formats import adjudicate_time_limit
 from .hand import BURYING, CHAO, DEALING, DECLARING, OVER, PLAYING, Hand, sort_key, team_of
 from .play import auto_follow, follow_options, lead_options
 from .rules import Rules
@@ -257,24 +258,25 @@ class Match:
         self.hand = self._new_hand(dealer, first)
 
     def _adjudicate(self) -> list[dict[str, Any]]:
-        """The clock ran out and the hand is over: decide as the preset says."""
+        """The clock ran out and the hand is over: decide as the preset says (see `formats`)."""
         r = self.hand.result
         assert r is not None
         on_top = r.declarer_team
+        nxt = self._next_dealer()
+        gained = (self.levels[0], self.levels[1])
         if self.rules.time_limit_mode == "both_to_ace":
-            ahead = 0 if self.levels[0] > self.levels[1] else 1 if self.levels[1] > self.levels[0] else on_top
-            nxt = self._next_dealer()
+            a = adjudicate_time_limit((rank_str(gained[0]), rank_str(gained[1])), on_top, rule="both_to_a",
+                                      levels_gained=gained)
+            ahead = a.first_dealer_team
             if nxt is None or team_of(nxt) != ahead:
                 nxt = r.dealer if team_of(r.dealer) == ahead else (r.dealer + 1) % 4
             self._forced_dealer = nxt
             self.levels = [12, 12]
             return [{"e": "time_limit", "mode": "both_to_ace", "dealer": nxt}]
-        if self.levels[0] != self.levels[1]:
-            winner = 0 if self.levels[0] > self.levels[1] else 1
-        else:
-            nxt = self._next_dealer()
-            winner = team_of(nxt) if nxt is not None else on_top
-        self.result = {"winner_team": winner, "levels": self._level_strs(), "reason": "time_limit"}
+        # equal levels: the side on top for the next hand wins
+        tie_team = team_of(nxt) if nxt is not None else on_top
+        a = adjudicate_time_limit((rank_str(gained[0]), rank_str(gained[1])), tie_team, levels_gained=gained)
+        self.result = {"winner_team": a.winner_team, "levels": self._level_strs(), "reason": "time_limit"}
         return [{"e": "match_over", **self.result}]
 
     # ----- asking -----

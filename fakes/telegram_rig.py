@@ -149,7 +149,7 @@ async def to_a_persons_turn(rig: Rig, clock: Any, tables: list[Any], *, rounds: 
     """Moves a fake clock through deal, declaration and bury windows until a person must play at every table."""
     for _ in range(rounds):
         if all(t.match is not None and t.match.phase == "playing"
-               and all(not t.ai_driven(s) for s in t.match.to_act()) for t in tables):
+               and all(not t.seats.ai_driven(s) for s in t.match.to_act()) for t in tables):
             return
         clock.advance(1.5)
         await rig.settle()

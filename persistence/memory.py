@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from persistence.errors import MatchClosed, SequenceConflict, UnknownMatch
@@ -83,7 +83,8 @@ class MemoryStore(Store):
         return m
 
     async def append_action(self, match_id: int, seq: int, action: dict[str, Any],
-                            key: str | None) -> AppendResult:
+                            key: str | None, *, deadlines: Mapping[str, float | None] | None = None,
+                            ) -> AppendResult:
         text = plain_json(require_dict(action, "action"), "action")
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
@@ -98,6 +99,11 @@ class MemoryStore(Store):
             m.updated_at = self._clock()
             if key is not None:
                 self.keys[key] = (match_id, seq)
+            for kind, at in (deadlines or {}).items():
+                if at is None:
+                    m.deadlines.pop(str(kind), None)
+                else:
+                    m.deadlines[str(kind)] = float(at)
             return "applied"
         if seq < version:
             if key is None and plain_json(m.actions[seq], "action") == text:

@@ -17,7 +17,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,7 +94,8 @@ class Store(Protocol):
     ) -> int: ...
 
     async def append_action(
-        self, match_id: int, seq: int, action: dict[str, Any], key: str | None
+        self, match_id: int, seq: int, action: dict[str, Any], key: str | None,
+        *, deadlines: Mapping[str, float | None] | None = None,
     ) -> AppendResult: ...
 
     async def update_match(
@@ -356,9 +357,13 @@ class SqliteStore(Store):
         return int(row[0])
 
     async def append_action(
-        self, match_id: int, seq: int, action: dict[str, Any], key: str | None
+        self, match_id: int, seq: int, action: dict[str, Any], key: str | None,
+        *, deadlines: Mapping[str, float | None] | None = None,
     ) -> AppendResult:
         """Append one accepted action, durably, in one transaction.
+
+        `deadlines`: the timers the action ends (None) and sets (a time), written in the same
+        transaction when the action is applied, and not at all when it is refused.
 
         Group commit: appends that arrive while a commit is in progress (many tables' actions)
         are written together in the next transaction, so one commit (one fsync with
@@ -378,8 +383,9 @@ class SqliteStore(Store):
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
         key = None if key is None else str(key)
+        timers = tuple((str(k), None if at is None else float(at)) for k, at in (deadlines or {}).items())
         done: asyncio.Future[AppendResult] = asyncio.get_running_loop().create_future()
-        self._appends.append(_Append(match_id, seq, text, key, self._clock(), done))
+        self._appends.append(_Append(match_id, seq, text, key, self._clock(), done, timers))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush_appends(), name="store-appends")
         return await done
@@ -689,6 +695,7 @@ class _Append:
     key: str | None
     at: float
     done: asyncio.Future[AppendResult]
+    deadlines: tuple[tuple[str, float | None], ...] = ()
 
 
 _INSERT_ACTION = (
@@ -706,6 +713,15 @@ def _append_one(conn: sqlite3.Connection, a: _Append) -> AppendResult | StoreErr
     """In the connection's thread: one append; a refusal is returned, not raised (it changed nothing)."""
     cur = conn.execute(_INSERT_ACTION, (a.seq, a.text, a.key, a.at, a.match_id, a.seq, a.key))
     if cur.rowcount == 1:
+        for kind, at in a.deadlines:
+            if at is None:
+                conn.execute("DELETE FROM deadlines WHERE match_id = ? AND kind = ?", (a.match_id, kind))
+            else:
+                conn.execute(
+                    "INSERT INTO deadlines (match_id, kind, at) VALUES (?, ?, ?)"
+                    " ON CONFLICT (match_id, kind) DO UPDATE SET at = excluded.at",
+                    (a.match_id, kind, at),
+                )
         return "applied"
     return _why_not_appended(conn, a.match_id, a.seq, a.text, a.key)
 
@@ -716,7 +732,7 @@ def _append_batch(aconn: aiosqlite.Connection, batch: list[_Append]) -> list[App
     Should a statement fail in a way that is not a refusal (disk full, I/O error), the batch is
     rolled back and each append is then tried on its own, so each caller gets its own answer."""
     conn = aconn._conn
-    if len(batch) == 1:  # one statement: its own transaction
+    if len(batch) == 1:  # its own transaction
         return [_append_alone(conn, batch[0])]
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -732,9 +748,20 @@ def _append_batch(aconn: aiosqlite.Connection, batch: list[_Append]) -> list[App
 
 def _append_alone(conn: sqlite3.Connection, a: _Append) -> AppendResult | BaseException:
     """In the connection's thread: one append in its own transaction; a failure is its outcome."""
+    if not a.deadlines:  # one statement: its own transaction
+        try:
+            return _append_one(conn, a)
+        except sqlite3.Error as exc:
+            return exc
     try:
-        return _append_one(conn, a)
+        conn.execute("BEGIN IMMEDIATE")
+        outcome = _append_one(conn, a)
+        conn.execute("COMMIT")
+        return outcome
     except sqlite3.Error as exc:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         return exc
 
 

@@ -95,8 +95,9 @@ async def run_ai(tables: int, *, seconds: float, synchronous: str, fake_cores: s
     commits: dict[int, list[tuple[int, float]]] = {}  # match id -> (version after, committed at)
     append = store.append_action
 
-    async def timed_append(match_id: int, seq: int, action: dict[str, Any], key: str | None) -> str:
-        res: str = await append(match_id, seq, action, key)
+    async def timed_append(match_id: int, seq: int, action: dict[str, Any], key: str | None,
+                           **kwargs: Any) -> str:
+        res: str = await append(match_id, seq, action, key, **kwargs)
         if res == "applied":
             commits.setdefault(match_id, []).append((seq + 1, time.monotonic()))
         return res

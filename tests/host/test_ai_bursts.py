@@ -92,7 +92,7 @@ async def test_quick_levels_decide_on_the_loop_and_slow_ones_in_threads(monkeypa
         calls.append((threading.current_thread().name, level))
         return choose(view, "basic", seed, budget)
 
-    monkeypatch.setattr("bot.table.find_chooser", lambda: chooser)
+    monkeypatch.setattr("bot.table.ai_moves.find_chooser", lambda: chooser)
     seats = [dict(AI_SEATS[0]), {**AI_SEATS[1], "level": "strong"}, dict(AI_SEATS[2]),
              {**AI_SEATS[3], "level": "random"}]
     host, store, _platform, _mid = await ai_only_host(FakeClock(), target="3", seats=seats)
@@ -113,7 +113,7 @@ async def test_quick_levels_decide_on_the_loop_and_slow_ones_in_threads(monkeypa
 
 
 async def test_a_bad_answer_from_a_quick_level_falls_back_to_a_legal_move(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.table.find_chooser", lambda: lambda view, level, seed, budget: {"t": "nonsense"})
+    monkeypatch.setattr("bot.table.ai_moves.find_chooser", lambda: lambda view, level, seed, budget: {"t": "nonsense"})
     host, store, _platform, mid = await ai_only_host(FakeClock())
     try:
         await host.start()
@@ -157,9 +157,9 @@ async def test_resuming_loads_every_table_before_any_starts_playing() -> None:
     tables_at_append: list[int] = []
     append = store.append_action
 
-    async def counting(*args: Any) -> Any:
+    async def counting(*args: Any, **kwargs: Any) -> Any:
         tables_at_append.append(len(host.tables))
-        return await append(*args)
+        return await append(*args, **kwargs)
 
     store.append_action = counting
     try:
@@ -240,14 +240,14 @@ async def test_only_move_slots_tables_are_in_the_middle_of_an_automatic_step_at_
     most = 0
     append = store.append_action
 
-    async def slow(*args: Any) -> Any:
+    async def slow(*args: Any, **kwargs: Any) -> Any:
         nonlocal inside, most
         inside += 1
         most = max(most, inside)
         try:
             for _ in range(3):
                 await asyncio.sleep(0)
-            return await append(*args)
+            return await append(*args, **kwargs)
         finally:
             inside -= 1
 

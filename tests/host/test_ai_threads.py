@@ -23,7 +23,7 @@ async def test_ai_runs_in_worker_threads_and_bad_choices_fall_back(monkeypatch: 
         calls.append((threading.current_thread().name, set(view), level))
         return {"t": "nonsense"}  # the host must check it and fall back to a legal move
 
-    monkeypatch.setattr("bot.table.find_chooser", lambda: chooser)
+    monkeypatch.setattr("bot.table.ai_moves.find_chooser", lambda: chooser)
     store = await open_sqlite()
     platform = RecordingPlatform()
     # no level is "quick" here, so every decision goes to the worker threads (quick ones: test_ai_bursts.py)

@@ -79,7 +79,7 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     for c in action["cards"]:
         idx.append(next(i for i, h in enumerate(hand) if h == c and i not in idx))
     old_view = hand_message(rig, table, ms)
-    tok = tokens.Token(table.id, table.view_version[ms], tokens.PLAY_CARDS,
+    tok = tokens.Token(table.id, table.screen.view_version[ms], tokens.PLAY_CARDS,
                        "".join(tokens.to_b36(i) for i in idx)).pack()
     ev = rig.d.event("chosen", mover, token=tok)
     assert await send(rig, ev) == ["✓"]
@@ -90,8 +90,8 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     assert (await state(rig, table)) == after
 
     # stale: a toggle from the view drawn before the hand changed is refused politely
-    assert table.view_version[ms] > tokens.parse(find(old_view, tokens.TOGGLE)).version
+    assert table.screen.view_version[ms] > tokens.parse(find(old_view, tokens.TOGGLE)).version
     assert await send(rig, rig.d.press(mover, find(old_view, tokens.TOGGLE))) == [tr(en, "err.stale")]
-    assert table.selection[ms] == set()
+    assert table.screen.selection[ms] == set()
     assert (await state(rig, table)) == after
     assert all(t.code for t, _ in buttons(hand_message(rig, table, ms)))

@@ -134,7 +134,7 @@ def test_lobby_view() -> None:
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("code", ENGINE_CODES)
 def test_every_engine_refusal_reads_well(lang: str, code: str) -> None:
-    from bot.actions import refusal_text
+    from bot.table.moves import refusal_text
     from engine import IllegalAction
 
     text = refusal_text(lang, IllegalAction(code, count=8))

@@ -60,8 +60,8 @@ def shown(fake: FakeTelegram, chat: int, message_id: str) -> str:
 def consistent(rig: Rig, table: Table) -> None:
     """What people see is what the host last rendered: the table in the group, Ann's hand in private."""
     s = table.seat_of(str(ANN))
-    assert shown(rig.fake, GROUP, table.messages["table"]) == table.rendered["table"][0]
-    assert shown(rig.fake, ANN, table.messages[f"hand{s}"]) == table.rendered[f"hand{s}"][0]
+    assert shown(rig.fake, GROUP, table.messages["table"]) == table.screen.rendered["table"][0]
+    assert shown(rig.fake, ANN, table.messages[f"hand{s}"]) == table.screen.rendered[f"hand{s}"][0]
 
 
 async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> Non
 
 async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.table.RENDER_RETRY", 0.05)
+    monkeypatch.setattr("bot.table.render.RENDER_RETRY", 0.05)
     fake = await start_fake()
     clock = FakeClock()
     rig = await boot(fake, str(tmp_path / "send-outage.sqlite3"), clock=clock, settings=SETTINGS,
@@ -149,7 +149,7 @@ async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
         assert table.match.public_view()["hand_no"] == 2
         assert "table" not in table.messages  # hand 2's table message could not be posted
         fake.clear_faults()
-        await until(lambda: "table" in table.messages and "table" in table.rendered)
+        await until(lambda: "table" in table.messages and "table" in table.screen.rendered)
         await rig.settle()
         assert table.messages["table"] != first_table_message
         consistent(rig, table)

@@ -196,7 +196,7 @@ async def test_an_old_button_on_a_folded_hand_is_refused_and_the_hand_shown(tmp_
         update, query = fake.press(uid, uid, hand_mid, old_toggle, check=False)  # an old keyboard
         await rig.handled(update)
         assert "older view" in fake.callback_answers[query]["text"]
-        assert table.selection[seat] == set()
+        assert table.screen.selection[seat] == set()
         shown = fake.messages[(uid, hand_mid)].text
         assert all(card_text(c) in shown for c in table.match.view(seat)["hand"])
     finally:
@@ -238,9 +238,9 @@ async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path
 
 async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tricks_end(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.table
+    import bot.table.render
 
-    monkeypatch.setattr(bot.table, "TABLE_LAG", 0.3)
+    monkeypatch.setattr(bot.table.render, "TABLE_LAG", 0.3)
     fake = await start_fake()
     rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
     try:
@@ -251,7 +251,7 @@ async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tr
         played = cards_text(table.match.auto_action(seat)["cards"])
         await play_inline(rig, table, seat)
         posted = [m for m in fake.chat_messages(GROUP, from_bot=False) if m.sender["id"] == PEOPLE[seat]]
-        infos = table.seat_infos()
+        infos = table.seats.infos()
         assert posted and posted[-1].text == tr(table.lang, "inline.posted_next", who=seat_label(seat, infos, table.lang),
                                                 cards=played, next=seat_label((seat + 1) % 4, infos, table.lang))
         assert fake.messages[(GROUP, table_mid)].text == before  # lags behind the chat for now ...
@@ -279,7 +279,7 @@ async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tr
 
 
 async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_path: Path) -> None:
-    import bot.table
+    import bot.table.render
     from fakes.clock import FakeClock
 
     clock = FakeClock()
@@ -299,7 +299,7 @@ async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_p
             edits = [c for c in fake.calls[first:] if c.method == "editMessageText" and int(c.params["chat_id"]) == uid]
             # 25 cards, one by one: a redraw every DEAL_REDRAW_EVERY cards, at the changes of what may
             # be declared, and once the deal is over (not 25)
-            assert len(edits) <= 25 // bot.table.DEAL_REDRAW_EVERY + 6, len(edits)
+            assert len(edits) <= 25 // bot.table.render.DEAL_REDRAW_EVERY + 6, len(edits)
             shown = fake.messages[(uid, int(table.messages[f"hand{k}"]))].text
             assert all(card_text(c) in shown for c in table.match.view(k)["hand"])
         assert not rig.errors

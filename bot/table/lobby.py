@@ -1,4 +1,4 @@
-"""A table's lobby commands (join, leave, addbot, kick, start) and its votes (pause, resume, abandon).
+"""Seats and lobby: a table's lobby commands (join, leave, addbot, kick, start) and its votes (pause, resume, abandon).
 
 Functions of the table they act on; they run inside that table's actor.
 """
@@ -6,16 +6,16 @@ Functions of the table they act on; they run inside that table's actor.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.i18n import tr
 from bot.platform import Incoming, Unreachable
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
+from bot.table.seats import EMPTY
+from engine import Match, Rules
 
 if TYPE_CHECKING:
     from bot.table import Table
-
-EMPTY: dict[str, Any] = {"kind": "empty"}
 
 async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     """Seats a person: the seat asked for, else a random free one."""
@@ -27,7 +27,7 @@ async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     if s is not None:
         await table.answer(ev, tr(lang, "join.already", seat=s + 1))
         return
-    free = [i for i, seat in enumerate(table.seats) if seat.get("kind") == "empty"]
+    free = table.seats.free()
     if not free:
         await table.answer(ev, tr(lang, "join.full"))
         return
@@ -68,7 +68,7 @@ async def addbot(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     if level not in AI_LEVELS:
         await table.answer(ev, tr(lang, "addbot.bad_level", level=level[:20], levels=", ".join(AI_LEVELS)))
         return
-    free = [i for i, seat in enumerate(table.seats) if seat.get("kind") == "empty"]
+    free = table.seats.free()
     if not free:
         await table.answer(ev, tr(lang, "join.full"))
         return
@@ -111,12 +111,11 @@ async def start(table: Table, ev: Incoming) -> None:
     if n < 4:
         await table.answer(ev, tr(lang, "start.need_four", n=n))
         return
-    eng = table.host.engine
-    table.match = eng.Match.new(eng.Rules.from_dict(table.rules), seed=table.seed)
+    table.match = Match.new(Rules.from_dict(table.rules), seed=table.seed)
     unreachable: list[tuple[str, str]] = []
-    for s in table.humans():
+    for s in table.seats.humans():
         try:
-            await table.send_hand(s, force_new=True)
+            await table.screen.send_hand(s, force_new=True)
         except Unreachable as exc:
             unreachable.append((str(table.seats[s]["name"]), exc.how_to_fix))
     if unreachable:
@@ -126,10 +125,10 @@ async def start(table: Table, ev: Incoming) -> None:
         return
     table.status = "active"
     await table.host.store.update_match(table.id, status="active", seats=table.seats)
-    await table.set_deadline("lobby", None)
+    await table.timers.set("lobby", None)
     minutes = table.rules.get("time_limit_minutes")
     if isinstance(minutes, int) and minutes > 0:
-        await table.set_deadline("time_limit", table.host.clock.now() + minutes * 60.0)
+        await table.timers.set("time_limit", table.host.clock.now() + minutes * 60.0)
     await table.say(tr(lang, "start.ok"))
 
 
@@ -156,7 +155,7 @@ async def vote(table: Table, ev: Incoming, what: str) -> None:
     votes = table.meta.setdefault("votes", {}).setdefault(what, [])
     if s not in votes:
         votes.append(s)
-    humans = [h for h in table.humans() if not table.seats[h].get("kicked")]
+    humans = [h for h in table.seats.humans() if not table.seats[h].get("kicked")]
     need = len(humans) // 2 + 1
     n = len([v for v in votes if v in humans])
     if n < need:
@@ -166,20 +165,20 @@ async def vote(table: Table, ev: Incoming, what: str) -> None:
     table.meta["votes"] = {}
     if what == "pause":
         table.status = "paused"
-        if "time_limit" in table.deadlines:  # the match clock stops while paused
-            table.meta["time_limit_left"] = max(0.0, table.deadlines["time_limit"] - table.host.clock.now())
-        for kind in list(table.deadlines):
-            await table.set_deadline(kind, None)
+        if "time_limit" in table.timers:  # the match clock stops while paused
+            table.meta["time_limit_left"] = max(0.0, table.timers.deadlines["time_limit"] - table.host.clock.now())
+        for kind in list(table.timers.deadlines):
+            await table.timers.set(kind, None)
         await table.host.store.update_match(table.id, status="paused", meta=table.meta)
         await table.say(tr(lang, "pause.done"))
     elif what == "resume":
         table.status = "active"
         left = table.meta.pop("time_limit_left", None)
         if left is not None:
-            await table.set_deadline("time_limit", table.host.clock.now() + float(left))
+            await table.timers.set("time_limit", table.host.clock.now() + float(left))
         await table.host.store.update_match(table.id, status="active", meta=table.meta)
         await table.say(tr(lang, "resume.done"))
     else:
         await table.close("abandoned", {"reason": "abandoned", "version": table.match.version})
         await table.say(tr(lang, "abandon.done"))
-        await table.host.record_league(table, {"reason": "abandoned"})
+        await table.host.match_ended(table, {"reason": "abandoned"})

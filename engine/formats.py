@@ -1,6 +1,8 @@
 """Match formats from the rule documents: best of three and the time-limit adjudication.
 
-Pure helpers the host calls; they decide, they do not play.
+The one implementation of each: `Match` adjudicates a match whose clock ran out with
+`adjudicate_time_limit`, and the host deals a series' next game by `best_of_three_winner`.
+They decide, they do not play.
 
 - Best of three (001e final, 001i): the first team to win two games takes
   the series.
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.league.records import rank_index
+from .cards import parse_rank
 
 TimeRule = Literal["ahead_wins", "both_to_a"]
 TIME_RULES: tuple[TimeRule, ...] = ("ahead_wins", "both_to_a")
@@ -91,7 +93,7 @@ def adjudicate_time_limit(
         raise ValueError(f"unknown time rule {rule!r}")
     if on_top_team not in (0, 1):
         raise ValueError(f"on_top_team must be 0 or 1, got {on_top_team!r}")
-    a, b = levels_gained if levels_gained is not None else (rank_index(levels[0]), rank_index(levels[1]))
+    a, b = levels_gained if levels_gained is not None else (parse_rank(levels[0]), parse_rank(levels[1]))
     if a != b:
         ahead, reason = (0 if a > b else 1), "ahead"
     elif rule == "both_to_a" and reached_first_team in (0, 1):

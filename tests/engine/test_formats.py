@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.league.formats import adjudicate_time_limit, best_of_three_winner, games_needed
+from engine.formats import adjudicate_time_limit, best_of_three_winner, games_needed
 
 
 class TestBestOfThree:

@@ -1,10 +1,12 @@
-"""What a seated person does: button presses and typed actions, checked, then handed to the table.
+"""Where a move is handled: a seated person's button press or typed action, the automatic steps
+between them (AI seats, deal steps), and `apply`, the one path every accepted action takes.
 
 Functions of the table they act on; they run inside that table's actor.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -13,21 +15,26 @@ from bot.ai import move_seed
 from bot.cardtext import cards_text, parse_typed_card
 from bot.i18n import catalog, tr
 from bot.platform import Incoming
+from bot.table import announce, timers
+from engine import IllegalAction, Match, Rules
 
 if TYPE_CHECKING:
-    from bot.table import Table
+    from bot.table.actor import Table
 
 PLAY_WORDS = {"play", "p", "出", "出牌"}
 ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
                              "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
+LOBBY_BUTTONS = {tokens.JOIN: "join", tokens.LEAVE: "leave", tokens.START: "start", tokens.ADDBOT: "addbot"}
+
+
+# ----- a person's move -----
 
 async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
     """A button: who pressed, whether the view is current, then the action it stands for."""
     lang = table.lang
     code = tok.code
-    if code in (tokens.JOIN, tokens.LEAVE, tokens.START, tokens.ADDBOT):
-        name = {tokens.JOIN: "join", tokens.LEAVE: "leave", tokens.START: "start", tokens.ADDBOT: "addbot"}[code]
-        await table.on_command(ev, name, ())
+    if code in LOBBY_BUTTONS:
+        await table.on_command(ev, LOBBY_BUTTONS[code], ())
         return
     s = table.seat_of(ev.user.user_id)
     if s is None:
@@ -39,8 +46,9 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
     if table.match is None:
         await table.answer(ev, tr(lang, "err.not_playing"))
         return
+    screen = table.screen
     if code == tokens.HAND:
-        await table.send_hand(s, force_new=True)
+        await screen.send_hand(s, force_new=True)
         await table.answer(ev, "✓")
         return
     lang = table.seat_lang(s)
@@ -48,13 +56,13 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         await table.answer(ev, tr(lang, "err.paused"))
         return
     # A declaration names its cards, and a page (↻ on a folded hand) only redraws: both stay good.
-    if code not in (tokens.DECLARE, tokens.PAGE) and tok.version < table.view_version[s]:
+    if code not in (tokens.DECLARE, tokens.PAGE) and tok.version < screen.view_version[s]:
         await table.answer(ev, tr(lang, "err.stale"))
-        table.rendered.pop(f"hand{s}", None)
+        screen.forget(f"hand{s}")
         return
-    hand = list(table.seat_view(s).get("hand") or [])
-    sel = table.selection[s]
+    sel = screen.selection[s]
     if code == tokens.TOGGLE:
+        hand = screen.hand_of(s)
         i = _b36_or(tok.arg, -1)
         if not 0 <= i < len(hand):
             await table.answer(ev, tr(lang, "err.stale"))
@@ -65,14 +73,16 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         sel.clear()
         await table.answer(ev, "✓")
     elif code == tokens.PAGE:
-        table.page[s] = _b36_or(tok.arg, 0)
+        screen.page[s] = _b36_or(tok.arg, 0)
         await table.answer(ev, "✓")
     elif code == tokens.PLAY:
         if not sel:
             await table.answer(ev, tr(lang, "err.select_first"))
             return
+        hand = screen.hand_of(s)
         await human_act(table, ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
     elif code == tokens.PLAY_CARDS:
+        hand = screen.hand_of(s)
         idx = [_b36_or(c, -1) for c in tok.arg]
         if not idx or len(set(idx)) != len(idx) or not all(0 <= i < len(hand) for i in idx):
             await table.answer(ev, tr(lang, "err.stale"))
@@ -82,6 +92,7 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         if len(sel) != 8:
             await table.answer(ev, tr(lang, "err.bury_count", n=len(sel)))
             return
+        hand = screen.hand_of(s)
         await human_act(table, ev, s, {"t": "bury", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
     elif code in (tokens.DECLARE, tokens.CHAO):
         cards = [tok.arg[i:i + 2] for i in range(0, len(tok.arg), 2)]
@@ -91,6 +102,7 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         await human_act(table, ev, s, {"t": "pass", "seat": s})
     elif code == tokens.REVOLT:
         await human_act(table, ev, s, {"t": "revolt", "seat": s})
+
 
 async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> None:
     """A typed action ("play AS AS", "pass", "hint", ...): the cards must be words we know and in hand."""
@@ -140,24 +152,155 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
          else "chao" if word in ("chao", "炒") else "bury")
     await human_act(table, ev, s, {"t": t, "seat": s, "cards": cards})
 
+
 async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) -> None:
-    """Checks with the engine (the reason in words if refused), then persists and applies."""
+    """Applies and persists a person's action, or says in words why the engine refused it."""
     lang = table.seat_lang(s)
-    err = table.match.check(action)
-    if err is not None:
+    try:
+        res = await apply(table, action, ev.key)
+    except IllegalAction as err:
         await table.answer(ev, refusal_text(lang, err))
         return
-    if await table.apply_action(action, ev.key) == "duplicate":
+    if res == "duplicate":
         await table.answer(ev, tr(lang, "err.duplicate"))
         return
     seat = table.seats[s]
     if seat.get("timeouts"):
         seat["timeouts"] = 0
         await table.save_seats()
-    table.selection[s].clear()
+    table.screen.selection[s].clear()
     if ev.kind == "chosen" and action.get("t") == "play":
-        table.table_may_lag_at = table.match.version  # shown in the group by the player's own message
+        table.screen.may_lag_at = table.match.version  # shown in the group by the player's own message
     await table.answer(ev, "✓")
+
+
+# ----- the one path of an accepted action -----
+
+async def apply(table: Table, action: dict[str, Any], key: str | None, *, ended: str | None = None) -> str:
+    """Applies an action and persists it, with the deadlines it ends and sets, in one store
+    transaction; only then is anything said. `ended`: the deadline whose firing took this action.
+
+    The engine's `apply` is the one check: it raises IllegalAction before it changes anything,
+    and that goes to the caller with nothing stored. (This is where the engine's checked apply
+    plugs in.) The engine applies before the store writes, since the deadline the match waits on
+    next depends on the state after the action; should the store refuse or fail, the match is
+    rebuilt from its log without it, so what the table holds never runs ahead of what is stored."""
+    m = table.match
+    version = m.version
+    events = m.apply(action)
+    changes: dict[str, float | None] = dict.fromkeys(timers.MOVE_TIMERS)
+    if ended is not None:
+        changes[ended] = None
+    before = dict(table.timers.deadlines)
+    changed = table.timers.changes(changes)
+    nxt = None if m.phase == "match_over" else timers.next_deadline(table)
+    if nxt is not None:
+        changed.update(table.timers.changes({nxt[0]: nxt[1]}))
+    try:
+        res: str = await table.host.store.append_action(table.id, version, action, key, deadlines=changed)
+    except BaseException:
+        _undo(table, version, before)
+        raise
+    if res == "duplicate":
+        _undo(table, version, before)
+        return res
+    t = action.get("t")
+    if t in ("play", "bury", "chao", "next", "deal"):
+        seat = action.get("seat")
+        if isinstance(seat, int):
+            table.screen.selection[seat].clear()
+    await announce.action_done(table, action, events)
+    return res
+
+
+def _undo(table: Table, version: int, deadlines: dict[str, float]) -> None:
+    """The action was not stored: back to the match and deadlines as they were before it."""
+    table.match = Match.replay(Rules.from_dict(table.rules), table.seed, table.match.actions[:version])
+    table.timers.deadlines.clear()
+    table.timers.deadlines.update(deadlines)
+
+
+async def apply_ai(table: Table, s: int, act: Any) -> None:
+    """An AI's answer for seat s when the engine takes it; for a failed or refused one, the
+    engine's auto_action."""
+    if isinstance(act, dict):
+        try:
+            await apply(table, act, None)
+            return
+        except IllegalAction:
+            pass
+    m = table.match
+    await apply(table, m.auto_action(s, rng_seed=m.version), None)
+
+
+async def apply_declaration(table: Table, act: Any) -> bool:
+    """An AI's answer while dealing counts only when it is a declaration the engine takes."""
+    if not isinstance(act, dict) or act.get("t") != "declare":
+        return False
+    try:
+        await apply(table, act, None)
+    except IllegalAction:
+        return False
+    return True
+
+
+# ----- automatic moves -----
+
+async def advance(table: Table) -> None:
+    """Moves the match on until it waits for a person, a timer or an AI thread.
+
+    Each automatic step (an AI move, a deal step) holds one of the host's move slots: with
+    many tables of AIs at full speed only that many are in the middle of a step at once, so
+    one turn of the event loop stays short and the adapters' messages are not held up behind
+    every table's next move."""
+    for _ in range(10_000):
+        if not table.running() or table.closed:
+            return
+        async with table.host.move_slot():
+            moved = await _step(table)
+        if not moved:
+            return
+        await table.screen.refresh_if_due()
+        await asyncio.sleep(0)  # let other tables and adapters run between moves
+
+
+async def _step(table: Table) -> bool:
+    """One automatic step; False when the match waits (for a person, a timer, a thread) or ended."""
+    m = table.match
+    await announce.hand_result(table)
+    if m.phase == "match_over":
+        await table.finish()
+        return False
+    to_act = list(m.to_act())
+    movers = [s for s in to_act if table.seats.ai_driven(s)]
+    ai = table.ai
+    if movers:
+        if ai.thinking():
+            return False
+        s = movers[0]
+        action = ai.move(s)
+        if action is None:
+            return False  # a thread is thinking; its move comes back through the queue
+        await apply_ai(table, s, action)
+        return True
+    if m.phase == "dealing":
+        asked, declaration = ai.declares_while_dealing()
+        if asked:
+            return False  # the deal goes on once the AI seats have answered
+        if declaration is not None and await apply_declaration(table, declaration):
+            return True
+    sys_action = m.system_action()
+    if sys_action is not None and not to_act:
+        kind = timers.SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
+        if float(getattr(table.settings, kind)) <= 0:
+            await apply(table, sys_action, None)
+            return True
+    # The deadline the match waits on now was set with the action that led here; after a restart,
+    # or when no action led here (a lobby's start, an AI's answer while dealing), it is set now.
+    nxt = timers.next_deadline(table)
+    if nxt is not None:
+        await table.timers.set(*nxt)
+    return False
 
 
 def _b36_or(s: str, default: int) -> int:

@@ -1,0 +1,305 @@
+"""One table = one asyncio actor: a queue of messages (`bot.table.messages`), taken one at a time.
+
+The actor is the only code that writes a table's state; the host and the table's timers and
+AI threads send it messages. An accepted action is checked with the engine, applied, stored
+with the deadlines it sets (one transaction), and only then spoken of.
+
+The table's concerns live in modules named for them:
+
+- `actor`      this loop, the routing of each message, commands, the table's plumbing
+- `messages`   the messages the actor takes, one frozen dataclass per kind
+- `context`    the narrow interface to the host (`TableHost`)
+- `seats`      who sits where; `lobby` the lobby commands and votes
+- `moves`      where a press or a typed action is handled, the automatic steps, `apply`
+- `ai_moves`   what the AI seats choose, on the loop or in worker threads
+- `timers`     the deadlines and where a timer fires (`on_tick`)
+- `render`     where the table and the private hands are drawn
+- `announce`   what the table says in the group as the match moves
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from bot.i18n import tr, unknown_command_text
+from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
+from bot.settings import TableSettings
+from bot.table import announce, lobby, moves, timers
+from bot.table.ai_moves import AiSeats
+from bot.table.context import TableHost
+from bot.table.messages import (
+    AiAnswer,
+    ChatLanguage,
+    Event,
+    Message,
+    Resume,
+    SeatLanguage,
+    Stop,
+    Tick,
+)
+from bot.table.render import Screen
+from bot.table.seats import Seats
+from engine import Match
+
+log = logging.getLogger(__name__)
+
+
+class Table:
+    """A match's actor.  Created by the Host for a lobby (`new`) or when resuming."""
+
+    def __init__(self, host: TableHost, *, match_id: int, platform: str, chat_id: str, rules: dict[str, Any],
+                 seats: list[dict[str, Any]], seed: int, meta: dict[str, Any], status: str,
+                 messages: dict[str, str] | None = None, deadlines: dict[str, float] | None = None,
+                 match: Match | None = None) -> None:
+        self.host = host
+        self.id = match_id
+        self.platform_name = platform
+        self.chat_id = chat_id
+        self.rules = rules
+        self.seats = Seats.of(seats)
+        self.seed = seed
+        self.meta = meta
+        self.status = status
+        self.settings = TableSettings.from_dict(meta.get("settings"))
+        self.match: Any = match  # rebuilt from its log when resumed (see Host.start), else dealt at `start`
+        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.closed = False
+        self.timers = timers.Timers(match_id, host.store, host.clock, self.submit, deadlines)
+        self.screen = Screen(self, messages)
+        self.ai = AiSeats(self)
+        self._public: tuple[Any, int, dict[str, Any]] | None = None  # (match, version, its public view)
+        self._answered = False
+        self.announced_hand = int(meta.get("announced_hand", 0))
+        self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
+
+    # ----- plumbing -----
+
+    @property
+    def where(self) -> Where:
+        return Where(self.platform_name, self.chat_id)
+
+    @property
+    def platform(self) -> Platform:
+        return self.host.platform(self.platform_name)
+
+    @property
+    def lang(self) -> str:
+        return self.host.chat_lang(self.platform_name, self.chat_id)
+
+    @property
+    def preset_name(self) -> str:
+        return str(self.meta.get("preset", self.rules.get("name", "classic")))
+
+    @property
+    def messages(self) -> dict[str, str]:
+        """The platform messages this table edits, by slot (read it; the screen keeps it)."""
+        return self.screen.messages
+
+    @property
+    def deadlines(self) -> dict[str, float]:
+        """The armed deadlines, by kind (read it; the timers keep it)."""
+        return self.timers.deadlines
+
+    def start(self) -> None:
+        """Starts the actor task."""
+        if self.task is None:
+            self.task = asyncio.create_task(self._run(), name=f"table-{self.id}")
+
+    def submit(self, message: Message) -> None:
+        if not self.closed:
+            self.queue.put_nowait(message)
+
+    def refuse_new_work(self) -> None:
+        """From now on the actor takes no message and starts no step (the host is stopping)."""
+        self.closed = True
+
+    async def stop(self) -> None:
+        """Ends the actor after what is queued; timers and AI threads are left to die."""
+        self.closed = True
+        self.timers.cancel()
+        self.screen.cancel()
+        if self.task is not None:
+            self.queue.put_nowait(Stop())
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    def busy(self) -> bool:
+        """Something is queued or an AI is thinking (tests wait for this to end)."""
+        # an AI move is in flight until its answer is processed (which clears ai.pending)
+        return (not self.queue.empty() or self.queue._unfinished_tasks > 0  # type: ignore[attr-defined]
+                or self.ai.thinking())
+
+    async def _run(self) -> None:
+        while True:
+            message = await self.queue.get()
+            try:
+                if isinstance(message, Stop):
+                    return
+                try:
+                    await self._process(message)
+                except Exception:
+                    log.exception("table %s failed on %s", self.id, type(message).__name__)
+                    if isinstance(message, Event):
+                        await self.answer(message.event, tr(self.lang, "err.internal"))
+                if self.queue.empty() and not self.closed:
+                    try:
+                        pending = self.ai.pending
+                        if pending is None or pending.done():
+                            await self.screen.render()  # a burst of AI moves ends in one edit
+                        else:
+                            await self.screen.refresh_if_due()  # an AI thread is thinking mid-burst
+                    finally:
+                        # a failed render must not leave the table without its timers
+                        self.timers.rearm(self.status in ("active", "lobby"))
+            except Exception:
+                log.exception("table %s could not render", self.id)
+            finally:
+                self.queue.task_done()
+
+    async def _process(self, message: Message) -> None:
+        self.screen.may_lag_at = None  # set again by an inline play that leaves the trick open
+        if isinstance(message, Event):
+            await self._on_event(message)
+        elif isinstance(message, Tick):
+            await timers.on_tick(self, message.kind)
+        elif isinstance(message, AiAnswer):
+            self.ai.answered()
+            if self.running() and message.version == self.match.version:
+                if message.seat < 0:  # the declarations asked while dealing
+                    await moves.apply_declaration(self, message.action)
+                else:
+                    await moves.apply_ai(self, message.seat, message.action)
+        elif isinstance(message, Resume | ChatLanguage):
+            self.screen.forget_all()
+        elif isinstance(message, SeatLanguage):
+            s = self.seat_of(message.user_id)
+            if s is not None:
+                self.seats[s]["lang"] = message.lang
+                self.screen.forget(f"hand{s}")
+        await moves.advance(self)
+
+    # ----- seats -----
+
+    def seat_of(self, user_id: str) -> int | None:
+        """The seat of this person; None for strangers and for people kicked out (an AI keeps their seat)."""
+        return self.seats.seat_of(user_id)
+
+    def seat_lang(self, s: int) -> str:
+        return self.seats.lang(s, self.lang)
+
+    def private_where(self, s: int) -> Where:
+        return Where(self.platform_name, str(self.seats[s]["user_id"]), private=True)
+
+    async def save_seats(self) -> None:
+        await self.host.store.update_match(self.id, seats=self.seats)
+
+    async def save_meta(self) -> None:
+        self.meta["settings"] = self.settings.to_dict()
+        await self.host.store.update_match(self.id, meta=self.meta)
+
+    def public(self) -> dict[str, Any]:
+        """The match's public view, built once per state version (read it, never change it)."""
+        m = self.match
+        if self._public is None or self._public[0] is not m or self._public[1] != m.version:
+            self._public = (m, m.version, m.public_view())
+        return self._public[2]
+
+    def seat_view(self, s: int) -> dict[str, Any]:
+        """What seat `s` sees now, built on the cached public view."""
+        view: dict[str, Any] = self.match.view(s, self.public())
+        return view
+
+    def running(self) -> bool:
+        return self.status == "active" and self.match is not None
+
+    # ----- events -----
+
+    async def answer(self, ev: Incoming, text: str) -> None:
+        """Answers this event (once per event is what platforms expect)."""
+        self._answered = True
+        await self.host.answer(ev, text)
+
+    async def _on_event(self, message: Event) -> None:
+        ev = message.event
+        self._answered = False
+        s = self.seat_of(ev.user.user_id)
+        if s is not None:
+            if ev.kind == "chosen":
+                self.screen.plays_inline.add(s)
+            elif ev.kind in ("press", "text"):
+                self.screen.plays_inline.discard(s)  # they are looking at their private hand again
+        if ev.kind == "command":
+            await self.on_command(ev, ev.name.lower(), ev.args)
+        elif ev.kind in ("press", "chosen") and message.token is not None:
+            await moves.on_press(self, ev, message.token)
+        elif ev.kind == "text":
+            words = ev.text.split()
+            if words and words[0].lower() in moves.ACTION_WORDS:
+                await moves.on_typed(self, ev, words[0].lower(), words[1:])
+            elif words:
+                await self.on_command(ev, words[0].lower(), tuple(words[1:]))
+        if not self._answered and ev.kind in ("press", "chosen"):
+            await self.host.answer(ev, "✓")  # a button press is always answered
+
+    async def say(self, text: str) -> None:
+        """A short announcement in the group."""
+        try:
+            await self.platform.send(self.where, View(text))
+        except (PlatformError, Unreachable):
+            log.warning("table %s: announcement not delivered", self.id)
+
+    async def on_command(self, ev: Incoming, name: str, args: tuple[str, ...]) -> None:
+        lang = self.lang
+        s = self.seat_of(ev.user.user_id)
+        if name == "join":
+            await lobby.join(self, ev, args)
+        elif name == "leave":
+            await lobby.leave(self, ev)
+        elif name == "addbot":
+            await lobby.addbot(self, ev, args)
+        elif name == "kick":
+            await lobby.kick(self, ev, args)
+        elif name == "start":
+            await lobby.start(self, ev)
+        elif name in ("pause", "resume", "abandon"):
+            await lobby.vote(self, ev, name)
+        elif name == "back":
+            if s is None:
+                await self.answer(ev, tr(lang, "err.not_seated"))
+            elif not self.seats[s].get("away"):
+                await self.answer(ev, tr(lang, "back.not_away"))
+            else:
+                self.seats[s]["away"] = False
+                self.seats[s]["timeouts"] = 0
+                await self.save_seats()
+                await self.say(tr(lang, "back.ok", name=self.seats[s]["name"]))
+        elif name in ("hand", "table"):
+            if name == "hand" and s is not None and self.match is not None:
+                await self.screen.send_hand(s, force_new=True)
+            else:
+                self.screen.forget("table")
+                self.screen.forget("lobby")
+        else:
+            await self.answer(ev, unknown_command_text(lang, name))
+
+    # ----- endings -----
+
+    async def finish(self) -> None:
+        result = dict(self.match.result or {})
+        await self.screen.render()
+        await self.close("finished", result)
+        await announce.match_result(self, result)
+        await self.host.match_ended(self, result)
+
+    async def close(self, status: str, result: dict[str, Any]) -> None:
+        self.status = status
+        await self.host.store.finish_match(self.id, status, result)
+        self.timers.clear()
+        self.closed = True
+        self.timers.cancel()
+        self.host.forget(self)
+        self.queue.put_nowait(Stop())  # the actor ends once this message is done

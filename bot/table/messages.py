@@ -1,0 +1,68 @@
+"""What a table's actor is sent: one frozen value type per kind of message.
+
+Everything that changes a table reaches it as one of these through `Table.submit`,
+so the actor (`bot.table.actor`) is the only code that writes a table's state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.platform import Incoming
+from bot.tokens import Token
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A person's update for this table; a press carries its token, parsed once by the host."""
+
+    event: Incoming
+    token: Token | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """A timer of the table came due (see `bot.table.timers`)."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class AiAnswer:
+    """An AI's move from a worker thread; seat -1 is the declarations asked while dealing."""
+
+    seat: int
+    version: int
+    action: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Redraw:
+    """Draw the table again (a message could not go out, or lagged too long)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLanguage:
+    """The group chose another language: everything is drawn anew in it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLanguage:
+    """A seated person chose their own language (`lang` in private): their hand is drawn in it."""
+
+    user_id: str
+    lang: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """The host loaded this table after a restart: every message is drawn again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """The actor ends once this is taken from its queue."""
+
+
+Message = Event | Tick | AiAnswer | Redraw | ChatLanguage | SeatLanguage | Resume | Stop

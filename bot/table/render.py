@@ -1,0 +1,261 @@
+"""Where a table is drawn: the group's table (or lobby) message and each person's private hand,
+edited only when their content changed, and what the buttons shown index into."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from bot import tokens
+from bot.i18n import tr
+from bot.platform import PlatformError, Unreachable, View, Where
+from bot.table.messages import Redraw
+from bot.views import hand_elsewhere_view, hand_view, lobby_view, table_view
+
+if TYPE_CHECKING:
+    from bot.table.actor import Table
+
+log = logging.getLogger(__name__)
+
+RENDER_RETRY = 5.0  # seconds before a table whose message could not go out is drawn again
+# During a run of AI moves (no person to wait for) the table is drawn at most this often, so that
+# spectators see the game move; Telegram allows a group about 20 messages a minute anyway.
+AI_REFRESH = 3.0
+# A play chosen from the group (inline) shows itself there as the player's own message, naming who
+# plays next; the table message then waits for the end of the trick, for anything else to happen,
+# or at most this many seconds.
+TABLE_LAG = 30.0
+# While the cards are dealt, a private hand is redrawn every this many cards, and at once when
+# its declare buttons change (not for every card: a deal would cost 25 edits per seat).
+DEAL_REDRAW_EVERY = 5
+
+
+class Screen:
+    """What a table has shown: its messages, their content, and each seat's buttons."""
+
+    def __init__(self, table: Table, messages: dict[str, str] | None = None) -> None:
+        self.table = table
+        self.messages: dict[str, str] = dict(messages or {})  # slot -> platform message id (persisted)
+        self.rendered: dict[str, Any] = {}  # slot -> the content last shown there
+        self.selection: dict[int, set[int]] = {s: set() for s in range(4)}
+        self.page: dict[int, int] = dict.fromkeys(range(4), 0)
+        self.view_version: dict[int, int] = dict.fromkeys(range(4), 0)
+        # What each seat's buttons index into (phase and cards) when view_version was set: while it
+        # holds, redrawing the hand (a card selected, say) keeps the buttons' version, so a button
+        # on a keyboard whose redraw has not arrived yet still counts.
+        self.view_key: dict[int, tuple[Any, ...]] = {}
+        # The cards each seat's buttons index into, as last drawn (a press maps its indices with them).
+        self.shown_hand: dict[int, list[str]] = {}
+        # Seats that play from the group (inline mode): while the hand is being played, their
+        # private hand is redrawn lazily (see send_hand), not after each of their plays.
+        self.plays_inline: set[int] = set()
+        self.hand_phase: dict[int, str] = {}  # the phase each private hand was last drawn in
+        self.rerender: asyncio.TimerHandle | None = None
+        self.burst_since: float | None = None  # host clock time the current run of AI moves began
+        self.drawn = False  # drawn since this actor started
+        # The version up to which the group's table message may lag behind (see TABLE_LAG), and
+        # the timer that bounds how long it lags.
+        self.may_lag_at: int | None = None
+        self.lag_timer: asyncio.TimerHandle | None = None
+
+    def forget(self, slot: str) -> None:
+        """Draw this slot again next time, even if its content looks the same."""
+        self.rendered.pop(slot, None)
+
+    def forget_all(self) -> None:
+        self.rendered.clear()
+
+    def cancel(self) -> None:
+        if self.rerender is not None:
+            self.rerender.cancel()
+        if self.lag_timer is not None:
+            self.lag_timer.cancel()
+
+    async def refresh_if_due(self) -> None:
+        """Mid-burst of AI moves: once the burst has run `host.refresh_interval()` (`ai_refresh`, 3 s,
+        longer with very many tables) seconds since it began (or
+        since the table was last drawn), draw the table, so a table of AIs playing at full speed
+        still shows its progress. A short burst (three AIs answering a person) costs nothing extra:
+        it ends in the usual single render."""
+        t = self.table
+        now = t.host.clock.now()
+        interval = t.host.refresh_interval()
+        if self.burst_since is None:
+            self.burst_since = now
+            if not self.drawn:  # tables resumed together must not all draw at the same moments
+                self.burst_since -= interval * ((t.id * 0.6180339887) % 1.0)
+        elif now - self.burst_since >= interval:
+            await self.render()
+
+    async def render(self) -> None:
+        """Edits the table message and every private hand whose content changed."""
+        t = self.table
+        self.burst_since = None
+        self.drawn = True
+        if t.status == "lobby":
+            v = lobby_view(t.seats.infos(), t.lang, match_id=t.id, preset=t.preset_name,
+                           creator=str(t.meta.get("creator_name", "?")), options=str(t.meta.get("options", "")),
+                           join_url=t.platform.join_link(f"join-{t.id}"))
+            await self.show("lobby", t.where, v)
+            return
+        if t.match is None or t.status not in ("active", "paused", "finished"):
+            return
+        m = t.match
+        pub = t.public()
+        time_left = None
+        for kind in ("turn", "bury", "declare"):
+            if kind in t.timers:
+                time_left = t.timers.left(kind)
+        hand_no = int(pub.get("hand_no", 1))
+        if t.meta.get("table_hand") != hand_no:  # one table message per hand
+            if t.meta.get("table_hand") is not None:
+                self.messages.pop("table", None)
+            t.meta["table_hand"] = hand_no
+            await t.save_meta()
+        if (self.may_lag_at == m.version and t.status == "active" and pub.get("trick")
+                and "table" in self.messages):
+            # the play shows itself in the group (inline); the table catches up at the trick's end
+            if self.lag_timer is None and not t.closed:
+                self.lag_timer = asyncio.get_running_loop().call_later(TABLE_LAG, self._lagged_too_long)
+            await self.render_hands()
+            return
+        if self.lag_timer is not None:
+            self.lag_timer.cancel()
+            self.lag_timer = None
+        infos = t.seats.infos()
+        v = table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
+                       preset=t.preset_name, time_left=time_left, paused=t.status == "paused")
+        bare = table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
+                          preset=t.preset_name, paused=t.status == "paused")
+        await self.show("table", t.where, v, compare=strip_versions(bare))
+        await self.render_hands()
+
+    async def render_hands(self) -> None:
+        t = self.table
+        for s in t.seats.humans():
+            if t.seats[s].get("kicked"):
+                continue
+            try:
+                await self.send_hand(s)
+            except Unreachable as exc:
+                await t.say(tr(t.lang, "err.unreachable", name=t.seats[s]["name"], how=exc.how_to_fix))
+
+    def hand_view_for(self, s: int, version: int, seen: dict[str, Any] | None = None) -> View:
+        t = self.table
+        note_key = t.meta.get("notes", {}).get(str(s))
+        lang = t.seat_lang(s)
+        note = tr(lang, note_key) if note_key else ""
+        v = t.seat_view(s) if seen is None else seen
+        return hand_view(v, t.seats.infos(), lang, match_id=t.id, version=version,
+                         legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
+                         page_size=t.host.page_size(t.platform_name), note=note)
+
+    def _button_actions(self, s: int, v: dict[str, Any]) -> list[dict[str, Any]]:
+        """The actions a hand shows as buttons: bids and passes while declaring, a revolution when allowed."""
+        m = self.table.match
+        if m.phase in ("dealing", "declaring", "chao"):
+            return list(m.legal_actions(s))
+        return [{"t": "revolt", "seat": s}] if v.get("can_revolt") else []
+
+    async def send_hand(self, s: int, *, force_new: bool = False) -> None:
+        """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed.
+
+        A seat that plays from the group (inline) is not sent an edit after each of its own plays
+        while the hand is being played: its private hand is folded away once (no card in it) and
+        drawn in full again when the hand moves to another phase, or when its owner presses ↻,
+        any old button of it (refused as out of date if the cards changed), *My hand*, or types in
+        the private chat. While cards are dealt, a hand is redrawn every DEAL_REDRAW_EVERY cards
+        and whenever its buttons (what may be declared) change.
+        """
+        t = self.table
+        m = t.match
+        seen = t.seat_view(s)
+        hand = list(seen.get("hand") or ())
+        key = (m.phase, tuple(hand))
+        version = self.view_version[s] if self.view_key.get(s) == key else m.version
+        slot = f"hand{s}"
+        if (not force_new and s in self.plays_inline and m.phase == "playing"
+                and self.hand_phase.get(s) == "playing" and slot in self.messages):
+            # Folded away once (no card in it, so no edit after the next plays); its old buttons
+            # are refused from now on if the cards changed, ↻ shows the hand again.
+            self._buttons_index(s, version, key, hand)
+            folded = hand_elsewhere_view(seen, t.seats.infos(), t.seat_lang(s), match_id=t.id,
+                                         version=version, page=self.page[s])
+            await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
+            return
+        v = self.hand_view_for(s, version, seen)
+        sig = strip_versions(v)
+        if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
+            return  # same content: the buttons already shown (older version) stay valid
+        shown = self.rendered.get(slot)
+        if (not force_new and m.phase == "dealing" and shown is not None and shown[1] == sig[1]
+                and len(key[1]) % DEAL_REDRAW_EVERY and slot in self.messages):
+            return  # cards arriving: every few cards, or at once when what may be declared changes
+        self._buttons_index(s, version, key, hand)
+        self.hand_phase[s] = str(m.phase)
+        if t.meta.get("notes", {}).pop(str(s), None):
+            await t.save_meta()
+        await self.show(slot, t.private_where(s), v, compare=sig, force_new=force_new)
+
+    def _buttons_index(self, s: int, version: int, key: tuple[Any, ...], hand: list[str]) -> None:
+        self.view_version[s], self.view_key[s] = version, key
+        self.shown_hand[s] = hand
+
+    def hand_of(self, s: int) -> list[str]:
+        """The cards seat s's buttons index into: those of its hand when its buttons' version was set
+        (a press with an older version is refused before this is asked), else its hand now."""
+        t = self.table
+        if self.view_key.get(s) is not None and s in self.shown_hand:
+            return self.shown_hand[s]
+        return list(t.seat_view(s).get("hand") or [])
+
+    async def show(self, slot: str, where: Where, v: View, *, compare: Any = None,
+                   force_new: bool = False) -> None:
+        t = self.table
+        sig = compare if compare is not None else v
+        if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
+            return
+        mid: str | None = self.messages.get(slot)
+        try:
+            if mid is not None and not force_new:
+                await t.platform.edit(where, mid, v)
+            else:
+                mid = await t.platform.send(where, v)
+                self.messages[slot] = mid
+                await t.host.store.set_message(t.id, slot, mid)
+            self.rendered[slot] = sig
+        except PlatformError:
+            log.warning("table %s: could not show %s", t.id, slot)
+            self._render_again_later()
+
+    def _lagged_too_long(self) -> None:
+        self.lag_timer = None
+        self.table.submit(Redraw())
+
+    def _render_again_later(self) -> None:
+        """A message could not go out (the platform is down): draw the table again in a while,
+        so people see the current state once it recovers even if nobody acts meanwhile."""
+        if self.rerender is not None or self.table.closed:
+            return
+
+        def again() -> None:
+            self.rerender = None
+            self.table.submit(Redraw())
+
+        self.rerender = asyncio.get_running_loop().call_later(RENDER_RETRY, again)
+
+
+def strip_versions(v: View) -> tuple[Any, ...]:
+    """A view's content without its token versions: a new version alone is no reason to edit."""
+    text = v.text
+    rows = tuple(tuple((b.label, b.style, b.kind, _token_sans_version(b.token)) for b in row) for row in v.buttons)
+    return (text, rows)
+
+
+def _token_sans_version(tok: str) -> str:
+    try:
+        t = tokens.parse(tok)
+    except tokens.BadToken:
+        return tok
+    return f"{t.code}.{t.arg}"
