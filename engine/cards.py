@@ -121,10 +121,3 @@ def counts_of(faces: Iterable[int]) -> list[int]:
     for f in faces:
         c[f] += 1
     return c
-
-
-def faces_of(counts: list[int]) -> list[int]:
-    out: list[int] = []
-    for f, n in enumerate(counts):
-        out.extend([f] * n)
-    return out
