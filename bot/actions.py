@@ -6,13 +6,15 @@ Functions of the table they act on; they run inside that table's actor.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot import tokens
 from bot.ai import move_seed
 from bot.cardtext import cards_text, parse_typed_card
 from bot.i18n import catalog, tr
 from bot.platform import Incoming
+from engine.actions import Action, Bury, Chao, Declare, Pass, Play, Revolt
+from engine.errors import IllegalAction
 
 if TYPE_CHECKING:
     from bot.table import Table
@@ -71,26 +73,26 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         if not sel:
             await table.answer(ev, tr(lang, "err.select_first"))
             return
-        await human_act(table, ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
+        await human_act(table, ev, s, Play(s, tuple(hand[i] for i in sorted(sel))))
     elif code == tokens.PLAY_CARDS:
         idx = [_b36_or(c, -1) for c in tok.arg]
         if not idx or len(set(idx)) != len(idx) or not all(0 <= i < len(hand) for i in idx):
             await table.answer(ev, tr(lang, "err.stale"))
             return
-        await human_act(table, ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in idx]})
+        await human_act(table, ev, s, Play(s, tuple(hand[i] for i in idx)))
     elif code == tokens.BURY:
         if len(sel) != 8:
             await table.answer(ev, tr(lang, "err.bury_count", n=len(sel)))
             return
-        await human_act(table, ev, s, {"t": "bury", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
+        await human_act(table, ev, s, Bury(s, tuple(hand[i] for i in sorted(sel))))
     elif code in (tokens.DECLARE, tokens.CHAO):
         cards = [tok.arg[i:i + 2] for i in range(0, len(tok.arg), 2)]
         t = "declare" if code == tokens.DECLARE else "chao"
-        await human_act(table, ev, s, {"t": t, "seat": s, "cards": cards})
+        await human_act(table, ev, s, Declare(s, tuple(cards)) if t == "declare" else Chao(s, tuple(cards)))
     elif code == tokens.PASS:
-        await human_act(table, ev, s, {"t": "pass", "seat": s})
+        await human_act(table, ev, s, Pass(s))
     elif code == tokens.REVOLT:
-        await human_act(table, ev, s, {"t": "revolt", "seat": s})
+        await human_act(table, ev, s, Revolt(s))
 
 async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> None:
     """A typed action ("play AS AS", "pass", "hint", ...): the cards must be words we know and in hand."""
@@ -107,10 +109,10 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
         await table.answer(ev, tr(lang, "err.paused"))
         return
     if word in ("pass", "不要", "不亮"):
-        await human_act(table, ev, s, {"t": "pass", "seat": s})
+        await human_act(table, ev, s, Pass(s))
         return
     if word in ("revolt", "革命"):
-        await human_act(table, ev, s, {"t": "revolt", "seat": s})
+        await human_act(table, ev, s, Revolt(s))
         return
     if word in ("auto", "hint", "提示", "托管"):
         suggestion = table.match.auto_action(s, rng_seed=move_seed(table.seed, table.match.version, s))
@@ -138,9 +140,17 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
         return
     t = ("play" if word in PLAY_WORDS else "declare" if word in ("declare", "d", "亮", "亮主")
          else "chao" if word in ("chao", "炒") else "bury")
-    await human_act(table, ev, s, {"t": t, "seat": s, "cards": cards})
+    await human_act(table, ev, s, _card_action(t, s, tuple(cards)))
 
-async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) -> None:
+def _card_action(t: str, s: int, cards: tuple[str, ...]) -> Play | Declare | Chao | Bury:
+    if t == "play":
+        return Play(s, cards)
+    if t == "declare":
+        return Declare(s, cards)
+    return Chao(s, cards) if t == "chao" else Bury(s, cards)
+
+
+async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
     """Checks with the engine (the reason in words if refused), then persists and applies."""
     lang = table.seat_lang(s)
     err = table.match.check(action)
@@ -155,7 +165,7 @@ async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) 
         seat["timeouts"] = 0
         await table.save_seats()
     table.selection[s].clear()
-    if ev.kind == "chosen" and action.get("t") == "play":
+    if ev.kind == "chosen" and isinstance(action, Play):
         table.table_may_lag_at = table.match.version  # shown in the group by the player's own message
     await table.answer(ev, "✓")
 
@@ -167,17 +177,18 @@ def _b36_or(s: str, default: int) -> int:
         return default
 
 
-def action_text(lang: str, action: dict[str, Any]) -> str:
+def action_text(lang: str, action: Action) -> str:
     """An action as a person would type it ("play ♠A ♠A")."""
-    t = str(action.get("t", ""))
-    cards = action.get("cards")
-    return f"{tr(lang, 'word.' + t)} {cards_text(cards)}".strip() if isinstance(cards, list) else tr(lang, "word." + t)
+    t = action.t
+    if isinstance(action, Play | Declare | Chao | Bury):
+        return f"{tr(lang, 'word.' + t)} {cards_text(list(action.cards))}".strip()
+    return tr(lang, "word." + t)
 
 
-def refusal_text(lang: str, err: Any) -> str:
+def refusal_text(lang: str, err: IllegalAction) -> str:
     """The engine's reason, in words."""
-    code = str(getattr(err, "code", "bad_action"))
-    params = dict(getattr(err, "params", {}) or {})
+    code = str(err.code)
+    params = dict(err.params)
     key = f"refuse.{code}"
     if key not in catalog("en"):
         return tr(lang, "refuse.unknown", code=code)

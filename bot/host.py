@@ -24,6 +24,7 @@ from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, V
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
 from bot.table import AI_REFRESH, Item, Table
 from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
+from engine.actions import Play
 
 FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
 
@@ -507,12 +508,12 @@ class Host:
         if s is None or m.phase != "playing" or m.to_act() != [s]:
             return []
         lang = table.seat_lang(s)
-        legal = m.legal_actions(s)
+        legal = [a for a in m.legal_actions(s) if isinstance(a, Play)]
         wanted = Counter(c for c in (parse_typed_card(w) for w in query.split()[:40]) if c is not None)
         if wanted:
-            exact = {"t": "play", "seat": s, "cards": sorted(wanted.elements())}
-            legal = [a for a in legal if not wanted - Counter(a.get("cards", []))]
-            if m.check(exact) is None and not any(Counter(a.get("cards", [])) == wanted for a in legal):
-                legal.insert(0, exact)  # the typed cards are a legal play the (bounded) list left out
+            exact = Play(s, tuple(sorted(wanted.elements())))
+            legal = [a for a in legal if not wanted - Counter(a.cards)]
+            if m.check(exact) is None and not any(Counter(a.cards) == wanted for a in legal):
+                legal.insert(0, exact)  # the typed cards are a legal play the list left out
         return play_choices(table.seat_view(s), legal, lang, match_id=table.id, version=m.version, limit=50,
                             seats=table.seat_infos(), group_lang=table.lang)

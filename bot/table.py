@@ -32,6 +32,7 @@ from bot.views import (
     seat_label,
     table_view,
 )
+from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Play, Revolt, SeatAction, TimeUp
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -62,7 +63,7 @@ class Item:
     name: str = ""
     seat: int = -1
     version: int = -1
-    action: dict[str, Any] | None = None
+    action: Action | None = None
     done: asyncio.Future[Any] | None = field(default=None, repr=False)
 
 
@@ -341,10 +342,10 @@ class Table:
 
     # ----- applying -----
 
-    async def apply_action(self, action: dict[str, Any], key: str | None) -> str:
+    async def apply_action(self, action: Action, key: str | None) -> str:
         """Persist, then apply.  The caller checked the action."""
         m = self.match
-        res: str = await self.host.store.append_action(self.id, m.version, action, key)
+        res: str = await self.host.store.append_action(self.id, m.version, action.to_json(), key)
         if res == "duplicate":
             return res
         events = m.apply(action)
@@ -352,16 +353,13 @@ class Table:
         for kind in ("turn", "bury"):
             if kind in self.deadlines:
                 await self.set_deadline(kind, None)
-        t = action.get("t")
-        if t in ("play", "bury", "chao", "next", "deal"):
-            seat = action.get("seat")
-            if isinstance(seat, int):
-                self.selection[seat].clear()
-        if t == "bury":
-            await self.say(tr(self.lang, "announce.buried", who=seat_label(int(action["seat"]),
+        if isinstance(action, Play | Bury | Chao):
+            self.selection[action.seat].clear()
+        if isinstance(action, Bury):
+            await self.say(tr(self.lang, "announce.buried", who=seat_label(action.seat,
                                                                            self.seat_infos(), self.lang)))
-        elif t == "revolt":
-            await self.say(tr(self.lang, "announce.revolt", who=seat_label(int(action["seat"]),
+        elif isinstance(action, Revolt):
+            await self.say(tr(self.lang, "announce.revolt", who=seat_label(action.seat,
                                                                            self.seat_infos(), self.lang)))
         decl = self.public().get("declaration")
         if decl and decl != self.last_declaration:
@@ -433,7 +431,7 @@ class Table:
         sys_action = m.system_action()
         humans = [s for s in to_act if not self.ai_driven(s)]
         if sys_action is not None:
-            kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
+            kind = SYSTEM_TIMER.get(sys_action.t, "deal")
             delay = float(getattr(self.settings, kind))
             if delay <= 0 and not humans:
                 await self.apply_action(sys_action, None)
@@ -449,7 +447,7 @@ class Table:
                     await self.set_deadline(hkind, self.host.clock.now() + delay)
         return False
 
-    def _ai_declares_while_dealing(self) -> tuple[bool, dict[str, Any] | None]:
+    def _ai_declares_while_dealing(self) -> tuple[bool, Action | None]:
         """After each deal step the AI seats may show a level card.
 
         Asked on the loop when `basic` is a quick level for the host (it decides in well under a
@@ -471,7 +469,7 @@ class Table:
         self._launch(lambda: _first_declare(self.chooser, asks), seat=-1, version=m.version)
         return True, None
 
-    def _ai_move(self, s: int) -> dict[str, Any] | None:
+    def _ai_move(self, s: int) -> Action | None:
         """A move for an AI-driven seat: at once (auto_action, or a quick level on the loop),
         or later from a worker thread."""
         m = self.match
@@ -479,8 +477,8 @@ class Table:
         level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == "ai" else DEFAULT_AI_LEVEL
         seed = move_seed(self.seed, m.version, s)
         if self.chooser is None or not self.host.use_ai_threads:
-            action: dict[str, Any] = m.auto_action(s, rng_seed=seed)
-            return action
+            auto: Action | None = m.auto_action(s, rng_seed=seed)
+            return auto
         view = self.seat_view(s)
         chooser = self.chooser
         budget = self.settings.ai_budget
@@ -494,17 +492,17 @@ class Table:
         self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
         return None
 
-    def _legal_or_fallback(self, s: int, act: Any) -> dict[str, Any]:
+    def _legal_or_fallback(self, s: int, act: object) -> Action | None:
         """An AI's answer when it is legal now; for a failed or illegal answer, the engine's auto_action."""
         m = self.match
-        if isinstance(act, dict) and m.check(act) is None:
+        if isinstance(act, ACTION_TYPES) and m.check(act) is None:
             return act
-        fallback: dict[str, Any] = m.auto_action(s, rng_seed=m.version)
+        fallback: Action | None = m.auto_action(s, rng_seed=m.version)
         return fallback
 
-    def _legal_declare(self, act: Any) -> dict[str, Any] | None:
+    def _legal_declare(self, act: object) -> Action | None:
         """An AI's answer while dealing counts only when it is a legal declaration."""
-        if isinstance(act, dict) and act.get("t") == "declare" and self.match.check(act) is None:
+        if isinstance(act, Declare) and self.match.check(act) is None:
             return act
         return None
 
@@ -521,7 +519,7 @@ class Table:
             except Exception:
                 log.exception("AI failed at table %s", self.id)
                 act = None
-            self.submit(Item("ai", seat=seat, version=version, action=act if isinstance(act, dict) else None))
+            self.submit(Item("ai", seat=seat, version=version, action=act if isinstance(act, ACTION_TYPES) else None))
 
         fut.add_done_callback(back)
 
@@ -539,18 +537,20 @@ class Table:
             return
         m = self.match
         if kind == "time_limit":
-            if m.check({"t": "time_up"}) is None:
-                await self.apply_action({"t": "time_up"}, None)
+            if m.check(TimeUp()) is None:
+                await self.apply_action(TimeUp(), None)
             return
         if kind in ("deal", "declare", "next"):
             sys_action = m.system_action()
-            if sys_action is None or SYSTEM_TIMER.get(str(sys_action.get("t"))) != kind:
+            if sys_action is None or SYSTEM_TIMER.get(sys_action.t) != kind:
                 return
             await self.apply_action(sys_action, None)
             return
         # a person ran out of time: the basic AI moves for them
         for s in [s for s in m.to_act() if not self.ai_driven(s)]:
             action = m.auto_action(s, rng_seed=move_seed(self.seed, m.version, s))
+            if action is None:
+                continue
             await self.apply_action(action, None)
             seat = self.seats[s]
             seat["timeouts"] = int(seat.get("timeouts", 0)) + 1
@@ -703,12 +703,12 @@ class Table:
                          legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
                          page_size=self.host.page_size(self.platform_name), note=note)
 
-    def _button_actions(self, s: int, v: dict[str, Any]) -> list[dict[str, Any]]:
+    def _button_actions(self, s: int, v: dict[str, Any]) -> list[SeatAction]:
         """The actions a hand shows as buttons: bids and passes while declaring, a revolution when allowed."""
         m = self.match
         if m.phase in ("dealing", "declaring", "chao"):
             return list(m.legal_actions(s))
-        return [{"t": "revolt", "seat": s}] if v.get("can_revolt") else []
+        return [Revolt(s)] if v.get("can_revolt") else []
 
     async def send_hand(self, s: int, *, force_new: bool = False) -> None:
         """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed.
@@ -783,11 +783,11 @@ class Table:
         self.rerender = asyncio.get_running_loop().call_later(RENDER_RETRY, again)
 
 
-def _first_declare(chooser: Any, asks: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:
+def _first_declare(chooser: Any, asks: list[tuple[int, dict[str, Any], int]]) -> Declare | None:
     """In a worker thread: the first AI seat that wants to declare now, if any (quick `basic` rules)."""
     for _, view, seed in asks:
         action = chooser(view, "basic", seed, 0.0)
-        if isinstance(action, dict) and action.get("t") == "declare":
+        if isinstance(action, Declare):
             return action
     return None
 

@@ -16,6 +16,9 @@ from bot import tokens
 from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import tr
 from bot.platform import Button, View
+from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
+from engine.cards import card_points, is_trump_card
+from engine.hand import team_of
 
 HAND_PAGE_SIZE = 20  # 4 rows of 5: fits Discord's 5x5 with one row of controls
 ROW = 5
@@ -41,11 +44,6 @@ class SeatInfo:
     away: bool = False  # a person whose seat an AI keeps until `back`
 
 
-def team_of(seat: int) -> int:
-    """Partners sit opposite: seats 0 & 2 are team 0, 1 & 3 team 1."""
-    return seat % 2
-
-
 def seat_label(seat: int, seats: Sequence[SeatInfo | None], lang: str) -> str:
     """"①Alice" (with an AI or away mark)."""
     info = seats[seat] if seat < len(seats) else None
@@ -57,15 +55,6 @@ def seat_label(seat: int, seats: Sequence[SeatInfo | None], lang: str) -> str:
     elif info.away:
         mark = tr(lang, "seat.away_mark")
     return f"{SEAT_MARK[seat]}{info.name}{mark}"
-
-
-def is_trump(card: str, level: str | None, trump: str | None) -> bool:
-    """Jokers, level cards and the trump suit are trumps."""
-    if card in ("BJ", "SJ"):
-        return True
-    if level is not None and card[0] == level:
-        return True
-    return trump is not None and trump != "NT" and card[1] == trump
 
 
 def _rank_text(level: str | None) -> str:
@@ -138,11 +127,6 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
     return "\n".join(lines)
 
 
-def card_points(card: str) -> int:
-    """5s count 5, 10s and Ks count 10."""
-    return {"5": 5, "T": 10, "K": 10}.get(card[:1], 0) if card not in ("BJ", "SJ") else 0
-
-
 def _last_trick_plays(last: Any) -> list[Sequence[Any]]:
     """`last_trick` may be the plays list or a dict holding it."""
     if isinstance(last, dict):
@@ -173,7 +157,7 @@ def _hand_lines(hand: Sequence[str], level: str | None, trump: str | None, lang:
     groups: dict[str, list[str]] = {}
     order: list[str] = []
     for i, c in enumerate(hand):
-        key = "T" if is_trump(c, level, trump) else c[1]
+        key = "T" if is_trump_card(c, level, trump) else c[1]
         if key not in groups:
             groups[key] = []
             order.append(key)
@@ -229,7 +213,7 @@ def _prompt(v: dict[str, Any], seat: int, lang: str) -> str:
 
 
 def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
-              version: int, legal: Sequence[dict[str, Any]] = (), selection: set[int] | None = None,
+              version: int, legal: Sequence[SeatAction] = (), selection: set[int] | None = None,
               page: int = 0, page_size: int = HAND_PAGE_SIZE, note: str = "") -> View:
     """The private hand message: text plus the buttons that fit the phase."""
     selection = selection or set()
@@ -243,12 +227,12 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
 
     rows: list[tuple[Button, ...]] = []
     if phase in ("dealing", "declaring", "chao"):
-        bids = [a for a in legal if a.get("t") in ("declare", "chao")][:10]
-        buttons = [Button(tr(lang, "btn.declare" if a["t"] == "declare" else "btn.chao",
-                             cards=cards_text(a["cards"])),
-                          tok(tokens.DECLARE if a["t"] == "declare" else tokens.CHAO, "".join(a["cards"])),
+        bids = [a for a in legal if isinstance(a, Declare | Chao)][:10]
+        buttons = [Button(tr(lang, "btn.declare" if a.t == "declare" else "btn.chao",
+                             cards=cards_text(list(a.cards))),
+                          tok(tokens.DECLARE if a.t == "declare" else tokens.CHAO, "".join(a.cards)),
                           style="primary") for a in bids]
-        if any(a.get("t") == "pass" for a in legal):
+        if any(isinstance(a, Pass) for a in legal):
             buttons.append(Button(tr(lang, "btn.pass"), tok(tokens.PASS)))
         rows.extend(tuple(buttons[i:i + ROW]) for i in range(0, len(buttons), ROW))
     elif phase in ("burying", "playing"):
@@ -268,7 +252,7 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
         elif phase == "playing":
             controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY), style="primary"))
         controls.append(Button(tr(lang, "btn.clear"), tok(tokens.CLEAR)))
-        if any(a.get("t") == "revolt" for a in legal):
+        if any(isinstance(a, Revolt) for a in legal):
             controls.append(Button(tr(lang, "btn.revolt"), tok(tokens.REVOLT), style="danger"))
         if pages > 1:
             controls.append(Button("▶", tok(tokens.PAGE, str((page + 1) % pages))))
@@ -286,7 +270,7 @@ def hand_elsewhere_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lan
     return View(text, ((refresh,),))
 
 
-def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, *, match_id: int,
+def play_choices(v: dict[str, Any], legal: Sequence[SeatAction], lang: str, *, match_id: int,
                  version: int, limit: int = 50, seats: Sequence[SeatInfo | None] = (),
                  group_lang: str | None = None) -> list[InlineChoice]:
     """The seat's legal plays as inline choices (its own cards only; shown to that person alone).
@@ -303,18 +287,18 @@ def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, 
         after = seat_label((seat + 1) % 4, seats, glang)
     out: list[InlineChoice] = []
     for a in legal:
-        if a.get("t") != "play":
+        if not isinstance(a, Play):
             continue
-        idx = _indices(hand, list(a["cards"]))
+        idx = _indices(hand, list(a.cards))
         if idx is None or len(idx) > 40:
             continue
         arg = "".join(tokens.to_b36(i) for i in idx)
         message = ""
         if seats:
-            who, cards = seat_label(seat, seats, glang), cards_text(a["cards"])
+            who, cards = seat_label(seat, seats, glang), cards_text(list(a.cards))
             message = (tr(glang, "inline.posted_next", who=who, cards=cards, next=after) if after
                        else tr(glang, "inline.posted", who=who, cards=cards))
-        out.append(InlineChoice(cards_text(a["cards"]), tr(lang, "inline.play", n=len(idx)),
+        out.append(InlineChoice(cards_text(list(a.cards)), tr(lang, "inline.play", n=len(idx)),
                                 tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack(), message))
         if len(out) >= limit:
             break
