@@ -153,7 +153,7 @@ def _card_action(t: str, s: int, cards: tuple[str, ...]) -> Play | Declare | Cha
 async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
     """Checks with the engine (the reason in words if refused), then persists and applies."""
     lang = table.seat_lang(s)
-    err = table.match.check(action)
+    err = table.game.check(action)
     if err is not None:
         await table.answer(ev, refusal_text(lang, err))
         return
@@ -166,7 +166,7 @@ async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
         await table.save_seats()
     table.selection[s].clear()
     if ev.kind == "chosen" and isinstance(action, Play):
-        table.table_may_lag_at = table.match.version  # shown in the group by the player's own message
+        table.table_may_lag_at = table.game.version  # shown in the group by the player's own message
     await table.answer(ev, "✓")
 
 

@@ -1,4 +1,4 @@
-"""AI moves for the host: the AI engineer's `engine.ai.choose` when present, else the engine's auto_action.
+"""AI moves for the host: `engine.ai.choose`, or the engine's auto_action when a host runs without threads.
 
 `choose` sees only the seat's own view (what that seat may know); it runs in
 a worker thread so it never blocks the event loop.  Whatever it returns is
@@ -7,21 +7,19 @@ checked by the engine again before it is applied.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from typing import Any
 
-Chooser = Callable[[dict[str, Any], str, int, float], dict[str, Any]]
+from engine.actions import SeatAction
+from engine.ai import choose
+from engine.views import SeatView
+
+#: choose(view, level, seed, budget_s) -> the seat's action.
+Chooser = Callable[[SeatView, str, int, float], SeatAction]
 
 
 def find_chooser() -> Chooser | None:
-    """`engine.ai.choose(view, level, seed, budget_s)` if that module exists, else None."""
-    try:
-        mod = importlib.import_module("engine.ai")
-    except ImportError:
-        return None
-    fn = getattr(mod, "choose", None)
-    return fn if callable(fn) else None
+    """`engine.ai.choose`: the engine ships its AI, so there is always one (None stays for hosts without)."""
+    return choose
 
 
 def move_seed(match_seed: int, version: int, seat: int) -> int:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import actions, lobby, tokens
 from bot.actions import ACTION_WORDS
-from bot.ai import find_chooser, move_seed
+from bot.ai import Chooser, find_chooser, move_seed
 from bot.cardtext import cards_text, suit_text
 from bot.i18n import tr, unknown_command_text
 from bot.lobby import EMPTY
@@ -33,6 +33,8 @@ from bot.views import (
     table_view,
 )
 from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Play, Revolt, SeatAction, TimeUp
+from engine.match import Match
+from engine.views import PublicView, SeatView
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -86,7 +88,7 @@ class Table:
         self.messages = dict(messages or {})
         self.deadlines = dict(deadlines or {})
         self.settings = TableSettings.from_dict(meta.get("settings"))
-        self.match: Any = None
+        self.match: Match | None = None
         if status in ("active", "paused"):
             self.match = host.engine.Match.replay(host.engine.Rules.from_dict(rules), seed, list(actions))
         self.selection: dict[int, set[int]] = {s: set() for s in range(4)}
@@ -107,7 +109,7 @@ class Table:
         self.timer_for: tuple[str, float] | None = None
         self.ai_pending: asyncio.Future[Any] | None = None
         self.rerender: asyncio.TimerHandle | None = None
-        self._public: tuple[Any, int, dict[str, Any]] | None = None  # (match, version, its public view)
+        self._public: tuple[Match, int, PublicView] | None = None  # (match, version, its public view)
         self.burst_since: float | None = None  # host clock time the current run of AI moves began
         self._drawn = False  # drawn since this actor started
         # The version up to which the group's table message may lag behind (see TABLE_LAG), and
@@ -120,6 +122,12 @@ class Table:
         self.announced_hand = int(meta.get("announced_hand", 0))
         self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
         self.chooser = find_chooser()
+
+    @property
+    def game(self) -> Match:
+        """The match, where only a table with one (active, paused or just finished) gets."""
+        assert self.match is not None, "a table without a match"
+        return self.match
 
     # ----- plumbing -----
 
@@ -203,7 +211,7 @@ class Table:
             await self._on_tick(item.name)
         elif item.kind == "ai":
             self.ai_pending = None
-            if self._running() and item.version == self.match.version:
+            if self._running() and item.version == self.game.version:
                 # seat -1: the declarations asked while dealing
                 act = (self._legal_declare(item.action) if item.seat < 0
                        else self._legal_or_fallback(item.seat, item.action))
@@ -253,17 +261,16 @@ class Table:
         self.meta["settings"] = self.settings.to_dict()
         await self.host.store.update_match(self.id, meta=self.meta)
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> PublicView:
         """The match's public view, built once per state version (read it, never change it)."""
-        m = self.match
+        m = self.game
         if self._public is None or self._public[0] is not m or self._public[1] != m.version:
             self._public = (m, m.version, m.public_view())
         return self._public[2]
 
-    def seat_view(self, s: int) -> dict[str, Any]:
+    def seat_view(self, s: int) -> SeatView:
         """What seat `s` sees now, built on the cached public view."""
-        view: dict[str, Any] = self.match.view(s, self.public())
-        return view
+        return self.game.view(s, self.public())
 
     def _running(self) -> bool:
         return self.status == "active" and self.match is not None
@@ -344,7 +351,7 @@ class Table:
 
     async def apply_action(self, action: Action, key: str | None) -> str:
         """Persist, then apply.  The caller checked the action."""
-        m = self.match
+        m = self.game
         res: str = await self.host.store.append_action(self.id, m.version, action.to_json(), key)
         if res == "duplicate":
             return res
@@ -406,7 +413,7 @@ class Table:
 
     async def _step(self) -> bool:
         """One automatic step; False when the match waits (for a person, a timer, a thread) or ended."""
-        m = self.match
+        m = self.game
         await self._announce_hand_result()
         if m.phase == "match_over":
             await self._finish()
@@ -454,7 +461,7 @@ class Table:
         millisecond), else in a worker thread. Returns (True, None) when a question is in flight
         (the deal waits for the answer), or (False, a legal declaration or None).
         """
-        m = self.match
+        m = self.game
         if self.chooser is None or not self.host.use_ai_threads or self._deal_asked == m.version:
             return False, None
         self._deal_asked = m.version
@@ -472,7 +479,7 @@ class Table:
     def _ai_move(self, s: int) -> Action | None:
         """A move for an AI-driven seat: at once (auto_action, or a quick level on the loop),
         or later from a worker thread."""
-        m = self.match
+        m = self.game
         seat = self.seats[s]
         level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == "ai" else DEFAULT_AI_LEVEL
         seed = move_seed(self.seed, m.version, s)
@@ -494,7 +501,7 @@ class Table:
 
     def _legal_or_fallback(self, s: int, act: object) -> Action | None:
         """An AI's answer when it is legal now; for a failed or illegal answer, the engine's auto_action."""
-        m = self.match
+        m = self.game
         if isinstance(act, ACTION_TYPES) and m.check(act) is None:
             return act
         fallback: Action | None = m.auto_action(s, rng_seed=m.version)
@@ -502,7 +509,7 @@ class Table:
 
     def _legal_declare(self, act: object) -> Action | None:
         """An AI's answer while dealing counts only when it is a legal declaration."""
-        if isinstance(act, Declare) and self.match.check(act) is None:
+        if isinstance(act, Declare) and self.game.check(act) is None:
             return act
         return None
 
@@ -535,7 +542,7 @@ class Table:
             return
         if not self._running():
             return
-        m = self.match
+        m = self.game
         if kind == "time_limit":
             if m.check(TimeUp()) is None:
                 await self.apply_action(TimeUp(), None)
@@ -597,7 +604,7 @@ class Table:
     # ----- endings -----
 
     async def _announce_hand_result(self) -> None:
-        m = self.match
+        m = self.game
         pub = self.public()
         res = pub.get("last_result")
         hand_no = int(pub.get("hand_no", 0))
@@ -609,7 +616,7 @@ class Table:
             await self.say(hand_result_text(dict(res, hand_no=finished), self.seat_infos(), self.lang))
 
     async def _finish(self) -> None:
-        result = dict(self.match.result or {})
+        result = dict(self.game.result or {})
         await self._render()
         await self.close("finished", result)
         await self.say(match_result_text(result, self.seat_infos(), self.lang))
@@ -656,7 +663,7 @@ class Table:
             return
         if self.match is None or self.status not in ("active", "paused", "finished"):
             return
-        m = self.match
+        m = self.game
         pub = self.public()
         slot = "table"
         time_left = None
@@ -695,7 +702,7 @@ class Table:
             except Unreachable as exc:
                 await self.say(tr(self.lang, "err.unreachable", name=self.seats[s]["name"], how=exc.how_to_fix))
 
-    def hand_view_for(self, s: int, version: int, seen: dict[str, Any] | None = None) -> View:
+    def hand_view_for(self, s: int, version: int, seen: SeatView | None = None) -> View:
         note_key = self.meta.get("notes", {}).get(str(s))
         note = tr(self.seat_lang(s), note_key) if note_key else ""
         v = self.seat_view(s) if seen is None else seen
@@ -703,9 +710,9 @@ class Table:
                          legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
                          page_size=self.host.page_size(self.platform_name), note=note)
 
-    def _button_actions(self, s: int, v: dict[str, Any]) -> list[SeatAction]:
+    def _button_actions(self, s: int, v: SeatView) -> list[SeatAction]:
         """The actions a hand shows as buttons: bids and passes while declaring, a revolution when allowed."""
-        m = self.match
+        m = self.game
         if m.phase in ("dealing", "declaring", "chao"):
             return list(m.legal_actions(s))
         return [Revolt(s)] if v.get("can_revolt") else []
@@ -720,7 +727,7 @@ class Table:
         the private chat. While cards are dealt, a hand is redrawn every DEAL_REDRAW_EVERY cards
         and whenever its buttons (what may be declared) change.
         """
-        m = self.match
+        m = self.game
         seen = self.seat_view(s)
         key = (m.phase, tuple(seen.get("hand") or ()))
         version = self.view_version[s] if self.view_key.get(s) == key else m.version
@@ -783,7 +790,7 @@ class Table:
         self.rerender = asyncio.get_running_loop().call_later(RENDER_RETRY, again)
 
 
-def _first_declare(chooser: Any, asks: list[tuple[int, dict[str, Any], int]]) -> Declare | None:
+def _first_declare(chooser: Chooser, asks: list[tuple[int, SeatView, int]]) -> Declare | None:
     """In a worker thread: the first AI seat that wants to declare now, if any (quick `basic` rules)."""
     for _, view, seed in asks:
         action = chooser(view, "basic", seed, 0.0)

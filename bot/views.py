@@ -19,6 +19,7 @@ from bot.platform import Button, View
 from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
+from engine.views import PublicView, SeatView
 
 HAND_PAGE_SIZE = 20  # 4 rows of 5: fits Discord's 5x5 with one row of controls
 ROW = 5
@@ -63,7 +64,7 @@ def _rank_text(level: str | None) -> str:
     return "10" if level == "T" else str(level)
 
 
-def _trump_line(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str) -> str:
+def _trump_line(v: PublicView, seats: Sequence[SeatInfo | None], lang: str) -> str:
     trump = v.get("trump")
     decl = v.get("declaration")
     if trump is None:
@@ -82,12 +83,12 @@ def _trick_text(trick: Sequence[Sequence[Any]], seats: Sequence[SeatInfo | None]
     return " · ".join(f"{seat_label(int(s), seats, lang)} {cards_text(list(c))}" for s, c in trick)
 
 
-def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, preset: str,
+def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, preset: str,
                time_left: float | None = None, paused: bool = False) -> str:
     """The group table as text, from the public view only."""
     lines = [tr(lang, "table.title", preset=preset, hand=pub.get("hand_no", 1))]
     dealer = pub.get("dealer")
-    counts = pub.get("hand_counts") or [None] * 4
+    counts: Sequence[int | None] = pub.get("hand_counts") or [None] * 4
     for s in range(4):
         bits = [seat_label(s, seats, lang), tr(lang, f"team.{team_of(s)}")]
         if dealer == s:
@@ -135,13 +136,14 @@ def _last_trick_plays(last: Any) -> list[Sequence[Any]]:
     return list(last)
 
 
-def _waiting_for(pub: dict[str, Any]) -> list[int]:
-    if pub.get("phase") == "playing" and pub.get("turn") is not None:
-        return [int(pub["turn"])]
+def _waiting_for(pub: PublicView) -> list[int]:
+    turn = pub.get("turn")
+    if pub.get("phase") == "playing" and turn is not None:
+        return [turn]
     return [int(s) for s in pub.get("to_act") or []]
 
 
-def table_view(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+def table_view(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
                version: int, preset: str, time_left: float | None = None, paused: bool = False) -> View:
     """The group table message with its buttons (my hand; play from the group)."""
     text = table_text(pub, seats, lang, preset=preset, time_left=time_left, paused=paused)
@@ -170,7 +172,7 @@ def _hand_lines(hand: Sequence[str], level: str | None, trump: str | None, lang:
     return out
 
 
-def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
+def hand_text(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *,
               selection: set[int] | None = None, note: str = "") -> str:
     """A seat's private hand with what it may do now."""
     selection = selection or set()
@@ -198,7 +200,7 @@ def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     return "\n".join(lines)
 
 
-def _prompt(v: dict[str, Any], seat: int, lang: str) -> str:
+def _prompt(v: SeatView, seat: int, lang: str) -> str:
     phase = v.get("phase")
     to_act = [int(s) for s in v.get("to_act") or []]
     if phase in ("dealing", "declaring"):
@@ -212,7 +214,7 @@ def _prompt(v: dict[str, Any], seat: int, lang: str) -> str:
     return ""
 
 
-def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
               version: int, legal: Sequence[SeatAction] = (), selection: set[int] | None = None,
               page: int = 0, page_size: int = HAND_PAGE_SIZE, note: str = "") -> View:
     """The private hand message: text plus the buttons that fit the phase."""
@@ -261,7 +263,7 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     return View(text, tuple(rows))
 
 
-def hand_elsewhere_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+def hand_elsewhere_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
                         version: int, page: int = 0) -> View:
     """The private hand of a seat that plays from the group (inline mode), folded away: it names
     no card, so it need not be redrawn after each play; ↻ shows the cards again."""
@@ -270,7 +272,7 @@ def hand_elsewhere_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lan
     return View(text, ((refresh,),))
 
 
-def play_choices(v: dict[str, Any], legal: Sequence[SeatAction], lang: str, *, match_id: int,
+def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_id: int,
                  version: int, limit: int = 50, seats: Sequence[SeatInfo | None] = (),
                  group_lang: str | None = None) -> list[InlineChoice]:
     """The seat's legal plays as inline choices (its own cards only; shown to that person alone).

@@ -45,7 +45,7 @@ async def ann_plays(rig: Rig, clock: FakeClock, table: Table) -> None:
     """Ann types her (legal) play in her private chat; then the AIs answer until it is her turn again."""
     s = table.seat_of(str(ANN))
     assert s is not None
-    play = table.match.auto_action(s)
+    play = table.match.auto_action(s).to_json()
     version = table.match.version
     await rig.handled(rig.fake.send_text(ANN, ANN, "play " + cards_text(play["cards"])))
     assert table.match.version > version
@@ -113,7 +113,7 @@ async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> Non
         version = table.match.version
         s = table.seat_of(str(ANN))
         assert s is not None
-        play = table.match.auto_action(s)
+        play = table.match.auto_action(s).to_json()
         await rig.handled(fake.send_text(ANN, ANN, "play " + cards_text(play["cards"])))
         assert table.match.version > version
         await to_a_persons_turn(rig, clock, [table])
