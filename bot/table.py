@@ -34,7 +34,7 @@ from bot.views import (
 )
 from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Play, Revolt, SeatAction, TimeUp
 from engine.match import Match
-from engine.views import PublicView, SeatView
+from engine.views import DeclarationView, PublicView, SeatView
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -120,7 +120,8 @@ class Table:
         self._answered = False
         self._deal_asked = -1
         self.announced_hand = int(meta.get("announced_hand", 0))
-        self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
+        self.last_declaration: DeclarationView | None = (self.match.public_view().get("declaration")
+                                                         if self.match else None)
         self.chooser = find_chooser()
 
     @property

@@ -19,7 +19,7 @@ from bot.platform import Button, View
 from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
-from engine.views import PublicView, SeatView
+from engine.views import PublicView, SeatView, TrickPlay
 
 HAND_PAGE_SIZE = 20  # 4 rows of 5: fits Discord's 5x5 with one row of controls
 ROW = 5
@@ -79,7 +79,7 @@ def _trump_line(v: PublicView, seats: Sequence[SeatInfo | None], lang: str) -> s
     return tr(lang, "table.trump", trump=shown)
 
 
-def _trick_text(trick: Sequence[Sequence[Any]], seats: Sequence[SeatInfo | None], lang: str) -> str:
+def _trick_text(trick: Sequence[TrickPlay], seats: Sequence[SeatInfo | None], lang: str) -> str:
     return " · ".join(f"{seat_label(int(s), seats, lang)} {cards_text(list(c))}" for s, c in trick)
 
 
@@ -128,11 +128,7 @@ def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
     return "\n".join(lines)
 
 
-def _last_trick_plays(last: Any) -> list[Sequence[Any]]:
-    """`last_trick` may be the plays list or a dict holding it."""
-    if isinstance(last, dict):
-        plays = last.get("plays") or last.get("trick") or []
-        return list(plays)
+def _last_trick_plays(last: Sequence[TrickPlay]) -> list[TrickPlay]:
     return list(last)
 
 

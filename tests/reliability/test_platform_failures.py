@@ -88,7 +88,7 @@ async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
         await rig.settle()
         stored = await rig.store.get_match(table.id)
         assert stored is not None
-        assert stored.actions == table.match.actions  # every acknowledged action kept, none twice
+        assert stored.actions == table.match.actions_json()  # every acknowledged action kept, none twice
         assert stored.version == table.match.version
         assert rig.errors == []
         stats = rig.runner.platform.outboxes.stats
@@ -121,7 +121,7 @@ async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> Non
         # ... and then it is back: no one acts, yet the table and the hand catch up.
         assert not any(f.remaining for f in fake._faults)
         stored = await rig.store.get_match(table.id)
-        assert stored is not None and stored.actions == table.match.actions
+        assert stored is not None and stored.actions == table.match.actions_json()
         consistent(rig, table)
         assert rig.errors == []
     finally:
@@ -154,7 +154,7 @@ async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
         assert table.messages["table"] != first_table_message
         consistent(rig, table)
         stored = await rig.store.get_match(table.id)
-        assert stored is not None and stored.actions == table.match.actions
+        assert stored is not None and stored.actions == table.match.actions_json()
         assert stored.messages["table"] == table.messages["table"]
         assert rig.errors == []
     finally:
