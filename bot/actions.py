@@ -153,11 +153,12 @@ def _card_action(t: str, s: int, cards: tuple[str, ...]) -> Play | Declare | Cha
 async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
     """Checks with the engine (the reason in words if refused), then persists and applies."""
     lang = table.seat_lang(s)
-    err = table.game.check(action)
-    if err is not None:
+    try:
+        checked = table.game.validate(action)  # validated once: apply_action trusts it at this version
+    except IllegalAction as err:
         await table.answer(ev, refusal_text(lang, err))
         return
-    if await table.apply_action(action, ev.key) == "duplicate":
+    if await table.apply_action(checked, ev.key) == "duplicate":
         await table.answer(ev, tr(lang, "err.duplicate"))
         return
     seat = table.seats[s]

@@ -33,7 +33,7 @@ from bot.views import (
     table_view,
 )
 from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Play, Revolt, SeatAction, TimeUp
-from engine.match import Match
+from engine.match import Checked, Match
 from engine.views import DeclarationView, PublicView, SeatView
 
 if TYPE_CHECKING:
@@ -350,13 +350,14 @@ class Table:
 
     # ----- applying -----
 
-    async def apply_action(self, action: Action, key: str | None) -> str:
-        """Persist, then apply.  The caller checked the action."""
+    async def apply_action(self, checked: Action | Checked, key: str | None) -> str:
+        """Persist, then apply.  The caller checked the action (a `Checked` is not validated again)."""
         m = self.game
+        action = checked.action if isinstance(checked, Checked) else checked
         res: str = await self.host.store.append_action(self.id, m.version, action.to_json(), key)
         if res == "duplicate":
             return res
-        events = m.apply(action)
+        events = m.apply(checked)
         await self._announce_events(events)
         for kind in ("turn", "bury"):
             if kind in self.deadlines:
