@@ -187,10 +187,13 @@ def action_from_json(data: object) -> Action:
 from_json = action_from_json
 
 
+_TYPE_SET = frozenset(ACTION_TYPES)
+
+
 def as_action(action: Action | Mapping[str, object]) -> Action:
     """A value type as it is; a JSON dict parsed (the one door for hosts holding JSON)."""
-    if isinstance(action, ACTION_TYPES):
-        return action
+    if type(action) in _TYPE_SET:
+        return action  # type: ignore[return-value]  # one of the value types (a set lookup, not ten isinstance)
     return action_from_json(action)
 
 
@@ -224,13 +227,9 @@ def canonical_cards(cards: Sequence[object]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def action_faces(action: CardAction) -> list[int]:
-    """The faces (small ints) an action's cards name; they were made canonical on the way in."""
+def action_faces(action: CardAction) -> tuple[int, ...]:
+    """The faces (small ints) an action's cards name; names not canonical yet are parsed (``bad_card``)."""
     try:
-        return [CARD_INDEX[c] for c in action.cards]
+        return tuple(map(CARD_INDEX.__getitem__, action.cards))
     except KeyError:
-        return list(_parse_faces(action.cards))
-
-
-def _parse_faces(cards: tuple[str, ...]) -> list[int]:
-    return [CARD_INDEX[c] for c in canonical_cards(cards)]
+        return tuple(map(CARD_INDEX.__getitem__, canonical_cards(action.cards)))

@@ -54,19 +54,27 @@ MATCH_OVER = Phase.MATCH_OVER
 Event = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class Checked:
     """An action ``Match.validate`` accepted for one match at one version.
 
     ``apply`` takes it without validating again while the match is still at
-    that version; after any other action it is validated afresh.
+    that version; after any other action it is validated afresh. (A plain
+    slotted class, not a frozen dataclass: one is made per action applied.)
     """
 
-    action: Action
-    owner: Match
-    version: int
-    faces: tuple[int, ...]
-    detail: Lead | Declaration | None
+    __slots__ = ("action", "detail", "faces", "owner", "version")
+
+    def __init__(
+        self, action: Action, owner: Match, version: int, faces: tuple[int, ...], detail: Lead | Declaration | None
+    ) -> None:
+        self.action = action
+        self.owner = owner
+        self.version = version
+        self.faces = faces
+        self.detail = detail
+
+    def __repr__(self) -> str:
+        return f"Checked({self.action!r}, version={self.version})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,13 +169,13 @@ class Match:
         faces: tuple[int, ...] = ()
         detail: Lead | Declaration | None = None
         if isinstance(a, Play):
-            faces = tuple(action_faces(a))
+            faces = action_faces(a)
             detail = h.check_play(a.seat, faces)
         elif isinstance(a, Declare):
-            faces = tuple(action_faces(a))
+            faces = action_faces(a)
             detail = h.check_declare(a.seat, faces)
         elif isinstance(a, Chao):
-            faces = tuple(action_faces(a))
+            faces = action_faces(a)
             detail = h.check_chao(a.seat, faces)
         elif isinstance(a, Deal):
             if a.n < 1:
@@ -180,7 +188,7 @@ class Match:
         elif isinstance(a, Pass):
             h.check_pass(a.seat)
         elif isinstance(a, Bury):
-            faces = tuple(action_faces(a))
+            faces = action_faces(a)
             h.check_bury(a.seat, faces)
         elif isinstance(a, Revolt):
             if not h.can_revolt(a.seat):
@@ -200,10 +208,10 @@ class Match:
 
         A ``Checked`` from ``validate`` at this version is applied without validating again.
         """
-        if isinstance(action, Checked) and action.owner is self and action.version == self.version:
-            c = action
+        if type(action) is Checked:
+            c = action if action.owner is self and action.version == self.version else self.validate(action.action)
         else:
-            c = self.validate(action.action if isinstance(action, Checked) else action)
+            c = self.validate(action)  # type: ignore[arg-type]  # not a Checked: an action or its JSON
         return self._commit(c)
 
     def _commit(self, c: Checked) -> list[Event]:
