@@ -19,7 +19,7 @@ from bot.platform import Button, View
 from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
-from engine.views import PublicView, SeatView, TrickPlay
+from engine.views import Phase, PublicView, SeatView, TrickPlay
 
 HAND_PAGE_SIZE = 20  # 4 rows of 5: fits Discord's 5x5 with one row of controls
 ROW = 5
@@ -102,7 +102,7 @@ def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
     lines.append(_trump_line(pub, seats, lang))
     phase = str(pub.get("phase", ""))
     lines.append(tr(lang, "table.phase", phase=tr(lang, f"phase.{phase}")))
-    if phase in ("playing", "hand_over", "match_over") or pub.get("tricks_played"):
+    if phase in (Phase.PLAYING, Phase.HAND_OVER, Phase.MATCH_OVER) or pub.get("tricks_played"):
         lines.append(tr(lang, "table.points", points=pub.get("defender_points", 0)))
     trick = pub.get("trick") or []
     if trick:
@@ -134,7 +134,7 @@ def _last_trick_plays(last: Sequence[TrickPlay]) -> list[TrickPlay]:
 
 def _waiting_for(pub: PublicView) -> list[int]:
     turn = pub.get("turn")
-    if pub.get("phase") == "playing" and turn is not None:
+    if pub.get("phase") == Phase.PLAYING and turn is not None:
         return [turn]
     return [int(s) for s in pub.get("to_act") or []]
 
@@ -144,7 +144,7 @@ def table_view(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
     """The group table message with its buttons (my hand; play from the group)."""
     text = table_text(pub, seats, lang, preset=preset, time_left=time_left, paused=paused)
     row = [Button(tr(lang, "btn.my_hand"), tokens.Token(match_id, version, tokens.HAND).pack())]
-    if pub.get("phase") == "playing":
+    if pub.get("phase") == Phase.PLAYING:
         row.append(Button(tr(lang, "btn.play_here"), "", kind="inline_query"))
     return View(text, (tuple(row),))
 
@@ -199,13 +199,13 @@ def hand_text(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *,
 def _prompt(v: SeatView, seat: int, lang: str) -> str:
     phase = v.get("phase")
     to_act = [int(s) for s in v.get("to_act") or []]
-    if phase in ("dealing", "declaring"):
+    if phase in (Phase.DEALING, Phase.DECLARING):
         return tr(lang, "hand.prompt_declare")
-    if phase == "burying" and seat in to_act:
+    if phase == Phase.BURYING and seat in to_act:
         return tr(lang, "hand.prompt_bury")
-    if phase == "chao" and seat in to_act:
+    if phase == Phase.CHAO and seat in to_act:
         return tr(lang, "hand.prompt_chao")
-    if phase == "playing":
+    if phase == Phase.PLAYING:
         return tr(lang, "hand.prompt_play")
     return ""
 
@@ -224,7 +224,7 @@ def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match
         return tokens.Token(match_id, version, code, arg).pack()
 
     rows: list[tuple[Button, ...]] = []
-    if phase in ("dealing", "declaring", "chao"):
+    if phase in (Phase.DEALING, Phase.DECLARING, Phase.CHAO):
         bids = [a for a in legal if isinstance(a, Declare | Chao)][:10]
         buttons = [Button(tr(lang, "btn.declare" if a.t == "declare" else "btn.chao",
                              cards=cards_text(list(a.cards))),
@@ -233,7 +233,7 @@ def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match
         if any(isinstance(a, Pass) for a in legal):
             buttons.append(Button(tr(lang, "btn.pass"), tok(tokens.PASS)))
         rows.extend(tuple(buttons[i:i + ROW]) for i in range(0, len(buttons), ROW))
-    elif phase in ("burying", "playing"):
+    elif phase in (Phase.BURYING, Phase.PLAYING):
         pages = max(1, -(-len(hand) // page_size))
         page = min(max(page, 0), pages - 1)
         start = page * page_size
@@ -244,10 +244,10 @@ def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match
         controls: list[Button] = []
         if pages > 1:
             controls.append(Button("◀", tok(tokens.PAGE, str((page - 1) % pages))))
-        if phase == "burying" and seat in to_act:
+        if phase == Phase.BURYING and seat in to_act:
             controls.append(Button(tr(lang, "btn.bury", n=len(selection)), tok(tokens.BURY),
                                    style="primary" if len(selection) == 8 else "default"))
-        elif phase == "playing":
+        elif phase == Phase.PLAYING:
             controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY), style="primary"))
         controls.append(Button(tr(lang, "btn.clear"), tok(tokens.CLEAR)))
         if any(isinstance(a, Revolt) for a in legal):
