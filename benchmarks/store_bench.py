@@ -59,7 +59,7 @@ def engine_log(seed: int, length: int) -> tuple[dict[str, Any], list[dict[str, A
             if action is None:
                 break
         match.apply(action)
-    return rules.to_dict(), list(match.actions)
+    return rules.to_dict(), match.actions_json()
 
 
 def _standin_log(seed: int, n: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:

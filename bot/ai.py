@@ -1,4 +1,4 @@
-"""AI moves for the host: `engine.ai.choose`, the engine's players.
+"""AI moves for the host: `engine.ai.choose`, or the engine's auto_action when a host runs without threads.
 
 `choose` sees only the seat's own view (what that seat may know); it runs in
 a worker thread so it never blocks the event loop.  Whatever it returns is
@@ -8,11 +8,13 @@ checked by the engine again before it is applied.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from engine.actions import SeatAction
 from engine.ai import choose
+from engine.views import SeatView
 
-Chooser = Callable[[dict[str, Any], str, int, float], dict[str, Any]]
+#: choose(view, level, seed, budget_s) -> the seat's action.
+Chooser = Callable[[SeatView, str, int, float], SeatAction]
 
 
 def find_chooser() -> Chooser | None:

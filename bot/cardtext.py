@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from engine import text as engine_text
+
 SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RANK_TEXT = {"T": "10"}
 JOKER_TEXT = {"BJ": "大王", "SJ": "小王"}
-_RANKS = "23456789TJQKA"
-_SYMBOL_SUIT = {v: k for k, v in SUIT_SYMBOL.items()}
 
 
 def card_text(card: str) -> str:
@@ -31,24 +31,5 @@ def suit_text(suit: str | None) -> str:
 
 
 def parse_typed_card(word: str) -> str | None:
-    """A card typed by a person to engine notation, or None.
-
-    Accepts "AS", "as", "10S", "S10", "♠A", "A♠", "TS", "BJ", "SJ", "大王", "小王".
-    """
-    w = word.strip()
-    if w in ("大王", "小王"):
-        return "BJ" if w == "大王" else "SJ"
-    w = w.upper()
-    if w in ("BJ", "SJ"):
-        return w
-    for sym, s in _SYMBOL_SUIT.items():
-        w = w.replace(sym, s)
-    w = w.replace("10", "T")
-    if len(w) != 2:
-        return None
-    a, b = w[0], w[1]
-    if a in _RANKS and b in SUIT_SYMBOL:
-        return a + b
-    if b in _RANKS and a in SUIT_SYMBOL:
-        return b + a
-    return None
+    """A card typed by a person to engine notation, or None: the engine's parser (``engine.text``)."""
+    return engine_text.parse_typed_card(word)

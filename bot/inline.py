@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from bot.cardtext import parse_typed_card
 from bot.platform import User, Where
 from bot.views import InlineChoice, play_choices
+from engine.actions import Play
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -28,12 +29,12 @@ async def choices(host: Host, user: User, where: Where, query: str) -> list[Inli
     if s is None or m.phase != "playing" or m.to_act() != [s]:
         return []
     lang = table.seat_lang(s)
-    legal = m.legal_actions(s)
+    legal = [a for a in m.legal_actions(s) if isinstance(a, Play)]
     wanted = Counter(c for c in (parse_typed_card(w) for w in query.split()[:40]) if c is not None)
     if wanted:
-        exact = {"t": "play", "seat": s, "cards": sorted(wanted.elements())}
-        legal = [a for a in legal if not wanted - Counter(a.get("cards", []))]
-        if m.check(exact) is None and not any(Counter(a.get("cards", [])) == wanted for a in legal):
-            legal.insert(0, exact)  # the typed cards are a legal play the (bounded) list left out
+        exact = Play(s, tuple(sorted(wanted.elements())))
+        legal = [a for a in legal if not wanted - Counter(a.cards)]
+        if m.check(exact) is None and not any(Counter(a.cards) == wanted for a in legal):
+            legal.insert(0, exact)  # the typed cards are a legal play the list left out
     return play_choices(table.seat_view(s), legal, lang, match_id=table.id, version=m.version, limit=50,
                         seats=table.seats.infos(), group_lang=table.lang)

@@ -16,6 +16,10 @@ from bot import tokens
 from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import tr
 from bot.platform import Button, View
+from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
+from engine.cards import card_points, is_trump_card
+from engine.hand import team_of
+from engine.views import Phase, PublicView, SeatView, TrickPlay
 
 HAND_PAGE_SIZE = 20  # 4 rows of 5: fits Discord's 5x5 with one row of controls
 ROW = 5
@@ -41,11 +45,6 @@ class SeatInfo:
     away: bool = False  # a person whose seat an AI keeps until `back`
 
 
-def team_of(seat: int) -> int:
-    """Partners sit opposite: seats 0 & 2 are team 0, 1 & 3 team 1."""
-    return seat % 2
-
-
 def seat_label(seat: int, seats: Sequence[SeatInfo | None], lang: str) -> str:
     """"①Alice" (with an AI or away mark)."""
     info = seats[seat] if seat < len(seats) else None
@@ -59,22 +58,13 @@ def seat_label(seat: int, seats: Sequence[SeatInfo | None], lang: str) -> str:
     return f"{SEAT_MARK[seat]}{info.name}{mark}"
 
 
-def is_trump(card: str, level: str | None, trump: str | None) -> bool:
-    """Jokers, level cards and the trump suit are trumps."""
-    if card in ("BJ", "SJ"):
-        return True
-    if level is not None and card[0] == level:
-        return True
-    return trump is not None and trump != "NT" and card[1] == trump
-
-
 def _rank_text(level: str | None) -> str:
     if level is None:
         return "?"
     return "10" if level == "T" else str(level)
 
 
-def _trump_line(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str) -> str:
+def _trump_line(v: PublicView, seats: Sequence[SeatInfo | None], lang: str) -> str:
     trump = v.get("trump")
     decl = v.get("declaration")
     if trump is None:
@@ -89,16 +79,16 @@ def _trump_line(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str) 
     return tr(lang, "table.trump", trump=shown)
 
 
-def _trick_text(trick: Sequence[Sequence[Any]], seats: Sequence[SeatInfo | None], lang: str) -> str:
+def _trick_text(trick: Sequence[TrickPlay], seats: Sequence[SeatInfo | None], lang: str) -> str:
     return " · ".join(f"{seat_label(int(s), seats, lang)} {cards_text(list(c))}" for s, c in trick)
 
 
-def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, preset: str,
+def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, preset: str,
                time_left: float | None = None, paused: bool = False) -> str:
     """The group table as text, from the public view only."""
     lines = [tr(lang, "table.title", preset=preset, hand=pub.get("hand_no", 1))]
     dealer = pub.get("dealer")
-    counts = pub.get("hand_counts") or [None] * 4
+    counts: Sequence[int | None] = pub.get("hand_counts") or [None] * 4
     for s in range(4):
         bits = [seat_label(s, seats, lang), tr(lang, f"team.{team_of(s)}")]
         if dealer == s:
@@ -112,7 +102,7 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
     lines.append(_trump_line(pub, seats, lang))
     phase = str(pub.get("phase", ""))
     lines.append(tr(lang, "table.phase", phase=tr(lang, f"phase.{phase}")))
-    if phase in ("playing", "hand_over", "match_over") or pub.get("tricks_played"):
+    if phase in (Phase.PLAYING, Phase.HAND_OVER, Phase.MATCH_OVER) or pub.get("tricks_played"):
         lines.append(tr(lang, "table.points", points=pub.get("defender_points", 0)))
     trick = pub.get("trick") or []
     if trick:
@@ -138,31 +128,23 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
     return "\n".join(lines)
 
 
-def card_points(card: str) -> int:
-    """5s count 5, 10s and Ks count 10."""
-    return {"5": 5, "T": 10, "K": 10}.get(card[:1], 0) if card not in ("BJ", "SJ") else 0
-
-
-def _last_trick_plays(last: Any) -> list[Sequence[Any]]:
-    """`last_trick` may be the plays list or a dict holding it."""
-    if isinstance(last, dict):
-        plays = last.get("plays") or last.get("trick") or []
-        return list(plays)
+def _last_trick_plays(last: Sequence[TrickPlay]) -> list[TrickPlay]:
     return list(last)
 
 
-def _waiting_for(pub: dict[str, Any]) -> list[int]:
-    if pub.get("phase") == "playing" and pub.get("turn") is not None:
-        return [int(pub["turn"])]
+def _waiting_for(pub: PublicView) -> list[int]:
+    turn = pub.get("turn")
+    if pub.get("phase") == Phase.PLAYING and turn is not None:
+        return [turn]
     return [int(s) for s in pub.get("to_act") or []]
 
 
-def table_view(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+def table_view(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
                version: int, preset: str, time_left: float | None = None, paused: bool = False) -> View:
     """The group table message with its buttons (my hand; play from the group)."""
     text = table_text(pub, seats, lang, preset=preset, time_left=time_left, paused=paused)
     row = [Button(tr(lang, "btn.my_hand"), tokens.Token(match_id, version, tokens.HAND).pack())]
-    if pub.get("phase") == "playing":
+    if pub.get("phase") == Phase.PLAYING:
         row.append(Button(tr(lang, "btn.play_here"), "", kind="inline_query"))
     return View(text, (tuple(row),))
 
@@ -173,7 +155,7 @@ def _hand_lines(hand: Sequence[str], level: str | None, trump: str | None, lang:
     groups: dict[str, list[str]] = {}
     order: list[str] = []
     for i, c in enumerate(hand):
-        key = "T" if is_trump(c, level, trump) else c[1]
+        key = "T" if is_trump_card(c, level, trump) else c[1]
         if key not in groups:
             groups[key] = []
             order.append(key)
@@ -186,7 +168,7 @@ def _hand_lines(hand: Sequence[str], level: str | None, trump: str | None, lang:
     return out
 
 
-def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
+def hand_text(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *,
               selection: set[int] | None = None, note: str = "") -> str:
     """A seat's private hand with what it may do now."""
     selection = selection or set()
@@ -214,22 +196,22 @@ def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     return "\n".join(lines)
 
 
-def _prompt(v: dict[str, Any], seat: int, lang: str) -> str:
+def _prompt(v: SeatView, seat: int, lang: str) -> str:
     phase = v.get("phase")
     to_act = [int(s) for s in v.get("to_act") or []]
-    if phase in ("dealing", "declaring"):
+    if phase in (Phase.DEALING, Phase.DECLARING):
         return tr(lang, "hand.prompt_declare")
-    if phase == "burying" and seat in to_act:
+    if phase == Phase.BURYING and seat in to_act:
         return tr(lang, "hand.prompt_bury")
-    if phase == "chao" and seat in to_act:
+    if phase == Phase.CHAO and seat in to_act:
         return tr(lang, "hand.prompt_chao")
-    if phase == "playing":
+    if phase == Phase.PLAYING:
         return tr(lang, "hand.prompt_play")
     return ""
 
 
-def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
-              version: int, legal: Sequence[dict[str, Any]] = (), selection: set[int] | None = None,
+def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+              version: int, legal: Sequence[SeatAction] = (), selection: set[int] | None = None,
               page: int = 0, page_size: int = HAND_PAGE_SIZE, note: str = "") -> View:
     """The private hand message: text plus the buttons that fit the phase."""
     selection = selection or set()
@@ -242,16 +224,16 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
         return tokens.Token(match_id, version, code, arg).pack()
 
     rows: list[tuple[Button, ...]] = []
-    if phase in ("dealing", "declaring", "chao"):
-        bids = [a for a in legal if a.get("t") in ("declare", "chao")][:10]
-        buttons = [Button(tr(lang, "btn.declare" if a["t"] == "declare" else "btn.chao",
-                             cards=cards_text(a["cards"])),
-                          tok(tokens.DECLARE if a["t"] == "declare" else tokens.CHAO, "".join(a["cards"])),
+    if phase in (Phase.DEALING, Phase.DECLARING, Phase.CHAO):
+        bids = [a for a in legal if isinstance(a, Declare | Chao)][:10]
+        buttons = [Button(tr(lang, "btn.declare" if a.t == "declare" else "btn.chao",
+                             cards=cards_text(list(a.cards))),
+                          tok(tokens.DECLARE if a.t == "declare" else tokens.CHAO, "".join(a.cards)),
                           style="primary") for a in bids]
-        if any(a.get("t") == "pass" for a in legal):
+        if any(isinstance(a, Pass) for a in legal):
             buttons.append(Button(tr(lang, "btn.pass"), tok(tokens.PASS)))
         rows.extend(tuple(buttons[i:i + ROW]) for i in range(0, len(buttons), ROW))
-    elif phase in ("burying", "playing"):
+    elif phase in (Phase.BURYING, Phase.PLAYING):
         pages = max(1, -(-len(hand) // page_size))
         page = min(max(page, 0), pages - 1)
         start = page * page_size
@@ -262,13 +244,13 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
         controls: list[Button] = []
         if pages > 1:
             controls.append(Button("◀", tok(tokens.PAGE, str((page - 1) % pages))))
-        if phase == "burying" and seat in to_act:
+        if phase == Phase.BURYING and seat in to_act:
             controls.append(Button(tr(lang, "btn.bury", n=len(selection)), tok(tokens.BURY),
                                    style="primary" if len(selection) == 8 else "default"))
-        elif phase == "playing":
+        elif phase == Phase.PLAYING:
             controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY), style="primary"))
         controls.append(Button(tr(lang, "btn.clear"), tok(tokens.CLEAR)))
-        if any(a.get("t") == "revolt" for a in legal):
+        if any(isinstance(a, Revolt) for a in legal):
             controls.append(Button(tr(lang, "btn.revolt"), tok(tokens.REVOLT), style="danger"))
         if pages > 1:
             controls.append(Button("▶", tok(tokens.PAGE, str((page + 1) % pages))))
@@ -277,7 +259,7 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     return View(text, tuple(rows))
 
 
-def hand_elsewhere_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+def hand_elsewhere_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
                         version: int, page: int = 0) -> View:
     """The private hand of a seat that plays from the group (inline mode), folded away: it names
     no card, so it need not be redrawn after each play; ↻ shows the cards again."""
@@ -286,7 +268,7 @@ def hand_elsewhere_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lan
     return View(text, ((refresh,),))
 
 
-def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, *, match_id: int,
+def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_id: int,
                  version: int, limit: int = 50, seats: Sequence[SeatInfo | None] = (),
                  group_lang: str | None = None) -> list[InlineChoice]:
     """The seat's legal plays as inline choices (its own cards only; shown to that person alone).
@@ -303,18 +285,18 @@ def play_choices(v: dict[str, Any], legal: Sequence[dict[str, Any]], lang: str, 
         after = seat_label((seat + 1) % 4, seats, glang)
     out: list[InlineChoice] = []
     for a in legal:
-        if a.get("t") != "play":
+        if not isinstance(a, Play):
             continue
-        idx = _indices(hand, list(a["cards"]))
+        idx = _indices(hand, list(a.cards))
         if idx is None or len(idx) > 40:
             continue
         arg = "".join(tokens.to_b36(i) for i in idx)
         message = ""
         if seats:
-            who, cards = seat_label(seat, seats, glang), cards_text(a["cards"])
+            who, cards = seat_label(seat, seats, glang), cards_text(list(a.cards))
             message = (tr(glang, "inline.posted_next", who=who, cards=cards, next=after) if after
                        else tr(glang, "inline.posted", who=who, cards=cards))
-        out.append(InlineChoice(cards_text(a["cards"]), tr(lang, "inline.play", n=len(idx)),
+        out.append(InlineChoice(cards_text(list(a.cards)), tr(lang, "inline.play", n=len(idx)),
                                 tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack(), message))
         if len(out) >= limit:
             break

@@ -7,6 +7,7 @@ import random
 import statistics
 import time
 
+from .actions import Next, Play
 from .cards import parse_card
 from .match import Match
 from .play import check_follow, check_lead
@@ -27,7 +28,7 @@ def bench_hands(name: str, hands: int, seed: int) -> float:
             done += 1
             if m.phase == "match_over":
                 break
-            m.apply({"t": "next"})
+            m.apply(Next())
     return done / (time.process_time() - start)
 
 
@@ -41,7 +42,8 @@ def bench_validation(samples: int, seed: int) -> float:
             h = m.hand
             assert h.turn is not None and h.order is not None
             a = random_action(m, rng)
-            faces = [parse_card(c) for c in a["cards"]]
+            assert isinstance(a, Play)
+            faces = [parse_card(c) for c in a.cards]
             seat = h.turn
             t0 = time.process_time()
             if h.trick:

@@ -123,8 +123,33 @@ def counts_of(faces: Iterable[int]) -> list[int]:
     return c
 
 
-def faces_of(counts: list[int]) -> list[int]:
-    out: list[int] = []
-    for f, n in enumerate(counts):
-        out.extend([f] * n)
-    return out
+# ----- rule questions at the string boundary (for hosts rendering views) -----
+def card_points(card: str) -> int:
+    """Points a card scores: 5s count 5, 10s and Ks 10, everything else 0."""
+    return POINTS[parse_card(card)]
+
+
+def is_trump_card(card: str, level: str | None, trump: str | None) -> bool:
+    """Whether a card is a trump in a view's terms (``level`` and ``trump`` as the view gives them).
+
+    Jokers always; level cards once the level is known; the trump suit once
+    it is decided (none under ``"NT"``).
+    """
+    face = parse_card(card)
+    if face >= SMALL_JOKER:
+        return True
+    if level is not None and rank_of(face) == parse_rank(level):
+        return True
+    return trump is not None and trump != "NT" and suit_of(face) == SUITS.index(trump)
+
+
+def level_steps(before: str, after: str, *, climbed: bool) -> int:
+    """Levels a side moved from rank ``before`` to rank ``after`` in one hand.
+
+    A side that won the hand (``climbed``) and lands lower went past the ace
+    and wrapped round (presets without a final level).
+    """
+    delta = parse_rank(after) - parse_rank(before)
+    if delta < 0 and climbed:
+        delta += len(RANKS)
+    return delta

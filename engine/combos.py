@@ -81,10 +81,6 @@ def _wrap(runs: list[list[int]], order: Order) -> list[list[int]]:
     return [r for r in runs if r is not lowest and r is not highest] + [merged]
 
 
-def run_top(run: Sequence[int], order: Order) -> int:
-    return order.rank[run[-1]]
-
-
 def decompose(faces: Sequence[int], order: Order) -> list[Unit]:
     """Split a one-suit play into tractors, pairs and singles (longest tractors first)."""
     if len(faces) == 1:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .cards import CardError, cards_str, counts_of, parse_card, parse_rank, parse_trump, rank_str
 from .declare import Declaration, validate
-from .errors import IllegalAction
+from .errors import IllegalAction, IllegalCode
 from .hand import Hand
 from .rules import PRESETS, Rules
 from .scoring import outcome
@@ -155,7 +155,7 @@ def run_declare(case: dict[str, Any]) -> dict[str, Any]:
         faces = _cards(cards, "a declaration")
         try:
             if not faces or hands[seat][faces[0]] < len(faces):
-                raise IllegalAction("not_in_hand")
+                raise IllegalAction(IllegalCode.NOT_IN_HAND)
             current = validate(rules, current, seat, faces, hands[seat][faces[0]], level, bool(case.get("first_hand")))
             if first is None:
                 first = seat

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import BIG_JOKER, NO_TRUMP, SMALL_JOKER, rank_of, suit_of
-from .errors import IllegalAction
+from .errors import IllegalAction, IllegalCode
 from .rules import Rules
 
 # 004k's ladder for pair against pair: 大王 > 小王 > ♠ > ♥ > ♣ > ♦ (suit indices S H D C)
@@ -44,11 +44,11 @@ def validate(
     moment; ``level`` is the rank the seat may show.
     """
     if not faces or len(faces) > 2 or len(set(faces)) != 1:
-        raise IllegalAction("cannot_override")
+        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
     face = faces[0]
     joker = face >= SMALL_JOKER
     if not joker and rank_of(face) != level:
-        raise IllegalAction("not_level_card")
+        raise IllegalAction(IllegalCode.NOT_LEVEL_CARD)
     reinforcing = (
         current is not None
         and current.seat == seat
@@ -58,39 +58,39 @@ def validate(
     )
     count = 2 if reinforcing else len(faces)
     if held < count:
-        raise IllegalAction("not_in_hand")
+        raise IllegalAction(IllegalCode.NOT_IN_HAND)
     if reinforcing:
         if not rules.self_reinforce:
-            raise IllegalAction("cannot_override")
+            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
         return Declaration(seat, face, 2)
     new = Declaration(seat, face, count)
     if joker and (count != 2 or not rules.joker_override or current is None):
-        raise IllegalAction("cannot_override" if current is not None else "not_level_card")
+        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE if current is not None else "not_level_card")
     if joker and open_hand and not rules.first_hand_joker_override:
-        raise IllegalAction("cannot_override")
+        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
     if current is None:
         if count == 1 and not rules.declare_single:
-            raise IllegalAction("cannot_override")
+            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
         return new
     if count != 2:
-        raise IllegalAction("cannot_override")
+        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
     if new.suit == current.suit and not (joker and current.face != face):
-        raise IllegalAction("cannot_override")
+        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
     if seat == current.seat and not rules.self_override:
-        raise IllegalAction("cannot_override")
+        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
     partner = (seat - current.seat) % 4 == 2
     if partner and not rules.partner_override:
-        raise IllegalAction("cannot_override")
+        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
     if (seat - current.seat) % 2 == 1 and not rules.opponent_override:
-        raise IllegalAction("cannot_override")
+        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
     if current.count == 2:
         if rules.pair_vs_pair == "none":
-            raise IllegalAction("cannot_override")
+            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
         if rules.pair_vs_pair in ("jokers", "any"):
             if current.face >= SMALL_JOKER and (not joker or new.face <= current.face):
-                raise IllegalAction("cannot_override")  # only the big-joker pair beats the small one
+                raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)  # only the big-joker pair beats the small one
             if not joker and rules.pair_vs_pair == "jokers":
-                raise IllegalAction("cannot_override")
+                raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
         elif new.strength() <= current.strength():
-            raise IllegalAction("cannot_override")
+            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
     return new

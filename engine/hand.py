@@ -14,21 +14,21 @@ from typing import Any
 from .cards import NO_TRUMP, NUM_FACES, POINTS, SMALL_JOKER, cards_str, rank_of, rank_str, trump_str
 from .combos import decompose
 from .declare import Declaration, validate
-from .errors import IllegalAction
+from .errors import IllegalAction, IllegalCode
 from .order import Order, order_for
 from .play import Lead, check_follow, check_lead, holds, trick_winner
 from .rules import Rules
 from .scoring import Outcome, kitty_multiplier, knockback, outcome
+from .views import HandEnd, HandPublic, HandSummary, Phase, TrumpName
 
 DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = (
-    "dealing",
-    "declaring",
-    "burying",
-    "chao",
-    "playing",
-    "hand_over",
+    Phase.DEALING,
+    Phase.DECLARING,
+    Phase.BURYING,
+    Phase.CHAO,
+    Phase.PLAYING,
+    Phase.HAND_OVER,
 )
-HAND_SIZE = 25
 KITTY_SIZE = 8
 
 
@@ -38,7 +38,7 @@ def team_of(seat: int) -> int:
 
 @dataclass
 class HandResult:
-    reason: str  # "played", "revolution", "redeal"
+    reason: HandEnd
     dealer: int
     declarer_team: int
     defender_points: int = 0
@@ -50,8 +50,8 @@ class HandResult:
     knocked_to: int | None = None
     last_winner: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
+    def to_dict(self) -> HandSummary:
+        d: HandSummary = {
             "reason": self.reason,
             "dealer": self.dealer,
             "declarer_team": self.declarer_team,
@@ -63,17 +63,18 @@ class HandResult:
         }
         if self.outcome is not None:
             o = self.outcome
-            d.update(
-                winner=o.winner,
-                levels=o.levels,
-                next_levels={
+            d = {
+                **d,
+                "winner": o.winner,
+                "levels": o.levels,
+                "next_levels": {
                     "declarers": rank_str(o.declarer_level),
                     "defenders": rank_str(o.defender_level),
                 },
-                passed=o.passed,
-            )
+                "passed": o.passed,
+            }
         if self.knocked_to is not None:
-            d["knocked_to"] = rank_str(self.knocked_to)
+            d = {**d, "knocked_to": rank_str(self.knocked_to)}
         return d
 
 
@@ -95,7 +96,7 @@ class Hand:
         self.hands: list[list[int]] = [[0] * NUM_FACES for _ in range(4)]
         self.drawn = 0
         self.kitty: list[int] = list(deck[100:108])
-        self.phase = DEALING
+        self.phase: Phase = DEALING
         self.declaration: Declaration | None = None
         self.first_declarer: int | None = None
         self.declarations: list[Declaration] = []
@@ -121,7 +122,6 @@ class Hand:
         self.penalties = 0
         self.played: set[int] = set()
         self.result: HandResult | None = None
-        self.events: list[dict[str, Any]] = []
 
     # ----- set-ups -----
     @classmethod
@@ -191,9 +191,9 @@ class Hand:
     # ----- the deal -----
     def deal(self, n: int) -> None:
         if self.phase != DEALING:
-            raise IllegalAction("wrong_phase")
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
         if n < 1:
-            raise IllegalAction("bad_action")
+            raise IllegalAction(IllegalCode.BAD_ACTION)
         stop = min(100, self.drawn + n)
         while self.drawn < stop:
             seat = (self.first_drawer + self.drawn) % 4
@@ -216,21 +216,25 @@ class Hand:
     def check_declare(self, seat: int, faces: Sequence[int]) -> Declaration:
         """The declaration showing ``faces`` would make now, or a refusal; changes nothing."""
         if self.phase not in (DEALING, DECLARING):
-            raise IllegalAction("wrong_phase")
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
         if self.forced and (self.dealer is None or team_of(seat) != team_of(self.dealer)):
-            raise IllegalAction("not_your_turn")
+            raise IllegalAction(IllegalCode.NOT_YOUR_TURN)
         return self._shown(seat, faces, self.seat_level(seat), self.open)
 
     def _shown(self, seat: int, faces: Sequence[int], level: int, open_hand: bool) -> Declaration:
         if not faces or not holds(self.hands[seat], faces[:1]):
-            raise IllegalAction("not_in_hand")
+            raise IllegalAction(IllegalCode.NOT_IN_HAND)
         if self.shown_before(seat, faces):
-            raise IllegalAction("cannot_override")
+            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
         held = self.hands[seat][faces[0]]
         return validate(self.rules, self.declaration, seat, faces, held, level, open_hand)
 
     def declare(self, seat: int, faces: Sequence[int]) -> Declaration:
-        new = self.check_declare(seat, faces)
+        return self.do_declare(self.check_declare(seat, faces))
+
+    def do_declare(self, new: Declaration) -> Declaration:
+        """Apply a declaration ``check_declare`` gave for this very state."""
+        seat = new.seat
         self.declaration = new
         self.declarations.append(new)
         if self.first_declarer is None:
@@ -243,9 +247,9 @@ class Hand:
     def check_pass(self, seat: int) -> None:
         if self.phase == CHAO:
             if seat != self.chao_turn:
-                raise IllegalAction("not_your_turn")
+                raise IllegalAction(IllegalCode.NOT_YOUR_TURN)
         elif self.phase != DECLARING or self.forced:
-            raise IllegalAction("wrong_phase")
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
 
     def pass_(self, seat: int) -> None:
         self.check_pass(seat)
@@ -258,7 +262,7 @@ class Hand:
 
     def close(self) -> None:
         if self.phase != DECLARING:
-            raise IllegalAction("wrong_phase")
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
         self.finish_declaring()
 
     def finish_declaring(self) -> None:
@@ -325,16 +329,20 @@ class Hand:
     # ----- the kitty -----
     def check_bury(self, seat: int, faces: Sequence[int]) -> None:
         if self.phase != BURYING:
-            raise IllegalAction("wrong_phase")
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
         if seat != self.burier:
-            raise IllegalAction("not_your_turn")
+            raise IllegalAction(IllegalCode.NOT_YOUR_TURN)
         if len(faces) != KITTY_SIZE:
-            raise IllegalAction("bury_count", count=KITTY_SIZE)
+            raise IllegalAction(IllegalCode.BURY_COUNT, count=KITTY_SIZE)
         if not holds(self.hands[seat], faces):
-            raise IllegalAction("not_in_hand")
+            raise IllegalAction(IllegalCode.NOT_IN_HAND)
 
     def bury(self, seat: int, faces: Sequence[int]) -> None:
         self.check_bury(seat, faces)
+        self.do_bury(seat, faces)
+
+    def do_bury(self, seat: int, faces: Sequence[int]) -> None:
+        """Apply a bury ``check_bury`` accepted for this very state."""
         for f in faces:
             self.hands[seat][f] -= 1
         self.kitty = list(faces)
@@ -347,16 +355,20 @@ class Hand:
 
     def check_chao(self, seat: int, faces: Sequence[int]) -> Declaration:
         if self.phase != CHAO:
-            raise IllegalAction("wrong_phase")
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
         if seat != self.chao_turn:
-            raise IllegalAction("not_your_turn")
+            raise IllegalAction(IllegalCode.NOT_YOUR_TURN)
         new = self._shown(seat, faces, self.level, False)
         if new.count < 2:
-            raise IllegalAction("cannot_override")
+            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
         return new
 
     def chao(self, seat: int, faces: Sequence[int]) -> Declaration:
-        new = self.check_chao(seat, faces)
+        return self.do_chao(self.check_chao(seat, faces))
+
+    def do_chao(self, new: Declaration) -> Declaration:
+        """Apply a 炒底 ``check_chao`` gave for this very state."""
+        seat = new.seat
         self.declaration = new
         self.declarations.append(new)
         self.trump = new.suit
@@ -367,7 +379,7 @@ class Hand:
 
     def chao_pass(self, seat: int) -> None:
         if seat != self.chao_turn:
-            raise IllegalAction("not_your_turn")
+            raise IllegalAction(IllegalCode.NOT_YOUR_TURN)
         self.chao_passes += 1
         nxt = (seat + 1) % 4
         if self.chao_passes >= 3:
@@ -395,7 +407,7 @@ class Hand:
 
     def revolt(self, seat: int) -> None:
         if not self.can_revolt(seat):
-            raise IllegalAction("cannot_revolt")
+            raise IllegalAction(IllegalCode.CANNOT_REVOLT)
         assert self.dealer is not None
         self.result = HandResult("revolution", self.dealer, team_of(self.dealer))
         self.phase = OVER
@@ -404,9 +416,9 @@ class Hand:
     def check_play(self, seat: int, faces: Sequence[int]) -> Lead | None:
         """Refuses an illegal play; for a lead, returns what would be on the table."""
         if self.phase != PLAYING:
-            raise IllegalAction("wrong_phase")
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
         if seat != self.turn:
-            raise IllegalAction("not_your_turn")
+            raise IllegalAction(IllegalCode.NOT_YOUR_TURN)
         assert self.order is not None
         if not self.trick:
             others = [self.hands[s] for s in range(4) if s != seat]
@@ -417,7 +429,10 @@ class Hand:
 
     def play(self, seat: int, faces: Sequence[int]) -> list[dict[str, Any]]:
         """Play cards; returns the public events (a failed throw, a trick won, the hand over)."""
-        lead = self.check_play(seat, faces)
+        return self.do_play(seat, faces, self.check_play(seat, faces))
+
+    def do_play(self, seat: int, faces: Sequence[int], lead: Lead | None) -> list[dict[str, Any]]:
+        """Apply a play ``check_play`` accepted for this very state (``lead``: what it returned)."""
         hand = self.hands[seat]
         events: list[dict[str, Any]] = []
         if lead is not None:
@@ -505,7 +520,7 @@ class Hand:
         self.phase = OVER
 
     # ----- views -----
-    def public(self) -> dict[str, Any]:
+    def public(self) -> HandPublic:
         d = self.declaration
         lr = self.last_trick
         return {
@@ -513,17 +528,17 @@ class Hand:
             "dealer": self.dealer,
             "declarers": None if self.dealer is None else [self.dealer % 2, self.dealer % 2 + 2],
             "level": rank_str(self.level),
-            "trump": trump_str(self.trump),
+            "trump": _trump_name(self.trump),
             "declaration": None if d is None else {"seat": d.seat, "cards": cards_str([d.face] * d.count)},
-            "trick": [[s, cards_str(p)] for s, p in self.trick],
+            "trick": [(s, cards_str(p)) for s, p in self.trick],
             "leader": self.leader,
             "turn": self.turn,
-            "last_trick": [[s, cards_str(p)] for s, p in lr],
+            "last_trick": [(s, cards_str(p)) for s, p in lr],
             "last_trick_winner": self.last_trick_winner,
             "defender_points": self.defender_points,
             "tricks_played": self.tricks_played,
             "tricks": [
-                {"plays": [[s, cards_str(p)] for s, p in t], "winner": w, "points": pts}
+                {"plays": [(s, cards_str(p)) for s, p in t], "winner": w, "points": pts}
                 for t, w, pts in self.tricks
             ],
             "lead_shape": self.lead_units_shape(),
@@ -537,6 +552,14 @@ class Hand:
 
     def lead_units_shape(self) -> list[int]:
         return [] if self.lead is None else [u.pairs for u in self.lead.units]
+
+
+def _trump_name(trump: int | None) -> TrumpName | None:
+    name = trump_str(trump)
+    return None if name is None else _TRUMP_NAMES[name]
+
+
+_TRUMP_NAMES: dict[str, TrumpName] = {"S": "S", "H": "H", "D": "D", "C": "C", "NT": "NT"}
 
 
 def sort_key(order: Order | None, face: int) -> tuple[int, int, int]:

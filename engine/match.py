@@ -2,47 +2,109 @@
 
 A match is its rules, its seed and the list of accepted actions; its state
 is a fold of that list, so ``Match.replay`` rebuilds it exactly.
+
+One way in: ``validate`` makes the single validation and returns a
+``Checked`` bound to this match at this version; ``apply`` takes a
+``Checked`` as it is, and validates anything else first, the same way.
+(This file is past 400 lines: it is the one surface hosts use, and the
+asking half reads best beside the acting half.)
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
 
+from .actions import (
+    DEAL_STEP,
+    Action,
+    Bury,
+    Chao,
+    Close,
+    Deal,
+    Declare,
+    Next,
+    Pass,
+    Play,
+    Revolt,
+    TimeUp,
+    action_faces,
+    as_action,
+)
 from .cards import (
-    CARD_INDEX,
     FULL_DECK,
     NUM_FACES,
     POINTS,
     SMALL_JOKER,
-    CardError,
     cards_str,
-    parse_card,
     rank_of,
     rank_str,
 )
-from .errors import IllegalAction
+from .declare import Declaration
+from .errors import IllegalAction, IllegalCode
 from .formats import adjudicate_time_limit
-from .hand import BURYING, CHAO, DEALING, DECLARING, OVER, PLAYING, Hand, sort_key, team_of
-from .play import auto_follow, follow_options, lead_options
+from .hand import BURYING, CHAO, DEALING, DECLARING, KITTY_SIZE, OVER, PLAYING, Hand, sort_key, team_of
+from .play import Lead, auto_follow, iter_follows, lead_options
 from .rules import Rules
+from .views import HandSummary, MatchResult, Phase, PublicView, SeatView
 
-MATCH_OVER = "match_over"
-DEAL_STEP = 4  # cards a system "deal" action draws by default: one round of the table
+MATCH_OVER = Phase.MATCH_OVER
+#: An event the match reports after an action: ``{"e": kind, ...}``, public, JSON-able.
+Event = dict[str, Any]
+
+
+class Checked:
+    """An action ``Match.validate`` accepted for one match at one version.
+
+    ``apply`` takes it without validating again while the match is still at
+    that version; after any other action it is validated afresh. (A plain
+    slotted class, not a frozen dataclass: one is made per action applied.)
+    """
+
+    __slots__ = ("action", "detail", "faces", "owner", "version")
+
+    def __init__(
+        self, action: Action, owner: Match, version: int, faces: tuple[int, ...], detail: Lead | Declaration | None
+    ) -> None:
+        self.action = action
+        self.owner = owner
+        self.version = version
+        self.faces = faces
+        self.detail = detail
+
+    def __repr__(self) -> str:
+        return f"Checked({self.action!r}, version={self.version})"
+
+
+@dataclass(frozen=True, slots=True)
+class BuryChoice:
+    """How burying is offered instead of listing every 8-card subset: pick exactly ``count`` of ``cards``.
+
+    ``cards`` is the seat's whole hand (kitty included), each copy listed; any
+    ``count`` of them (a multiset) is a legal ``Bury``.
+    """
+
+    seat: int
+    cards: tuple[str, ...]
+    count: int
+
+    def action(self, picked: Iterable[str]) -> Bury:
+        return Bury(self.seat, tuple(picked))
 
 
 class Match:
     def __init__(self, rules: Rules, seed: int) -> None:
         self.rules = rules
         self.seed = seed
-        self.actions: list[dict[str, Any]] = []
+        self.actions: list[Action] = []
         self.levels = [rules.start_level, rules.start_level]
         self.hand_no = 0
         self.time_up = False
-        self.result: dict[str, Any] | None = None
-        self.history: list[dict[str, Any]] = []
-        self.last_result: dict[str, Any] | None = None
+        self.result: MatchResult | None = None
+        self.history: list[HandSummary] = []
+        self.last_result: HandSummary | None = None
         self._forced_dealer: int | None = None
         self.hand: Hand = self._new_hand(dealer=None, first_drawer=None)
 
@@ -52,7 +114,8 @@ class Match:
         return cls(rules, seed)
 
     @classmethod
-    def replay(cls, rules: Rules, seed: int, actions: Iterable[dict[str, Any]]) -> Match:
+    def replay(cls, rules: Rules, seed: int, actions: Iterable[Action | Mapping[str, object]]) -> Match:
+        """Rebuild a match from its log: value types, or the JSON dicts the store keeps."""
         m = cls(rules, seed)
         for a in actions:
             m.apply(a)
@@ -75,125 +138,132 @@ class Match:
         return len(self.actions)
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return MATCH_OVER if self.result is not None else self.hand.phase
 
+    def is_terminal(self) -> bool:
+        return self.result is not None
+
+    def actions_json(self) -> list[dict[str, Any]]:
+        """The log as the store keeps it."""
+        return [dict(a.to_json()) for a in self.actions]
+
     # ----- actions -----
-    def check(self, action: dict[str, Any]) -> IllegalAction | None:
-        """Would ``apply`` accept this? Tested on a copy, so nothing changes."""
+    def check(self, action: Action | Mapping[str, object]) -> IllegalAction | None:
+        """Would ``apply`` accept this? The same validation, and nothing changes."""
         try:
-            self._dry_run(action)
+            self.validate(action)
         except IllegalAction as exc:
             return exc
         return None
 
-    def _dry_run(self, action: dict[str, Any]) -> None:
-        """The same tests ``apply`` makes, without changing anything (no copies)."""
-        if not isinstance(action, dict):
-            raise IllegalAction("bad_action")
+    def validate(self, action: Action | Mapping[str, object]) -> Checked:
+        """The one validation: an accepted action bound to this version, or ``IllegalAction``.
+
+        A JSON dict is parsed first (a bad shape is ``bad_action`` / ``bad_card``).
+        """
+        a = as_action(action)
         if self.result is not None:
-            raise IllegalAction("wrong_phase")
-        t = action.get("t")
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
         h = self.hand
         ph = h.phase
-        if t == "play":
-            h.check_play(_seat(action), _faces(action))
-        elif t in ("declare", "chao"):
-            seat = _seat(action)
-            faces = _faces(action)
-            if t == "declare":
-                h.check_declare(seat, faces)
-            else:
-                h.check_chao(seat, faces)
-        elif t == "deal":
-            n = action.get("n", DEAL_STEP)
-            if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-                raise IllegalAction("bad_action")
+        faces: tuple[int, ...] = ()
+        detail: Lead | Declaration | None = None
+        if isinstance(a, Play):
+            faces = action_faces(a)
+            detail = h.check_play(a.seat, faces)
+        elif isinstance(a, Declare):
+            faces = action_faces(a)
+            detail = h.check_declare(a.seat, faces)
+        elif isinstance(a, Chao):
+            faces = action_faces(a)
+            detail = h.check_chao(a.seat, faces)
+        elif isinstance(a, Deal):
+            if a.n < 1:
+                raise IllegalAction(IllegalCode.BAD_ACTION)
             if ph != DEALING:
-                raise IllegalAction("wrong_phase")
-        elif t == "close":
+                raise IllegalAction(IllegalCode.WRONG_PHASE)
+        elif isinstance(a, Close):
             if ph != DECLARING:
-                raise IllegalAction("wrong_phase")
-        elif t == "pass":
-            h.check_pass(_seat(action))
-        elif t == "bury":
-            h.check_bury(_seat(action), _faces(action))
-        elif t == "revolt":
-            if not h.can_revolt(_seat(action)):
-                raise IllegalAction("cannot_revolt")
-        elif t == "next":
+                raise IllegalAction(IllegalCode.WRONG_PHASE)
+        elif isinstance(a, Pass):
+            h.check_pass(a.seat)
+        elif isinstance(a, Bury):
+            faces = action_faces(a)
+            h.check_bury(a.seat, faces)
+        elif isinstance(a, Revolt):
+            if not h.can_revolt(a.seat):
+                raise IllegalAction(IllegalCode.CANNOT_REVOLT)
+        elif isinstance(a, Next):
             if ph != OVER:
-                raise IllegalAction("wrong_phase")
-        elif t == "time_up":
+                raise IllegalAction(IllegalCode.WRONG_PHASE)
+        elif isinstance(a, TimeUp):
             if self.time_up:
-                raise IllegalAction("wrong_phase")
-        else:
-            raise IllegalAction("bad_action")
+                raise IllegalAction(IllegalCode.WRONG_PHASE)
+        else:  # pragma: no cover - as_action gives nothing else
+            raise IllegalAction(IllegalCode.BAD_ACTION)
+        return Checked(a, self, self.version, faces, detail)
 
-    def apply(self, action: dict[str, Any]) -> list[dict[str, Any]]:
-        if not isinstance(action, dict):
-            raise IllegalAction("bad_action")
-        if self.result is not None:
-            raise IllegalAction("wrong_phase")
-        t = action.get("t")
+    def apply(self, action: Checked | Action | Mapping[str, object]) -> list[Event]:
+        """Apply one action or raise ``IllegalAction``; returns the public events.
+
+        A ``Checked`` from ``validate`` at this version is applied without validating again.
+        """
+        if type(action) is Checked:
+            c = action if action.owner is self and action.version == self.version else self.validate(action.action)
+        else:
+            c = self.validate(action)  # type: ignore[arg-type]  # not a Checked: an action or its JSON
+        return self._commit(c)
+
+    def _commit(self, c: Checked) -> list[Event]:
+        a = c.action
         h = self.hand
-        events: list[dict[str, Any]]
-        if t == "play":
-            seat = _seat(action)
-            faces = _faces(action)
+        events: list[Event]
+        if isinstance(a, Play):
+            assert not isinstance(c.detail, Declaration)
+            seat = a.seat
             events = [{"e": "played", "seat": seat}]
-            events += h.play(seat, faces)
+            events += h.do_play(seat, c.faces, c.detail)
             events[0]["cards"] = cards_str(h.last_trick[-1][1] if not h.trick else h.trick[-1][1])
             if h.phase == OVER:
                 events += self._end_hand()
-        elif t == "deal":
-            n = action.get("n", DEAL_STEP)
-            if not isinstance(n, int) or isinstance(n, bool):
-                raise IllegalAction("bad_action")
-            h.deal(n)
+        elif isinstance(a, Deal):
+            h.deal(a.n)
             events = [{"e": "dealt", "cards_dealt": h.drawn}]
-        elif t == "declare":
-            seat = _seat(action)
-            d = h.declare(seat, _faces(action))
-            events = [{"e": "declared", "seat": seat, "cards": cards_str([d.face] * d.count)}]
+        elif isinstance(a, Declare):
+            assert isinstance(c.detail, Declaration)
+            d = h.do_declare(c.detail)
+            events = [{"e": "declared", "seat": a.seat, "cards": cards_str([d.face] * d.count)}]
             events += self._after_declaring(h)
-        elif t == "pass":
-            seat = _seat(action)
-            h.pass_(seat)
-            events = [{"e": "passed", "seat": seat}, *self._after_declaring(h)]
-        elif t == "close":
+        elif isinstance(a, Pass):
+            h.pass_(a.seat)
+            events = [{"e": "passed", "seat": a.seat}, *self._after_declaring(h)]
+        elif isinstance(a, Close):
             h.close()
             events = self._after_declaring(h)
-        elif t == "bury":
-            seat = _seat(action)
-            h.bury(seat, _faces(action))
-            events = [{"e": "buried", "seat": seat}]
-        elif t == "chao":
-            seat = _seat(action)
-            d = h.chao(seat, _faces(action))
-            events = [{"e": "chao", "seat": seat, "cards": cards_str([d.face] * d.count)}]
-        elif t == "revolt":
-            seat = _seat(action)
-            h.revolt(seat)
-            events = [{"e": "revolution", "seat": seat}, *self._end_hand()]
-        elif t == "next":
-            if h.phase != OVER:
-                raise IllegalAction("wrong_phase")
+        elif isinstance(a, Bury):
+            h.do_bury(a.seat, c.faces)
+            events = [{"e": "buried", "seat": a.seat}]
+        elif isinstance(a, Chao):
+            assert isinstance(c.detail, Declaration)
+            d = h.do_chao(c.detail)
+            events = [{"e": "chao", "seat": a.seat, "cards": cards_str([d.face] * d.count)}]
+        elif isinstance(a, Revolt):
+            h.revolt(a.seat)
+            events = [{"e": "revolution", "seat": a.seat}, *self._end_hand()]
+        elif isinstance(a, Next):
             self._next_hand()
             events = [{"e": "new_hand", "hand_no": self.hand_no}]
-        elif t == "time_up":
-            if self.time_up:
-                raise IllegalAction("wrong_phase")
+        else:
+            assert isinstance(a, TimeUp)
             self.time_up = True
             events = [{"e": "time_up"}]
             if h.phase == OVER:
                 events += self._adjudicate()
-        else:
-            raise IllegalAction("bad_action")
-        self.actions.append(dict(action))
+        self.actions.append(a)
         return events
 
-    def _after_declaring(self, h: Hand) -> list[dict[str, Any]]:
+    def _after_declaring(self, h: Hand) -> list[Event]:
         if h.phase == BURYING:
             return [
                 {
@@ -208,13 +278,12 @@ class Match:
         return []
 
     # ----- between hands -----
-    def _end_hand(self) -> list[dict[str, Any]]:
+    def _end_hand(self) -> list[Event]:
         h = self.hand
         r = h.result
         assert r is not None
-        summary = r.to_dict()
-        summary["hand_no"] = self.hand_no
-        events: list[dict[str, Any]] = []
+        summary: HandSummary = {**r.to_dict(), "hand_no": self.hand_no}
+        events: list[Event] = []
         if r.reason == "played" and r.outcome is not None:
             o = r.outcome
             dteam = r.declarer_team
@@ -223,7 +292,7 @@ class Match:
             if o.passed:
                 winner = dteam if o.winner == "declarers" else 1 - dteam
                 self.result = {"winner_team": winner, "levels": self._level_strs(), "reason": "target"}
-        summary["levels_after"] = self._level_strs()
+        summary = {**summary, "levels_after": self._level_strs()}
         self.last_result = summary
         self.history.append(summary)
         events.append({"e": "hand_result", **summary})
@@ -257,7 +326,7 @@ class Match:
         first = r.dealer if r.reason == "revolution" else None
         self.hand = self._new_hand(dealer, first)
 
-    def _adjudicate(self) -> list[dict[str, Any]]:
+    def _adjudicate(self) -> list[Event]:
         """The clock ran out and the hand is over: decide as the preset says (see `formats`)."""
         r = self.hand.result
         assert r is not None
@@ -276,8 +345,10 @@ class Match:
         # equal levels: the side on top for the next hand wins
         tie_team = team_of(nxt) if nxt is not None else on_top
         a = adjudicate_time_limit((rank_str(gained[0]), rank_str(gained[1])), tie_team, levels_gained=gained)
-        self.result = {"winner_team": a.winner_team, "levels": self._level_strs(), "reason": "time_limit"}
-        return [{"e": "match_over", **self.result}]
+        assert a.winner_team is not None  # only "both_to_a" goes on
+        result: MatchResult = {"winner_team": a.winner_team, "levels": self._level_strs(), "reason": "time_limit"}
+        self.result = result
+        return [{"e": "match_over", **result}]
 
     # ----- asking -----
     def to_act(self) -> list[int]:
@@ -285,45 +356,60 @@ class Match:
             return []
         return self.hand.to_act()
 
-    def system_action(self) -> dict[str, Any] | None:
+    def system_action(self) -> Deal | Close | Next | None:
         """The next action only the host's clock can take, if one fits now."""
         if self.result is not None:
             return None
         ph = self.hand.phase
         if ph == DEALING:
-            return {"t": "deal", "n": DEAL_STEP}
+            return Deal(DEAL_STEP)
         if ph == DECLARING and not self.hand.forced:
-            return {"t": "close"}
+            return Close()
         if ph == OVER:
-            return {"t": "next"}
+            return Next()
         return None
 
-    def legal_actions(self, seat: int, limit: int = 500) -> list[dict[str, Any]]:
+    def legal_actions(self, seat: int) -> Iterator[Declare | Chao | Pass | Play | Revolt]:
+        """Every legal action for ``seat`` now, lazily (take what you need; nothing is cut off).
+
+        Declarations, 炒底 bids, passes, plays (every legal lead unit, every
+        legal follow) and 革命. Burying is not listed (C(33, 8) subsets):
+        ``bury_choice(seat)`` says what to pick from, and any pick is legal.
+        """
         h = self.hand
-        out: list[dict[str, Any]] = []
         if self.result is not None:
-            return out
+            return
         if h.phase in (DEALING, DECLARING, CHAO):
             if h.phase == CHAO and seat != h.chao_turn:
-                return out
+                return
+            chao = h.phase == CHAO
             for faces in self._declare_options(seat):
-                t = "chao" if h.phase == CHAO else "declare"
-                a = {"t": t, "seat": seat, "cards": cards_str(faces)}
+                cards = tuple(cards_str(faces))
+                a: Declare | Chao = Chao(seat, cards) if chao else Declare(seat, cards)
                 if self.check(a) is None:
-                    out.append(a)
-            if (h.phase == DECLARING and not h.forced and seat not in h.passes) or h.phase == CHAO:
-                out.append({"t": "pass", "seat": seat})
+                    yield a
+            if (h.phase == DECLARING and not h.forced and seat not in h.passes) or chao:
+                yield Pass(seat)
         elif h.phase == PLAYING and seat == h.turn:
             assert h.order is not None
             if not h.trick:
-                opts = lead_options(h.hands[seat], h.order)
+                for o in lead_options(h.hands[seat], h.order):
+                    yield Play(seat, tuple(cards_str(o)))
             else:
                 assert h.lead is not None
-                opts = follow_options(h.hands[seat], h.lead, h.order, limit)
-            out = [{"t": "play", "seat": seat, "cards": cards_str(o)} for o in opts]
+                for o in iter_follows(h.hands[seat], h.lead, h.order):
+                    yield Play(seat, tuple(cards_str(o)))
         if h.can_revolt(seat):
-            out.append({"t": "revolt", "seat": seat})
-        return out
+            yield Revolt(seat)
+
+    def bury_choice(self, seat: int) -> BuryChoice | None:
+        """What ``seat`` buries from, when it is the one to bury now; else ``None``."""
+        h = self.hand
+        if self.result is not None or h.phase != BURYING or seat != h.burier:
+            return None
+        faces = [f for f in range(NUM_FACES) for _ in range(h.hands[seat][f])]
+        faces.sort(key=lambda f: sort_key(h.order, f))
+        return BuryChoice(seat, tuple(cards_str(faces)), KITTY_SIZE)
 
     def can_declare(self, seat: int) -> bool:
         """Whether `seat` holds a legal declaration now: what a host asks after every deal step,
@@ -331,7 +417,7 @@ class Match:
         h = self.hand
         if self.result is not None or h.phase not in (DEALING, DECLARING):
             return False
-        return any(self.check({"t": "declare", "seat": seat, "cards": cards_str(faces)}) is None
+        return any(self.check(Declare(seat, tuple(cards_str(faces)))) is None
                    for faces in self._declare_options(seat))
 
     def _declare_options(self, seat: int) -> list[list[int]]:
@@ -352,32 +438,31 @@ class Match:
                     opts.append([f, f])
         return opts
 
-    def auto_action(self, seat: int, rng_seed: int = 0) -> dict[str, Any] | None:
+    def auto_action(self, seat: int, rng_seed: int = 0) -> Declare | Pass | Bury | Play | None:
         """One legal action for this seat, fast; None when it has nothing to do."""
         h = self.hand
         if self.result is not None:
             return None
         if h.phase == DECLARING:
             if h.forced:
-                opts = [a for a in self.legal_actions(seat) if a["t"] == "declare"]
-                return opts[0] if opts else None
-            return {"t": "pass", "seat": seat} if seat not in h.passes else None
+                return next((a for a in self.legal_actions(seat) if isinstance(a, Declare)), None)
+            return Pass(seat) if seat not in h.passes else None
         if h.phase == CHAO:
-            return {"t": "pass", "seat": seat} if seat == h.chao_turn else None
+            return Pass(seat) if seat == h.chao_turn else None
         if h.phase == BURYING and seat == h.burier:
-            return {"t": "bury", "seat": seat, "cards": cards_str(self._auto_bury(seat))}
+            return Bury(seat, tuple(cards_str(self._auto_bury(seat))))
         if h.phase == PLAYING and seat == h.turn:
             assert h.order is not None
             order = h.order
             hand = h.hands[seat]
             if h.trick:
                 assert h.lead is not None
-                return {"t": "play", "seat": seat, "cards": cards_str(auto_follow(hand, h.lead, order))}
+                return Play(seat, tuple(cards_str(auto_follow(hand, h.lead, order))))
             rng = random.Random(rng_seed)
             leads = lead_options(hand, order)
             longest = max(len(o) for o in leads)
             best = [o for o in leads if len(o) == longest]
-            return {"t": "play", "seat": seat, "cards": cards_str(rng.choice(best))}
+            return Play(seat, tuple(cards_str(rng.choice(best))))
         return None
 
     def _auto_bury(self, seat: int) -> list[int]:
@@ -389,69 +474,36 @@ class Match:
         return cards[:8]
 
     # ----- views -----
-    def public_view(self) -> dict[str, Any]:
+    def public_view(self) -> PublicView:
         h = self.hand
-        v = h.public()
-        v.update(
-            hand_no=self.hand_no,
-            phase=self.phase,
-            levels=self._level_strs(),
-            version=self.version,
-            last_result=self.last_result,
-            result=self.result,
-            rules=self.rules.name,
-            rules_options=self.rules.to_dict(),  # overrides included, so an AI reads the rules in play
-            time_up=self.time_up,
-        )
+        v: PublicView = {
+            **h.public(),
+            "hand_no": self.hand_no,
+            "phase": self.phase,
+            "levels": self._level_strs(),
+            "version": self.version,
+            "last_result": self.last_result,
+            "result": self.result,
+            "rules": self.rules.name,
+            "rules_options": self.rules.to_dict(),  # overrides included, so an AI reads the rules in play
+            "time_up": self.time_up,
+        }
         if self.result is not None:
-            v["to_act"] = []
+            v = {**v, "to_act": []}
         return v
 
-    def view(self, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    def view(self, seat: int, public: PublicView | None = None) -> SeatView:
         """What this seat sees. `public`: this version's `public_view()` when the caller keeps one
         already (it is copied, not changed; its nested values are shared, so read them only)."""
         if seat not in range(4):
-            raise IllegalAction("bad_action")
+            raise IllegalAction(IllegalCode.BAD_ACTION)
         h = self.hand
-        v = dict(public) if public is not None else self.public_view()
-        v["seat"] = seat
+        pub = public if public is not None else self.public_view()
         faces = [f for f in range(NUM_FACES) for _ in range(h.hands[seat][f])]
         faces.sort(key=lambda f: sort_key(h.order, f))
-        v["hand"] = cards_str(faces)
+        v = cast(SeatView, {**pub, "seat": seat, "hand": cards_str(faces), "can_revolt": h.can_revolt(seat)})
         if h.phase == BURYING and seat == h.burier:
-            v["kitty"] = cards_str(h.picked_kitty)
+            v = {**v, "kitty": cards_str(h.picked_kitty)}
         elif h.phase in (CHAO, PLAYING) and seat == h.burier:
-            v["buried"] = cards_str(h.kitty)  # the seat put these there itself
-        v["can_revolt"] = h.can_revolt(seat)
+            v = {**v, "buried": cards_str(h.kitty)}  # the seat put these there itself
         return v
-
-
-def _seat(action: dict[str, Any]) -> int:
-    seat = action.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(4):
-        raise IllegalAction("bad_action")
-    return seat
-
-
-def _faces(action: dict[str, Any]) -> list[int]:
-    cards = action.get("cards")
-    if not isinstance(cards, list) or len(cards) > 33:
-        raise IllegalAction("bad_card")
-    out: list[int] = []
-    for c in cards:
-        f = CARD_INDEX.get(c) if isinstance(c, str) else None
-        if f is None:
-            if not isinstance(c, str):
-                raise IllegalAction("bad_card")
-            try:
-                f = parse_card(c)
-            except CardError:
-                raise IllegalAction("bad_card") from None
-        out.append(f)
-    return out
-
-
-def hidden_cards(view: dict[str, Any]) -> Sequence[str]:
-    """Cards a view shows as its own hand."""
-    hand = view.get("hand", [])
-    return list(hand) if isinstance(hand, list) else []

@@ -23,7 +23,7 @@ from .combos import (
     tractor_fit,
     tractor_lengths,
 )
-from .errors import IllegalAction
+from .errors import IllegalAction, IllegalCode
 from .order import Order
 
 
@@ -78,12 +78,12 @@ def check_lead(
     faces: Sequence[int], hand: Sequence[int], others: Sequence[Sequence[int]], order: Order
 ) -> Lead:
     if not faces:
-        raise IllegalAction("wrong_count")
+        raise IllegalAction(IllegalCode.WRONG_COUNT)
     if not holds(hand, faces):
-        raise IllegalAction("not_in_hand")
+        raise IllegalAction(IllegalCode.NOT_IN_HAND)
     suit = order.suit[faces[0]]
     if any(order.suit[f] != suit for f in faces):
-        raise IllegalAction("mixed_suits")
+        raise IllegalAction(IllegalCode.MIXED_SUITS)
     units = decompose(faces, order)
     if len(units) == 1:
         return Lead(tuple(faces), suit, tuple(units), tuple(faces))
@@ -98,17 +98,17 @@ def check_lead(
 def check_follow(faces: Sequence[int], hand: Sequence[int], lead: Lead, order: Order) -> None:
     n = len(lead.faces)
     if len(faces) != n:
-        raise IllegalAction("wrong_count", count=n)
+        raise IllegalAction(IllegalCode.WRONG_COUNT, count=n)
     if not holds(hand, faces):
-        raise IllegalAction("not_in_hand")
+        raise IllegalAction(IllegalCode.NOT_IN_HAND)
     if n == 1:  # the common case: a single
         if order.suit[faces[0]] != lead.suit and any(hand[f] for f in order.members[lead.suit]):
-            raise IllegalAction("must_follow_suit")
+            raise IllegalAction(IllegalCode.MUST_FOLLOW_SUIT)
         return
     have = suit_cards(hand, lead.suit, order)
     played = [f for f in faces if order.suit[f] == lead.suit]
     if len(played) < min(n, len(have)):
-        raise IllegalAction("must_follow_suit")
+        raise IllegalAction(IllegalCode.MUST_FOLLOW_SUIT)
     need_pairs = pair_count(lead.units)
     if need_pairs == 0 or len(have) <= n:
         return  # singles only, or every card of the suit goes anyway
@@ -118,9 +118,9 @@ def check_follow(faces: Sequence[int], hand: Sequence[int], lead: Lead, order: O
     if lengths:
         want = tractor_fit(runs_of(have_pairs, order), lengths)
         if tractor_fit(runs_of(played_pairs, order), lengths) < want:
-            raise IllegalAction("must_follow_tractor")
+            raise IllegalAction(IllegalCode.MUST_FOLLOW_TRACTOR)
     if len(played_pairs) < min(need_pairs, len(have_pairs)):
-        raise IllegalAction("must_follow_pairs")
+        raise IllegalAction(IllegalCode.MUST_FOLLOW_PAIRS)
 
 
 def trick_winner(plays: Sequence[Sequence[int]], lead: Lead, order: Order) -> int:
@@ -168,18 +168,19 @@ def lead_options(hand: Sequence[int], order: Order) -> list[tuple[int, ...]]:
     return out
 
 
-def follow_options(hand: Sequence[int], lead: Lead, order: Order, limit: int = 500) -> list[tuple[int, ...]]:
-    """Legal follows, distinct as multisets, at most ``limit`` of them."""
-    out: list[tuple[int, ...]] = []
+def iter_follows(hand: Sequence[int], lead: Lead, order: Order) -> Iterator[tuple[int, ...]]:
+    """Every legal follow, distinct as multisets, lazily."""
     for combo in _candidate_follows(hand, lead, order):
         try:
             check_follow(combo, hand, lead, order)
         except IllegalAction:
             continue
-        out.append(combo)
-        if len(out) >= limit:
-            break
-    return out
+        yield combo
+
+
+def follow_options(hand: Sequence[int], lead: Lead, order: Order, limit: int = 500) -> list[tuple[int, ...]]:
+    """Legal follows, distinct as multisets, at most ``limit`` of them (for the AI's search width)."""
+    return list(itertools.islice(iter_follows(hand, lead, order), limit))
 
 
 def _multiset_combos(cards: Sequence[int], k: int) -> Iterator[tuple[int, ...]]:

@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from .actions import Action, Bury, Chao, Close, Deal, Declare, Next, Pass, Play
 from .cards import NUM_FACES, cards_str
 from .combos import pair_count, runs_of, tractor_lengths
 from .hand import BURYING, CHAO, DEALING, DECLARING, PLAYING, Hand
@@ -47,49 +48,37 @@ def random_follow(hand: list[int], lead: Lead, rng: random.Random, order: Any) -
     return tuple(picked)
 
 
-def random_action(m: Match, rng: random.Random, declare_rate: float = 0.3) -> dict[str, Any]:
+def random_action(m: Match, rng: random.Random, declare_rate: float = 0.3) -> Action:
     """One random legal action for whoever must act (the system's clock included)."""
     h: Hand = m.hand
     if h.phase == DEALING:
-        return {"t": "deal", "n": 4}
+        return Deal(4)
     if h.phase == DECLARING:
         seats = h.to_act()
         for seat in rng.sample(seats, len(seats)):
-            opts = [a for a in m.legal_actions(seat) if a["t"] == "declare"]
+            opts = [a for a in m.legal_actions(seat) if isinstance(a, Declare)]
             if opts and (h.forced or rng.random() < declare_rate):
                 return rng.choice(opts)
         if h.forced:
-            return {
-                "t": "declare",
-                "seat": seats[0],
-                "cards": [],
-            }  # unreachable: forced seats hold a level card
-        return {"t": "close"}
+            return Declare(seats[0], ())  # unreachable: forced seats hold a level card
+        return Close()
     if h.phase in (BURYING, CHAO):
         seat = h.to_act()[0]
         if h.phase == CHAO:
-            opts = [a for a in m.legal_actions(seat) if a["t"] == "chao"]
-            if opts and rng.random() < declare_rate:
-                return rng.choice(opts)
-            return {"t": "pass", "seat": seat}
+            chao = [a for a in m.legal_actions(seat) if isinstance(a, Chao)]
+            if chao and rng.random() < declare_rate:
+                return rng.choice(chao)
+            return Pass(seat)
         cards = [f for f in range(NUM_FACES) for _ in range(h.hands[seat][f])]
-        return {"t": "bury", "seat": seat, "cards": cards_str(rng.sample(cards, 8))}
+        return Bury(seat, tuple(cards_str(rng.sample(cards, 8))))
     if h.phase == PLAYING:
         assert h.turn is not None and h.order is not None
         seat = h.turn
         if not h.trick:
-            return {
-                "t": "play",
-                "seat": seat,
-                "cards": cards_str(rng.choice(lead_options(h.hands[seat], h.order))),
-            }
+            return Play(seat, tuple(cards_str(rng.choice(lead_options(h.hands[seat], h.order)))))
         assert h.lead is not None
-        return {
-            "t": "play",
-            "seat": seat,
-            "cards": cards_str(random_follow(h.hands[seat], h.lead, rng, h.order)),
-        }
-    return {"t": "next"}
+        return Play(seat, tuple(cards_str(random_follow(h.hands[seat], h.lead, rng, h.order))))
+    return Next()
 
 
 def play_random_hand(m: Match, rng: random.Random, declare_rate: float = 0.3) -> int:

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from .combos import Unit, primary
 from .rules import Rules
+from .views import Side
 
-_SUPER_BANDS = (  # (lowest points, winner, levels) from document 004k
+_SUPER_BANDS: tuple[tuple[int, Side, int], ...] = (  # (lowest points, winner, levels) from document 004k
     (0, "declarers", 6), (5, "declarers", 5), (15, "declarers", 4), (25, "declarers", 3),
     (35, "declarers", 2), (40, "declarers", 1), (80, "defenders", 0), (120, "defenders", 1),
     (125, "defenders", 2), (165, "defenders", 3), (205, "defenders", 4), (245, "defenders", 5),
@@ -16,7 +17,7 @@ _SUPER_BANDS = (  # (lowest points, winner, levels) from document 004k
 )  # fmt: skip
 
 
-def level_change(rules: Rules, points: int) -> tuple[str, int]:
+def level_change(rules: Rules, points: int) -> tuple[Side, int]:
     """Who wins the hand and by how many levels, from the defenders' final points."""
     s = max(points, 0)
     table = rules.level_table
@@ -52,7 +53,8 @@ def level_change(rules: Rules, points: int) -> tuple[str, int]:
         if s < 80:
             return "declarers", 8 - s // 10
         return "defenders", (s - 80) // 10
-    winner, levels = "declarers", 6
+    winner: Side = "declarers"
+    levels = 6
     for low, who, n in _SUPER_BANDS:
         if s >= low:
             winner, levels = who, n
@@ -108,7 +110,7 @@ def knockback(rules: Rules, level: int, level_cards_in_last_play: int) -> int | 
 
 @dataclass(frozen=True)
 class Outcome:
-    winner: str  # "declarers" or "defenders"
+    winner: Side
     levels: int
     declarer_level: int
     defender_level: int

@@ -143,9 +143,10 @@ class Crowd:
                 if m is None or m.result is not None:
                     continue
                 for seat in m.to_act():
-                    action = m.auto_action(seat)
-                    if action is None:
+                    auto = m.auto_action(seat)
+                    if auto is None:
                         continue
+                    action = auto.to_json()
                     uid = int(t.seats[seat])
                     if uid in self.waiting and time.monotonic() - sent_at.get(uid, 0.0) < wait_answer:
                         continue  # still waiting for the bot's answer to the last thing typed

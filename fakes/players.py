@@ -242,7 +242,7 @@ class Sim:
 
     async def _bury(self, table: Any, seat: int) -> None:
         uid = self.uid(table, seat)
-        cards = table.match.auto_action(seat)["cards"]
+        cards = list(table.match.auto_action(seat).cards)
         hand_mid = await self._toggle(uid, cards)
         await self.fresh(uid)
         bury = next(b for b in self.fake.buttons_on(uid, self.hand_message(uid)) if _code(b) == tokens.BURY)
@@ -260,7 +260,7 @@ class Sim:
             await self._play_inline(uid)
             self.inline_plays += 1
         else:
-            cards = m.auto_action(seat)["cards"]
+            cards = list(m.auto_action(seat).cards)
             hand_mid = await self._toggle(uid, cards)
             play = next(b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) == tokens.PLAY)
             answer = await self.press(uid, uid, hand_mid, play["callback_data"])
@@ -321,10 +321,10 @@ def snapshot_of(host: Host, match_id: int | None, by_hand: dict[int, set[str]] |
     if table is None or table.match is None:
         return snap
     m = table.match
-    start = max((i + 1 for i, a in enumerate(m.actions) if a.get("t") == "next"), default=0)
+    start = max((i + 1 for i, a in enumerate(m.actions_json()) if a.get("t") == "next"), default=0)
     public: set[str] = set()
     own: dict[int, set[str]] = {s: set() for s in range(4)}
-    for a in m.actions[start:]:
+    for a in m.actions_json()[start:]:
         if a.get("t") in ("play", "declare", "chao"):
             public.update(card_text(c) for c in a["cards"])
         if a.get("t") in ("play", "declare", "chao", "bury") and isinstance(a.get("seat"), int):

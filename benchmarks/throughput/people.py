@@ -135,8 +135,9 @@ class Players:
                     t.acts_at = now + self.rng.uniform(*self.paced) * self.scale
                 if now < t.acts_at:
                     continue
-            action = m.auto_action(seat)
-            assert action is not None
+            auto = m.auto_action(seat)
+            assert auto is not None
+            action = auto.to_json()
             uid = int(table.seats[seat]["user_id"])
             pushed = self.act(t, uid, action)
             if pushed is None:

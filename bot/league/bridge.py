@@ -14,9 +14,8 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from bot.league.commands import record_match
-from bot.league.records import RANKS, Ending, HandSummary, MatchFormat, MatchRecord, SeatPlayer, rank_index
-
-HOLD_BELOW = 80  # declarers hold while the defenders stay under 80 (every document)
+from bot.league.records import Ending, HandSummary, MatchFormat, MatchRecord, SeatPlayer
+from engine.cards import level_steps
 
 
 def hand_summaries(match: Any) -> list[dict[str, Any]]:
@@ -49,25 +48,23 @@ def _hand(summary: Mapping[str, Any]) -> HandSummary | None:
     team = int(summary["declarer_team"])
     points = int(summary.get("defender_points", 0))
     winner = summary.get("winner")
-    held = winner == "declarers" if winner in ("declarers", "defenders") else points < HOLD_BELOW
-    return HandSummary(team, points, held)
+    if winner not in ("declarers", "defenders"):
+        return None  # the engine names the winner of every played hand; nothing to count without it
+    return HandSummary(team, points, winner == "declarers")
 
 
 def levels_gained(start: Sequence[str], summaries: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
     """Level steps each team climbed: net rank change per hand, a step down past 2 read as a wrap past A."""
     gained = [0, 0]
-    before = [rank_index(x) for x in start]
+    before = [str(x) for x in start]
     for s in summaries:
         after_raw = s.get("levels_after")
         if not after_raw:
             continue
-        after = [rank_index(str(x)) for x in after_raw]
+        after = [str(x) for x in after_raw]
+        hand_winner = _hand_winner_team(s)
         for team in (0, 1):
-            delta = after[team] - before[team]
-            hand_winner = _hand_winner_team(s)
-            if delta < 0 and hand_winner == team:
-                delta += len(RANKS)  # went past A and wrapped round
-            gained[team] += delta
+            gained[team] += level_steps(before[team], after[team], climbed=hand_winner == team)
         before = after
     return gained[0], gained[1]
 

@@ -13,26 +13,28 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, cast
 
+from engine.cards import RANKS as ENGINE_RANKS
+from engine.text import parse_typed_rank, rank_display
+
 Ending = Literal["target", "time_limit", "abandoned", "forfeit"]
 MatchFormat = Literal["single", "best_of_3", "timed"]
 
 ENDINGS: tuple[Ending, ...] = ("target", "time_limit", "abandoned", "forfeit")
 FORMATS: tuple[MatchFormat, ...] = ("single", "best_of_3", "timed")
 
-#: Level ranks in playing order; a team's level is one of these.
-RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+#: Level ranks in playing order as people write them (the engine's order; "10", not "T").
+RANKS: tuple[str, ...] = tuple(rank_display(r) for r in range(len(ENGINE_RANKS)))
 
 
 def rank_index(level: str) -> int:
-    """Position of a level rank in `RANKS` ("T" is accepted for 10).
+    """Position of a level rank in `RANKS` ("T" is accepted for 10), as the engine reads it.
 
     :raises ValueError: for anything that is not a level rank.
     """
-    key = "10" if level.upper() == "T" else level.upper()
-    try:
-        return RANKS.index(key)
-    except ValueError:
-        raise ValueError(f"not a level rank: {level!r}") from None
+    got = parse_typed_rank(level)
+    if got is None:
+        raise ValueError(f"not a level rank: {level!r}")
+    return got
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from bot.table.messages import (
 from bot.table.render import Screen
 from bot.table.seats import Seats
 from engine import Match
+from engine.views import DeclarationView, PublicView, SeatView
 
 log = logging.getLogger(__name__)
 
@@ -64,17 +65,24 @@ class Table:
         self.meta = meta
         self.status = status
         self.settings = TableSettings.from_dict(meta.get("settings"))
-        self.match: Any = match  # rebuilt from its log when resumed (see Host.start), else dealt at `start`
+        self.match: Match | None = match  # rebuilt from its log when resumed (see Host.start), else dealt at `start`
         self.queue: asyncio.Queue[Message] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.closed = False
         self.timers = timers.Timers(match_id, host.store, host.clock, self.submit, deadlines)
         self.screen = Screen(self, messages)
         self.ai = AiSeats(self)
-        self._public: tuple[Any, int, dict[str, Any]] | None = None  # (match, version, its public view)
+        self._public: tuple[Match, int, PublicView] | None = None  # (match, version, its public view)
         self._answered = False
         self.announced_hand = int(meta.get("announced_hand", 0))
-        self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
+        self.last_declaration: DeclarationView | None = (self.match.public_view().get("declaration")
+                                                         if self.match else None)
+
+    @property
+    def game(self) -> Match:
+        """The match, for code that runs only at a table that has one (active, paused or just finished)."""
+        assert self.match is not None, "a table without a match"
+        return self.match
 
     # ----- plumbing -----
 
@@ -168,7 +176,7 @@ class Table:
             await timers.on_tick(self, message.kind)
         elif isinstance(message, AiAnswer):
             self.ai.answered()
-            if self.running() and message.version == self.match.version:
+            if self.running() and message.version == self.game.version:
                 if message.seat < 0:  # the declarations asked while dealing
                     await moves.apply_declaration(self, message.action)
                 else:
@@ -201,17 +209,16 @@ class Table:
         self.meta["settings"] = self.settings.to_dict()
         await self.host.store.update_match(self.id, meta=self.meta)
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> PublicView:
         """The match's public view, built once per state version (read it, never change it)."""
-        m = self.match
+        m = self.game
         if self._public is None or self._public[0] is not m or self._public[1] != m.version:
             self._public = (m, m.version, m.public_view())
         return self._public[2]
 
-    def seat_view(self, s: int) -> dict[str, Any]:
+    def seat_view(self, s: int) -> SeatView:
         """What seat `s` sees now, built on the cached public view."""
-        view: dict[str, Any] = self.match.view(s, self.public())
-        return view
+        return self.game.view(s, self.public())
 
     def running(self) -> bool:
         return self.status == "active" and self.match is not None
@@ -289,7 +296,7 @@ class Table:
     # ----- endings -----
 
     async def finish(self) -> None:
-        result = dict(self.match.result or {})
+        result = dict(self.game.result or {})
         await self.screen.render()
         await self.close("finished", result)
         await announce.match_result(self, result)

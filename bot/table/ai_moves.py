@@ -7,9 +7,11 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from bot.ai import find_chooser, move_seed
+from bot.ai import Chooser, find_chooser, move_seed
 from bot.settings import DEFAULT_AI_LEVEL
 from bot.table.messages import AiAnswer
+from engine.actions import ACTION_TYPES, Action, Declare
+from engine.views import SeatView
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -36,12 +38,12 @@ class AiSeats:
     def will_ask_while_dealing(self) -> bool:
         """The next deal step waits for a worker thread's answer (see `declares_while_dealing`)."""
         t = self.table
-        m = t.match
+        m = t.game
         return (self.chooser is not None and t.host.ai_policy.threads and self._deal_asked != m.version
                 and "basic" not in t.host.ai_policy.inline_levels
                 and any(t.seats.ai_driven(s) and m.can_declare(s) for s in range(4)))
 
-    def declares_while_dealing(self) -> tuple[bool, dict[str, Any] | None]:
+    def declares_while_dealing(self) -> tuple[bool, Declare | None]:
         """After each deal step the AI seats may show a level card.
 
         Asked on the loop when `basic` is a quick level for the host (it decides in well under a
@@ -50,7 +52,7 @@ class AiSeats:
         engine judges it when it is applied).
         """
         t = self.table
-        m = t.match
+        m = t.game
         policy = t.host.ai_policy
         if self.chooser is None or not policy.threads or self._deal_asked == m.version:
             return False, None
@@ -67,18 +69,17 @@ class AiSeats:
         self._launch(lambda: _first_declare(chooser, asks), seat=-1, version=m.version)
         return True, None
 
-    def move(self, s: int) -> Any:
+    def move(self, s: int) -> Action | None:
         """A move for an AI-driven seat: at once (auto_action, or a quick level's answer, which the
         engine judges when it is applied), or later from a worker thread (None now)."""
         t = self.table
-        m = t.match
+        m = t.game
         seat = t.seats[s]
         level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == "ai" else DEFAULT_AI_LEVEL
         seed = move_seed(t.seed, m.version, s)
         policy = t.host.ai_policy
         if self.chooser is None or not policy.threads:
-            action: dict[str, Any] = m.auto_action(s, rng_seed=seed)
-            return action
+            return m.auto_action(s, rng_seed=seed)
         view = t.seat_view(s)
         chooser = self.chooser
         budget = t.settings.ai_budget
@@ -88,8 +89,8 @@ class AiSeats:
             except Exception:
                 log.exception("AI failed at table %s", t.id)
                 act = None
-            if not isinstance(act, dict):  # failed, or no answer: the engine's auto_action moves instead
-                act = m.auto_action(s, rng_seed=m.version)
+            if not isinstance(act, ACTION_TYPES):  # failed, or no answer: the engine's auto_action moves instead
+                return m.auto_action(s, rng_seed=m.version)
             return act
         self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
         return None
@@ -108,15 +109,15 @@ class AiSeats:
             except Exception:
                 log.exception("AI failed at table %s", t.id)
                 act = None
-            t.submit(AiAnswer(seat, version, act if isinstance(act, dict) else None))
+            t.submit(AiAnswer(seat, version, act if isinstance(act, ACTION_TYPES) else None))
 
         fut.add_done_callback(back)
 
 
-def _first_declare(chooser: Any, asks: list[tuple[int, dict[str, Any], int]]) -> dict[str, Any] | None:
+def _first_declare(chooser: Chooser, asks: list[tuple[int, SeatView, int]]) -> Declare | None:
     """In a worker thread: the first AI seat that wants to declare now, if any (quick `basic` rules)."""
     for _, view, seed in asks:
         action = chooser(view, "basic", seed, 0.0)
-        if isinstance(action, dict) and action.get("t") == "declare":
+        if isinstance(action, Declare):
             return action
     return None

@@ -8,20 +8,21 @@ from typing import TYPE_CHECKING, Any
 from bot.cardtext import cards_text, suit_text
 from bot.i18n import tr
 from bot.views import hand_result_text, match_result_text, seat_label
+from engine.actions import Action, Bury, Revolt
+from engine.match import Event
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
 
 
-async def action_done(table: Table, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+async def action_done(table: Table, action: Action, events: list[Event]) -> None:
     """After an accepted action: its events, a burial or revolution, a new declaration."""
     await _events(table, events)
     lang = table.lang
-    t = action.get("t")
-    if t == "bury":
-        await table.say(tr(lang, "announce.buried", who=seat_label(int(action["seat"]), table.seats.infos(), lang)))
-    elif t == "revolt":
-        await table.say(tr(lang, "announce.revolt", who=seat_label(int(action["seat"]), table.seats.infos(), lang)))
+    if isinstance(action, Bury):
+        await table.say(tr(lang, "announce.buried", who=seat_label(action.seat, table.seats.infos(), lang)))
+    elif isinstance(action, Revolt):
+        await table.say(tr(lang, "announce.revolt", who=seat_label(action.seat, table.seats.infos(), lang)))
     decl = table.public().get("declaration")
     if decl and decl != table.last_declaration:
         await table.say(tr(lang, "announce.declared", who=seat_label(int(decl["seat"]), table.seats.infos(), lang),
@@ -29,7 +30,7 @@ async def action_done(table: Table, action: dict[str, Any], events: list[dict[st
     table.last_declaration = decl
 
 
-async def _events(table: Table, events: list[dict[str, Any]]) -> None:
+async def _events(table: Table, events: list[Event]) -> None:
     lang = table.lang
     for e in events:
         kind = e.get("e")
@@ -49,7 +50,7 @@ async def _events(table: Table, events: list[dict[str, Any]]) -> None:
 
 async def hand_result(table: Table) -> None:
     """Once per finished hand: its result (remembered in meta, so a restart does not repeat it)."""
-    m = table.match
+    m = table.game
     pub = table.public()
     res = pub.get("last_result")
     hand_no = int(pub.get("hand_no", 0))

@@ -179,6 +179,6 @@ async def vote(table: Table, ev: Incoming, what: str) -> None:
         await table.host.store.update_match(table.id, status="active", meta=table.meta)
         await table.say(tr(lang, "resume.done"))
     else:
-        await table.close("abandoned", {"reason": "abandoned", "version": table.match.version})
+        await table.close("abandoned", {"reason": "abandoned", "version": table.game.version})
         await table.say(tr(lang, "abandon.done"))
         await table.host.match_ended(table, {"reason": "abandoned"})

@@ -7,10 +7,10 @@ so the actor (`bot.table.actor`) is the only code that writes a table's state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from bot.platform import Incoming
 from bot.tokens import Token
+from engine.actions import Action
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class AiAnswer:
 
     seat: int
     version: int
-    action: dict[str, Any] | None
+    action: Action | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot import tokens
 from bot.ai import move_seed
@@ -17,6 +17,7 @@ from bot.i18n import catalog, tr
 from bot.platform import Incoming
 from bot.table import announce, timers
 from engine import IllegalAction, Match, Rules
+from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Pass, Play, Revolt
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -80,28 +81,28 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
             await table.answer(ev, tr(lang, "err.select_first"))
             return
         hand = screen.hand_of(s)
-        await human_act(table, ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
+        await human_act(table, ev, s, Play(s, tuple(hand[i] for i in sorted(sel))))
     elif code == tokens.PLAY_CARDS:
         hand = screen.hand_of(s)
         idx = [_b36_or(c, -1) for c in tok.arg]
         if not idx or len(set(idx)) != len(idx) or not all(0 <= i < len(hand) for i in idx):
             await table.answer(ev, tr(lang, "err.stale"))
             return
-        await human_act(table, ev, s, {"t": "play", "seat": s, "cards": [hand[i] for i in idx]})
+        await human_act(table, ev, s, Play(s, tuple(hand[i] for i in idx)))
     elif code == tokens.BURY:
         if len(sel) != 8:
             await table.answer(ev, tr(lang, "err.bury_count", n=len(sel)))
             return
         hand = screen.hand_of(s)
-        await human_act(table, ev, s, {"t": "bury", "seat": s, "cards": [hand[i] for i in sorted(sel)]})
+        await human_act(table, ev, s, Bury(s, tuple(hand[i] for i in sorted(sel))))
     elif code in (tokens.DECLARE, tokens.CHAO):
         cards = [tok.arg[i:i + 2] for i in range(0, len(tok.arg), 2)]
         t = "declare" if code == tokens.DECLARE else "chao"
-        await human_act(table, ev, s, {"t": t, "seat": s, "cards": cards})
+        await human_act(table, ev, s, Declare(s, tuple(cards)) if t == "declare" else Chao(s, tuple(cards)))
     elif code == tokens.PASS:
-        await human_act(table, ev, s, {"t": "pass", "seat": s})
+        await human_act(table, ev, s, Pass(s))
     elif code == tokens.REVOLT:
-        await human_act(table, ev, s, {"t": "revolt", "seat": s})
+        await human_act(table, ev, s, Revolt(s))
 
 
 async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> None:
@@ -119,13 +120,13 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
         await table.answer(ev, tr(lang, "err.paused"))
         return
     if word in ("pass", "不要", "不亮"):
-        await human_act(table, ev, s, {"t": "pass", "seat": s})
+        await human_act(table, ev, s, Pass(s))
         return
     if word in ("revolt", "革命"):
-        await human_act(table, ev, s, {"t": "revolt", "seat": s})
+        await human_act(table, ev, s, Revolt(s))
         return
     if word in ("auto", "hint", "提示", "托管"):
-        suggestion = table.match.auto_action(s, rng_seed=move_seed(table.seed, table.match.version, s))
+        suggestion = table.game.auto_action(s, rng_seed=move_seed(table.seed, table.game.version, s))
         if suggestion is None:
             await table.answer(ev, tr(lang, "refuse.not_your_turn"))
         elif word in ("hint", "提示"):
@@ -150,10 +151,18 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
         return
     t = ("play" if word in PLAY_WORDS else "declare" if word in ("declare", "d", "亮", "亮主")
          else "chao" if word in ("chao", "炒") else "bury")
-    await human_act(table, ev, s, {"t": t, "seat": s, "cards": cards})
+    await human_act(table, ev, s, _card_action(t, s, tuple(cards)))
 
 
-async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) -> None:
+def _card_action(t: str, s: int, cards: tuple[str, ...]) -> Play | Declare | Chao | Bury:
+    if t == "play":
+        return Play(s, cards)
+    if t == "declare":
+        return Declare(s, cards)
+    return Chao(s, cards) if t == "chao" else Bury(s, cards)
+
+
+async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
     """Applies and persists a person's action, or says in words why the engine refused it."""
     lang = table.seat_lang(s)
     try:
@@ -169,14 +178,14 @@ async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) 
         seat["timeouts"] = 0
         await table.save_seats()
     table.screen.selection[s].clear()
-    if ev.kind == "chosen" and action.get("t") == "play":
-        table.screen.may_lag_at = table.match.version  # shown in the group by the player's own message
+    if ev.kind == "chosen" and isinstance(action, Play):
+        table.screen.may_lag_at = table.game.version  # shown in the group by the player's own message
     await table.answer(ev, "✓")
 
 
 # ----- the one path of an accepted action -----
 
-async def apply(table: Table, action: dict[str, Any], key: str | None, *, ended: str | None = None) -> str:
+async def apply(table: Table, action: Action, key: str | None, *, ended: str | None = None) -> str:
     """Applies an action and persists it, with the deadlines it ends and sets, in one store
     transaction; only then is anything said. `ended`: the deadline whose firing took this action.
 
@@ -185,7 +194,7 @@ async def apply(table: Table, action: dict[str, Any], key: str | None, *, ended:
     plugs in.) The engine applies before the store writes, since the deadline the match waits on
     next depends on the state after the action; should the store refuse or fail, the match is
     rebuilt from its log without it, so what the table holds never runs ahead of what is stored."""
-    m = table.match
+    m = table.game
     version = m.version
     events = m.apply(action)
     changes: dict[str, float | None] = dict.fromkeys(timers.MOVE_TIMERS)
@@ -197,45 +206,44 @@ async def apply(table: Table, action: dict[str, Any], key: str | None, *, ended:
     if nxt is not None:
         changed.update(table.timers.changes({nxt[0]: nxt[1]}))
     try:
-        res: str = await table.host.store.append_action(table.id, version, action, key, deadlines=changed)
+        res: str = await table.host.store.append_action(table.id, version, action.to_json(), key, deadlines=changed)
     except BaseException:
         _undo(table, version, before)
         raise
     if res == "duplicate":
         _undo(table, version, before)
         return res
-    t = action.get("t")
-    if t in ("play", "bury", "chao", "next", "deal"):
-        seat = action.get("seat")
-        if isinstance(seat, int):
-            table.screen.selection[seat].clear()
+    if isinstance(action, Play | Bury | Chao):
+        table.screen.selection[action.seat].clear()
     await announce.action_done(table, action, events)
     return res
 
 
 def _undo(table: Table, version: int, deadlines: dict[str, float]) -> None:
     """The action was not stored: back to the match and deadlines as they were before it."""
-    table.match = Match.replay(Rules.from_dict(table.rules), table.seed, table.match.actions[:version])
+    table.match = Match.replay(Rules.from_dict(table.rules), table.seed, table.game.actions[:version])
     table.timers.deadlines.clear()
     table.timers.deadlines.update(deadlines)
 
 
-async def apply_ai(table: Table, s: int, act: Any) -> None:
+async def apply_ai(table: Table, s: int, act: object) -> None:
     """An AI's answer for seat s when the engine takes it; for a failed or refused one, the
     engine's auto_action."""
-    if isinstance(act, dict):
+    if isinstance(act, ACTION_TYPES):
         try:
             await apply(table, act, None)
             return
         except IllegalAction:
             pass
-    m = table.match
-    await apply(table, m.auto_action(s, rng_seed=m.version), None)
+    m = table.game
+    fallback = m.auto_action(s, rng_seed=m.version)
+    if fallback is not None:
+        await apply(table, fallback, None)
 
 
-async def apply_declaration(table: Table, act: Any) -> bool:
+async def apply_declaration(table: Table, act: object) -> bool:
     """An AI's answer while dealing counts only when it is a declaration the engine takes."""
-    if not isinstance(act, dict) or act.get("t") != "declare":
+    if not isinstance(act, Declare):
         return False
     try:
         await apply(table, act, None)
@@ -266,7 +274,7 @@ async def advance(table: Table) -> None:
 
 async def _step(table: Table) -> bool:
     """One automatic step; False when the match waits (for a person, a timer, a thread) or ended."""
-    m = table.match
+    m = table.game
     await announce.hand_result(table)
     if m.phase == "match_over":
         await table.finish()
@@ -291,7 +299,7 @@ async def _step(table: Table) -> bool:
             return True
     sys_action = m.system_action()
     if sys_action is not None and not to_act:
-        kind = timers.SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
+        kind = timers.SYSTEM_TIMER.get(sys_action.t, "deal")
         if float(getattr(table.settings, kind)) <= 0:
             await apply(table, sys_action, None)
             return True
@@ -310,17 +318,18 @@ def _b36_or(s: str, default: int) -> int:
         return default
 
 
-def action_text(lang: str, action: dict[str, Any]) -> str:
+def action_text(lang: str, action: Action) -> str:
     """An action as a person would type it ("play ♠A ♠A")."""
-    t = str(action.get("t", ""))
-    cards = action.get("cards")
-    return f"{tr(lang, 'word.' + t)} {cards_text(cards)}".strip() if isinstance(cards, list) else tr(lang, "word." + t)
+    t = action.t
+    if isinstance(action, Play | Declare | Chao | Bury):
+        return f"{tr(lang, 'word.' + t)} {cards_text(list(action.cards))}".strip()
+    return tr(lang, "word." + t)
 
 
-def refusal_text(lang: str, err: Any) -> str:
+def refusal_text(lang: str, err: IllegalAction) -> str:
     """The engine's reason, in words."""
-    code = str(getattr(err, "code", "bad_action"))
-    params = dict(getattr(err, "params", {}) or {})
+    code = str(err.code)
+    params = dict(err.params)
     key = f"refuse.{code}"
     if key not in catalog("en"):
         return tr(lang, "refuse.unknown", code=code)

@@ -12,6 +12,8 @@ from bot.i18n import tr
 from bot.platform import PlatformError, Unreachable, View, Where
 from bot.table.messages import Redraw
 from bot.views import hand_elsewhere_view, hand_view, lobby_view, table_view
+from engine.actions import Revolt, SeatAction
+from engine.views import SeatView
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -101,7 +103,7 @@ class Screen:
             return
         if t.match is None or t.status not in ("active", "paused", "finished"):
             return
-        m = t.match
+        m = t.game
         pub = t.public()
         time_left = None
         for kind in ("turn", "bury", "declare"):
@@ -141,7 +143,7 @@ class Screen:
             except Unreachable as exc:
                 await t.say(tr(t.lang, "err.unreachable", name=t.seats[s]["name"], how=exc.how_to_fix))
 
-    def hand_view_for(self, s: int, version: int, seen: dict[str, Any] | None = None) -> View:
+    def hand_view_for(self, s: int, version: int, seen: SeatView | None = None) -> View:
         t = self.table
         note_key = t.meta.get("notes", {}).get(str(s))
         lang = t.seat_lang(s)
@@ -151,12 +153,12 @@ class Screen:
                          legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
                          page_size=t.host.page_size(t.platform_name), note=note)
 
-    def _button_actions(self, s: int, v: dict[str, Any]) -> list[dict[str, Any]]:
+    def _button_actions(self, s: int, v: SeatView) -> list[SeatAction]:
         """The actions a hand shows as buttons: bids and passes while declaring, a revolution when allowed."""
-        m = self.table.match
+        m = self.table.game
         if m.phase in ("dealing", "declaring", "chao"):
             return list(m.legal_actions(s))
-        return [{"t": "revolt", "seat": s}] if v.get("can_revolt") else []
+        return [Revolt(s)] if v.get("can_revolt") else []
 
     async def send_hand(self, s: int, *, force_new: bool = False) -> None:
         """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed.
@@ -169,7 +171,7 @@ class Screen:
         and whenever its buttons (what may be declared) change.
         """
         t = self.table
-        m = t.match
+        m = t.game
         seen = t.seat_view(s)
         hand = list(seen.get("hand") or ())
         key = (m.phase, tuple(hand))

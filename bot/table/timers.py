@@ -13,6 +13,7 @@ from bot.i18n import tr
 from bot.table import moves
 from bot.table.messages import Message, Tick
 from engine import IllegalAction
+from engine.actions import TimeUp
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -99,7 +100,7 @@ class Timers:
 def next_deadline(table: Table) -> tuple[str, float] | None:
     """The deadline the match waits on now, when none of that kind is armed yet: a system step's
     pause (deal, close, next) or a person's time to move. None when an AI or nobody moves next."""
-    m = table.match
+    m = table.game
     to_act = list(m.to_act())
     if any(table.seats.ai_driven(s) for s in to_act):
         return None  # an AI moves next
@@ -109,7 +110,7 @@ def next_deadline(table: Table) -> tuple[str, float] | None:
     sys_action = m.system_action()
     now = table.host.clock.now()
     if sys_action is not None:
-        kind = SYSTEM_TIMER.get(str(sys_action.get("t")), "deal")
+        kind = SYSTEM_TIMER.get(sys_action.t, "deal")
         delay = float(getattr(table.settings, kind))
         if (delay <= 0 and not humans) or kind in table.timers:
             return None
@@ -138,16 +139,16 @@ async def on_tick(table: Table, kind: str) -> None:
     if not table.running():
         await table.timers.set(kind, None)
         return
-    m = table.match
+    m = table.game
     if kind == "time_limit":
         try:
-            await moves.apply(table, {"t": "time_up"}, None, ended=kind)
+            await moves.apply(table, TimeUp(), None, ended=kind)
         except IllegalAction:
             await table.timers.set(kind, None)
         return
     if kind in ("deal", "declare", "next"):
         sys_action = m.system_action()
-        if sys_action is None or SYSTEM_TIMER.get(str(sys_action.get("t"))) != kind:
+        if sys_action is None or SYSTEM_TIMER.get(sys_action.t) != kind:
             await table.timers.set(kind, None)
             return
         await moves.apply(table, sys_action, None, ended=kind)
@@ -158,6 +159,8 @@ async def on_tick(table: Table, kind: str) -> None:
         await table.timers.set(kind, None)
     for s in movers:
         action = m.auto_action(s, rng_seed=move_seed(table.seed, m.version, s))
+        if action is None:
+            continue
         await moves.apply(table, action, None, ended=kind)
         seat = table.seats[s]
         seat["timeouts"] = int(seat.get("timeouts", 0)) + 1

@@ -10,8 +10,9 @@ same action.
 from __future__ import annotations
 
 import random
-from typing import Any
 
+from ..actions import SeatAction
+from ..views import SeatView
 from . import basic, rand, search
 from .seen import read_view
 
@@ -20,18 +21,18 @@ DEFAULT_BUDGET_S = 0.5
 
 
 def choose(
-    view: dict[str, Any],
+    view: SeatView,
     level: str = "basic",
     seed: int = 0,
     budget_s: float = DEFAULT_BUDGET_S,
     *,
     deals: int | None = None,
-) -> dict[str, Any]:
+) -> SeatAction:
     """One action for the seat whose view this is.
 
     Legal for the seat's current decision (declare or pass while declaring,
     chao or pass, bury 8, revolt or play). While the deal is still running a
-    seat that does not want to declare yet gets ``{"t": "pass"}``, which the
+    seat that does not want to declare yet gets ``Pass(seat)``, which the
     host should read as "nothing now" (the engine only takes passes once the
     deal is done). The view is not changed. Plain and blocking: the host runs
     it in a worker thread; ``strong`` spends about ``budget_s`` seconds, or

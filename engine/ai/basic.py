@@ -9,8 +9,8 @@ trumps, fight for the last trick).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
+from ..actions import SeatAction
 from ..cards import BIG_JOKER, NO_TRUMP, NUM_FACES, POINTS, SMALL_JOKER, TRUMP, card_str, cards_str, rank_of
 from ..declare import Declaration
 from ..order import order_for
@@ -39,7 +39,7 @@ def trump_strength(hand: list[int], suit: int, level: int) -> float:
     return score
 
 
-def decide(seen: Seen) -> dict[str, Any]:
+def decide(seen: Seen) -> SeatAction:
     """One legal action for the seat's current decision."""
     ph = seen.phase
     if ph in ("dealing", "declaring"):
@@ -57,7 +57,7 @@ def _strength(seen: Seen, d: Declaration, level: int) -> float:
     return trump_strength(seen.hand, NO_TRUMP if d.face >= SMALL_JOKER else d.face // 13, level)
 
 
-def declare_or_pass(seen: Seen) -> dict[str, Any]:
+def declare_or_pass(seen: Seen) -> SeatAction:
     opts = declare_options(seen)
     level = seat_level(seen)
     current = current_declaration(seen)
@@ -81,7 +81,7 @@ def declare_or_pass(seen: Seen) -> dict[str, Any]:
     return action("pass", seen.seat)
 
 
-def chao_or_pass(seen: Seen) -> dict[str, Any]:
+def chao_or_pass(seen: Seen) -> SeatAction:
     best: tuple[float, Declaration] | None = None
     for d in declare_options(seen, chao=True):
         s = _strength(seen, d, seen.level)

@@ -7,8 +7,7 @@ using only what ``Seen`` holds: declarations and 炒底 bids are checked with
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..actions import Bury, Chao, Declare, Pass, Play, Revolt, SeatAction
 from ..cards import NUM_FACES, SMALL_JOKER, parse_card, parse_rank, rank_of
 from ..declare import Declaration
 from ..declare import validate as validate_declaration
@@ -59,7 +58,7 @@ def declare_options(seen: Seen, *, chao: bool = False) -> list[Declaration]:
 
 def can_pass(seen: Seen) -> bool:
     if seen.phase == "chao":
-        return seen.view.get("chao_turn") == seen.seat
+        return bool(seen.view.get("chao_turn") == seen.seat)
     return seen.phase == "declaring" and not seen.view.get("forced", False)
 
 
@@ -71,8 +70,19 @@ def play_options(seen: Seen, limit: int = 200) -> list[tuple[int, ...]]:
     return follow_options(seen.hand, seen.lead, seen.order, limit)
 
 
-def action(t: str, seat: int, cards: list[str] | None = None) -> dict[str, Any]:
-    a: dict[str, Any] = {"t": t, "seat": seat}
-    if cards is not None:
-        a["cards"] = cards
-    return a
+def action(t: str, seat: int, cards: list[str] | None = None) -> SeatAction:
+    """The value type for an AI's choice (cards already in the engine's notation)."""
+    c = tuple(cards or ())
+    if t == "play":
+        return Play(seat, c)
+    if t == "bury":
+        return Bury(seat, c)
+    if t == "declare":
+        return Declare(seat, c)
+    if t == "chao":
+        return Chao(seat, c)
+    if t == "pass":
+        return Pass(seat)
+    if t == "revolt":
+        return Revolt(seat)
+    raise ValueError(f"not a seat's action: {t!r}")

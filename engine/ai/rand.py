@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
+from ..actions import SeatAction
 from ..cards import NUM_FACES, card_str, cards_str
 from .options import action, can_pass, declare_options, play_options
 from .seen import Seen
 
 
-def decide(seen: Seen, rng: random.Random) -> dict[str, Any]:
+def decide(seen: Seen, rng: random.Random) -> SeatAction:
     ph = seen.phase
-    choices: list[dict[str, Any]] = []
+    choices: list[SeatAction] = []
     if ph in ("dealing", "declaring", "chao"):
         t = "chao" if ph == "chao" else "declare"
         for d in declare_options(seen, chao=ph == "chao"):

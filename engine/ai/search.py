@@ -23,8 +23,8 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from typing import Any
 
+from ..actions import SeatAction
 from ..cards import cards_str
 from ..rules import Rules
 from ..scoring import level_change
@@ -48,7 +48,7 @@ def playouts_for(budget_s: float, cards_left: int) -> int:
     return int(budget_s / (max(4, cards_left) * COST_PER_CARD_S))
 
 
-def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None = None) -> dict[str, Any]:
+def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None = None) -> SeatAction:
     if seen.phase != "playing" or (seen.view.get("can_revolt") and basic.should_revolt(seen)):
         return basic.decide(seen)
     cands = candidates(seen)

@@ -8,6 +8,7 @@ so the levels can reason with integers.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +42,7 @@ class Seen:
     kitty: list[int] | None  # the kitty this seat holds or buried, when it knows it
     defender_points: int
     tricks_played: int
-    view: dict[str, Any] = field(repr=False)
+    view: Mapping[str, Any] = field(repr=False)
 
     @property
     def team(self) -> int:
@@ -77,7 +78,7 @@ class Seen:
 _FULL = counts_of(FULL_DECK)
 
 
-def rules_of(view: dict[str, Any]) -> Rules:
+def rules_of(view: Mapping[str, Any]) -> Rules:
     """The rules in play: the view's full options when present, else the preset it names."""
     options = view.get("rules_options")
     if isinstance(options, dict):
@@ -104,7 +105,7 @@ def faces(cards: Any) -> tuple[int, ...]:
     return tuple(parse_card(c) for c in cards) if isinstance(cards, list) else ()
 
 
-def read_view(view: dict[str, Any]) -> Seen:
+def read_view(view: Mapping[str, Any]) -> Seen:
     """Parse a seat view into counts; the view itself is never changed."""
     rules = rules_of(view)
     seat = int(view["seat"])

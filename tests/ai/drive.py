@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from engine import Match, preset
+from engine.actions import SeatAction
 from engine.ai import choose
 
 
@@ -16,7 +16,7 @@ def drive(
     *,
     hands: int = 1,
     deals: int | None = 1,
-    on_decision: Callable[[Match, int, dict[str, Any]], None] | None = None,
+    on_decision: Callable[[Match, int, SeatAction], None] | None = None,
 ) -> Match:
     """Play ``hands`` hands (or to the match's end); every AI action must pass ``Match.check``."""
     m = Match.new(preset(preset_name), seed)

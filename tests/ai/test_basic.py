@@ -71,10 +71,10 @@ def test_bury_keeps_points_and_trumps_when_it_can() -> None:
         hand = parse_cards(view["hand"])
         spare = [f for f in hand if order.suit[f] != 4 and not POINTS[f]]
         a = choose(view, "basic", 1)
-        buried = parse_cards(a["cards"])
+        buried = parse_cards(list(a.cards))
         assert len(buried) == 8 and m.check(a) is None
         if len(spare) >= 8:
-            assert all(order.suit[f] != 4 and not POINTS[f] for f in buried), (view["hand"], a["cards"])
+            assert all(order.suit[f] != 4 and not POINTS[f] for f in buried), (view["hand"], list(a.cards))
 
 
 def test_declares_a_long_suit_and_passes_a_weak_hand() -> None:
@@ -85,9 +85,9 @@ def test_declares_a_long_suit_and_passes_a_weak_hand() -> None:
                 "dealer": None, "declaration": None, "trump": None, "rules": "classic", "trick": [],
                 "tricks": [], "hand_counts": [25, 25, 25, 25]}  # fmt: skip
         a = choose(view, "basic", 0)
-        assert a["t"] == want
+        assert a.t == want
         if want == "declare":
-            assert a["cards"] == ["2H"]
+            assert list(a.cards) == ["2H"]
 
 
 def test_unseen_never_counts_own_or_played_cards() -> None:

@@ -31,13 +31,13 @@ def _all_levels_legal(m: Match, seat: int) -> set[str]:
         for seed in range(8):
             a = choose(m.view(seat), level, seed, 0.05, deals=2)
             assert m.check(a) is None, (level, a)
-            kinds.add(a["t"])
+            kinds.add(a.t)
     return kinds
 
 
 def test_chao_bids_are_legal_and_random_makes_them() -> None:
     def chao_open(m: Match) -> bool:
-        return m.phase == "chao" and any(a["t"] == "chao" for a in m.legal_actions(m.to_act()[0]))
+        return m.phase == "chao" and any(a.t == "chao" for a in m.legal_actions(m.to_act()[0]))
 
     found = 0
     for seed in range(40):
@@ -74,7 +74,7 @@ def test_compulsory_declaration_is_a_declaration() -> None:
         if m.phase != "declaring" or not m.view(0).get("forced"):
             continue
         for s in m.to_act():
-            if any(a["t"] == "declare" for a in m.legal_actions(s)):
+            if any(a.t == "declare" for a in m.legal_actions(s)):
                 assert _all_levels_legal(m, s) == {"declare"}
                 return
     raise AssertionError("no compulsory declaration came up")

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import pytest
 
 from engine import PRESETS, Match
+from engine.actions import SeatAction
 from tests.ai.drive import drive
 
 PRESET_NAMES = sorted(PRESETS)
@@ -18,8 +18,8 @@ PRESET_NAMES = sorted(PRESETS)
 def test_random_and_basic_always_legal(preset_name: str, seed: int) -> None:
     kinds: Counter[str] = Counter()
 
-    def note(m: Match, s: int, a: dict[str, Any]) -> None:
-        kinds[a["t"]] += 1
+    def note(m: Match, s: int, a: SeatAction) -> None:
+        kinds[a.t] += 1
 
     m = drive(preset_name, seed, ["random", "basic", "random", "basic"], hands=2, on_decision=note)
     assert m.hand_no >= 2 or m.phase == "match_over"
@@ -36,8 +36,8 @@ def test_chao_and_revolt_reached_somewhere() -> None:
     """The later-hand decisions (炒底, revolution) come up in these presets and stay legal."""
     kinds: Counter[str] = Counter()
 
-    def note(m: Match, s: int, a: dict[str, Any]) -> None:
-        kinds[a["t"]] += 1
+    def note(m: Match, s: int, a: SeatAction) -> None:
+        kinds[a.t] += 1
         if m.phase == "chao":
             kinds["chao_phase"] += 1
 

@@ -143,9 +143,10 @@ class Rig:
         s = table.seat_of(str(user.id))
         if m is None or s is None or s not in m.to_act():
             return False
-        action = m.auto_action(s, rng_seed=m.version)
-        if action is None:
+        auto = m.auto_action(s, rng_seed=m.version)
+        if auto is None:
             return False
+        action = auto.to_json()
         hand = self.hand_message(user)
         if hand is None or m.version not in self._versions(hand):
             await self.fake.click(user, self.table_message(), "My hand")

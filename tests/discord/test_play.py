@@ -14,10 +14,10 @@ async def test_four_people_play_a_whole_hand(rig: Rig) -> None:
 
     m = table.match
     assert m is not None
-    played = sum(len(a["cards"]) for a in m.actions if a["t"] == "play")
+    played = sum(len(a["cards"]) for a in m.actions_json() if a["t"] == "play")
     assert played == 100  # every card of the hand was played by a person through Discord
-    assert {a["seat"] for a in m.actions if a["t"] in ("play", "bury", "declare", "pass")} <= {0, 1, 2, 3}
-    assert any(a["t"] == "bury" for a in m.actions)
+    assert {a["seat"] for a in m.actions_json() if a["t"] in ("play", "bury", "declare", "pass")} <= {0, 1, 2, 3}
+    assert any(a["t"] == "bury" for a in m.actions_json())
     assert fake.unanswered() == []
     assert fake.protocol_errors == []
     assert rig.runner.inbound.errors == [] and rig.runner.client.errors == []

@@ -13,7 +13,7 @@ from tests.discord.rig import PEOPLE, Rig, hand_over, leaks, open_table, play_un
 def cards_played(rig: Rig) -> int:
     m = rig.table().match
     assert m is not None
-    return sum(len(a["cards"]) for a in m.actions if a["t"] == "play")
+    return sum(len(a["cards"]) for a in m.actions_json() if a["t"] == "play")
 
 
 async def test_restart_mid_hand_and_play_on(fake_discord: FakeDiscord, tmp_path: Path) -> None:

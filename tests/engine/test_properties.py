@@ -50,7 +50,7 @@ def check_views(m: Match) -> None:
         v = m.view(seat)
         assert m.view(seat, public) == v  # a host builds seat views on its cached public view
         assert public == m.public_view()  # ... which building them does not change
-        assert m.can_declare(seat) == any(a["t"] == "declare" for a in m.legal_actions(seat))
+        assert m.can_declare(seat) == any(a.t == "declare" for a in m.legal_actions(seat))
         own = Counter(card_str(f) for f in range(54) for _ in range(h.hands[seat][f]))
         assert Counter(v["hand"]) == own
         if "kitty" in v:
@@ -138,7 +138,7 @@ def test_any_seed_plays_a_legal_hand(name: str, seed: int, rate: float) -> None:
     if m.phase != "match_over":
         m.apply({"t": "next"})
         assert m.phase == "dealing"
-    again = Match.replay(m.rules, m.seed, [dict(a) for a in m.actions])
+    again = Match.replay(m.rules, m.seed, [a.to_json() for a in m.actions])
     assert again.public_view() == m.public_view()
 
 
@@ -148,7 +148,7 @@ def test_actions_are_plain_json() -> None:
     m = Match.new(preset("classic"), 5)
     rng = random.Random(5)
     play_one_hand(m, rng, 0.5, Counter())
-    text = json.dumps(m.actions)
+    text = json.dumps(m.actions_json())
     restored: list[dict[str, Any]] = json.loads(text)
     assert Match.replay(m.rules, 5, restored).public_view() == m.public_view()
     assert all(isinstance(c, str) for a in restored for c in a.get("cards", []))

@@ -62,9 +62,10 @@ async def act_as_human(rig: Rig, table: Table, uid: str, style: str) -> bool:
     s = table.seat_of(uid)
     if m is None or s is None or s not in m.to_act() or table.status != "active":
         return False
-    action = m.auto_action(s, rng_seed=m.version)
-    if action is None:
+    auto = m.auto_action(s, rng_seed=m.version)
+    if auto is None:
         return False
+    action = auto.to_json()
     version = m.version
     t = action["t"]
     v = hand_message(rig, table, s)

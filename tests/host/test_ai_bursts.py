@@ -192,12 +192,12 @@ def reference_log(rules: Any, seed: int) -> list[dict[str, Any]]:
         if m.phase == "dealing" and asked != m.version:
             asked = m.version
             wants = [a for a in (choose(m.view(s), "basic", move_seed(seed, m.version, s), 0.0) for s in range(4))
-                     if a.get("t") == "declare"]
+                     if a.t == "declare"]
             if wants and m.check(wants[0]) is None:
                 m.apply(wants[0])
                 continue
         m.apply(m.system_action())
-    return list(m.actions)
+    return m.actions_json()
 
 
 async def test_while_dealing_only_seats_with_a_legal_declaration_are_asked_and_nothing_changes() -> None:

@@ -73,7 +73,7 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     # the mover plays by button; repeating the very same event (same key) changes nothing more
     ms = table.seat_of(mover)
     assert ms is not None
-    action = m.auto_action(ms, rng_seed=1)
+    action = m.auto_action(ms, rng_seed=1).to_json()
     hand = list(m.view(ms)["hand"])
     idx = []
     for c in action["cards"]:

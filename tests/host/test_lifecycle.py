@@ -239,9 +239,9 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
                 break
             for u in ("u1", "u2"):
                 s = table.seat_of(u)
-                bids = [a for a in table.match.legal_actions(s) if a["t"] == "declare"]
+                bids = [a for a in table.match.legal_actions(s) if a.t == "declare"]
                 if bids and not declared:
-                    arg = "".join(bids[0]["cards"])
+                    arg = "".join(bids[0].cards)
                     notes = await send(rig, rig.d.press(u, find(hand_message(rig, table, s), tokens.DECLARE, arg)))
                     assert notes == ["✓"]
                     declared = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.actions import Play
 from tests.host.conftest import Rig
 from tests.host.helpers import act_as_human, open_table
 
@@ -85,7 +86,8 @@ async def test_a_typed_play_is_validated_once(paced: Rig, monkeypatch: Any) -> N
     monkeypatch.setattr(engine.hand.Hand, "check_play", counting)
     version = table.match.version
     uid = next(u for u in uids if table.seat_of(u) == s)
-    await send_text(rig, uid, "play " + " ".join(action["cards"]))
+    assert isinstance(action, Play)
+    await send_text(rig, uid, "play " + " ".join(action.cards))
     assert table.match.version == version + 1
     assert checks == 1
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import engine
-from fakes.clock import FakeClock
 from bot.host import Host
+from fakes.clock import FakeClock
 from persistence.store import BROKEN
 from tests.host.conftest import FAST, open_sqlite
 from tests.host.fakes import RecordingPlatform

@@ -11,6 +11,7 @@ from bot import tokens
 from bot.cardtext import card_text, parse_typed_card
 from bot.i18n import LANGS, catalog, normalize_lang, placeholders, tr
 from bot.views import SeatInfo, hand_view, lobby_view, table_view
+from engine.actions import Declare, Pass
 
 ENGINE_CODES = ["wrong_phase", "not_your_turn", "not_in_hand", "wrong_count", "mixed_suits",
                 "must_follow_suit", "must_follow_pairs", "must_follow_tractor", "not_level_card",
@@ -116,7 +117,7 @@ def test_hand_view_bury_and_paging() -> None:
 
 
 def test_hand_view_declare_buttons() -> None:
-    legal = [{"t": "declare", "seat": 0, "cards": ["5H"]}, {"t": "pass", "seat": 0}]
+    legal = [Declare(0, ("5H",)), Pass(0)]
     v = hand_view(seat_view(phase="declaring", trump=None, declaration=None), SEATS, "zh", match_id=5,
                   version=3, legal=legal)
     toks = [tokens.parse(b.token) for row in v.buttons for b in row]

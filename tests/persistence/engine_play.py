@@ -19,9 +19,9 @@ def next_action(match: Any) -> dict[str, Any] | None:
     """The action the host would apply next with every seat on auto-play; None when the match is over."""
     seats = match.to_act()
     if seats:
-        return dict(match.auto_action(seats[0], rng_seed=match.seed * 1000 + match.version))
+        return match.auto_action(seats[0], rng_seed=match.seed * 1000 + match.version).to_json()
     action = match.system_action()
-    return None if action is None else dict(action)
+    return None if action is None else action.to_json()
 
 
 def play(rules: dict[str, Any], seed: int, n: int) -> list[dict[str, Any]]:

@@ -50,9 +50,9 @@ async def test_resumed_matches_match_the_live_ones_seat_by_seat(store: SqliteSto
 async def test_an_action_the_engine_refuses_is_named_and_set_aside(store: SqliteStore) -> None:
     good_id, _ = await _store_played(store, 4, 80)
     bad_id, live = await _store_played(store, 5, 80)
-    plays = [seq for seq, a in enumerate(live.actions) if a["t"] == "play"]
+    plays = [seq for seq, a in enumerate(live.actions_json()) if a["t"] == "play"]
     target = plays[3]
-    forged = dict(live.actions[target], seat=(live.actions[target]["seat"] + 1) % 4)
+    forged = dict(live.actions_json()[target], seat=(live.actions_json()[target]["seat"] + 1) % 4)
     async with store.transaction() as conn:
         await conn.execute(
             "UPDATE actions SET action = ? WHERE match_id = ? AND seq = ?",

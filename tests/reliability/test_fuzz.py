@@ -374,7 +374,7 @@ async def test_thousands_of_hostile_updates_change_nothing(tmp_path: Path) -> No
         # The tables still play: Ann makes her legal play by typing it.
         s = one.seat_of(str(ANN))
         assert s is not None
-        play = one.match.auto_action(s)
+        play = one.match.auto_action(s).to_json()
         version = one.match.version
         await rig.handled(fake.send_text(ANN, ANN, "play " + cards_text(play["cards"])))
         assert one.match.version > version

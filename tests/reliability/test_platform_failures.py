@@ -45,7 +45,7 @@ async def ann_plays(rig: Rig, clock: FakeClock, table: Table) -> None:
     """Ann types her (legal) play in her private chat; then the AIs answer until it is her turn again."""
     s = table.seat_of(str(ANN))
     assert s is not None
-    play = table.match.auto_action(s)
+    play = table.match.auto_action(s).to_json()
     version = table.match.version
     await rig.handled(rig.fake.send_text(ANN, ANN, "play " + cards_text(play["cards"])))
     assert table.match.version > version
@@ -88,7 +88,7 @@ async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
         await rig.settle()
         stored = await rig.store.get_match(table.id)
         assert stored is not None
-        assert stored.actions == table.match.actions  # every acknowledged action kept, none twice
+        assert stored.actions == table.match.actions_json()  # every acknowledged action kept, none twice
         assert stored.version == table.match.version
         assert rig.errors == []
         stats = rig.runner.platform.outboxes.stats
@@ -113,7 +113,7 @@ async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> Non
         version = table.match.version
         s = table.seat_of(str(ANN))
         assert s is not None
-        play = table.match.auto_action(s)
+        play = table.match.auto_action(s).to_json()
         await rig.handled(fake.send_text(ANN, ANN, "play " + cards_text(play["cards"])))
         assert table.match.version > version
         await to_a_persons_turn(rig, clock, [table])
@@ -121,7 +121,7 @@ async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> Non
         # ... and then it is back: no one acts, yet the table and the hand catch up.
         assert not any(f.remaining for f in fake._faults)
         stored = await rig.store.get_match(table.id)
-        assert stored is not None and stored.actions == table.match.actions
+        assert stored is not None and stored.actions == table.match.actions_json()
         consistent(rig, table)
         assert rig.errors == []
     finally:
@@ -154,7 +154,7 @@ async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
         assert table.messages["table"] != first_table_message
         consistent(rig, table)
         stored = await rig.store.get_match(table.id)
-        assert stored is not None and stored.actions == table.match.actions
+        assert stored is not None and stored.actions == table.match.actions_json()
         assert stored.messages["table"] == table.messages["table"]
         assert rig.errors == []
     finally:

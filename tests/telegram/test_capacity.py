@@ -20,6 +20,7 @@ from bot.i18n import tr
 from bot.settings import TableSettings
 from bot.table import Table
 from bot.views import seat_label
+from engine.actions import Action
 from fakes.telegram_rig import Rig, boot, start_fake, stop_fake, until
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
@@ -51,8 +52,9 @@ async def seated(rig: Rig, settings: TableSettings = SETTINGS) -> Table:
     return table
 
 
-def typed(action: dict[str, Any]) -> str:
-    return WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
+def typed(action: Action) -> str:
+    a = action.to_json()
+    return WORDS[str(a["t"])] + (" " + cards_text(a["cards"]) if "cards" in a else "")
 
 
 async def to_play(rig: Rig, table: Table, *, tricks: int = 0) -> int:
@@ -89,12 +91,12 @@ async def test_a_typed_play_costs_the_table_edit_and_the_players_own_hand(tmp_pa
         assert sorted((c.method, int(c.params["chat_id"])) for c in calls) == sorted(
             [("editMessageText", GROUP), ("editMessageText", uid)]), calls
         table_text = fake.messages[(GROUP, int(table.messages["table"]))].text
-        assert cards_text(action["cards"]) in table_text  # the trick is on the table
+        assert cards_text(list(action.cards)) in table_text  # the trick is on the table
         # the next player's hand was not touched: the table says whose turn it is
         assert not [c for c in calls if int(c.params["chat_id"]) == PEOPLE[nxt]]
         # a refused typed play is still answered, with the reason
         first = len(fake.calls)
-        await rig.handled(fake.send_text(uid, uid, "play " + cards_text(action["cards"])))
+        await rig.handled(fake.send_text(uid, uid, "play " + cards_text(list(action.cards))))
         answers = [c for c in calls_since(rig, first) if c.method == "sendMessage"]
         assert len(answers) == 1 and int(answers[0].params["chat_id"]) == uid
         assert len(str(answers[0].params["text"])) > 2
@@ -129,7 +131,7 @@ async def play_inline(rig: Rig, table: Table, seat: int) -> None:
     fake, uid = rig.fake, PEOPLE[seat]
     qid = fake.inline_query(uid, "")
     await until(lambda: qid in fake.inline_answers)
-    want = cards_text(table.match.auto_action(seat)["cards"])
+    want = cards_text(list(table.match.auto_action(seat).cards))
     result = next(r for r in fake.inline_answers[qid]["results"] if r["title"] == want)
     version = table.match.version
     await rig.handled(fake.choose_inline(uid, qid, result["id"], GROUP))
@@ -220,7 +222,7 @@ async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path
             if uid == inline and m.phase == "playing":
                 qid = fake.inline_query(uid, "")
                 await until(lambda q=qid: q in fake.inline_answers)  # type: ignore[misc]
-                want = cards_text(m.auto_action(seat)["cards"])
+                want = cards_text(list(m.auto_action(seat).cards))
                 result = next(r for r in fake.inline_answers[qid]["results"] if r["title"] == want)
                 await rig.handled(fake.choose_inline(uid, qid, result["id"], GROUP))
             else:
@@ -248,7 +250,7 @@ async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tr
         seat = await to_play(rig, table)
         table_mid = int(table.messages["table"])
         before = fake.messages[(GROUP, table_mid)].text
-        played = cards_text(table.match.auto_action(seat)["cards"])
+        played = cards_text(list(table.match.auto_action(seat).cards))
         await play_inline(rig, table, seat)
         posted = [m for m in fake.chat_messages(GROUP, from_bot=False) if m.sender["id"] == PEOPLE[seat]]
         infos = table.seats.infos()
