@@ -27,6 +27,7 @@ from bot.views import (
     hand_elsewhere_view,
     hand_result_text,
     hand_view,
+    last_trick_text,
     lobby_view,
     match_result_text,
     seat_label,
@@ -388,6 +389,12 @@ class Table:
                                   cards=cards_text(list(e.get("cards", [])))))
             elif kind == "time_up":
                 await self.say(tr(lang, "announce.time_up"))
+            elif kind == "trick" and getattr(self.platform, "prints_every_trick", False):
+                # a terminal shows each trick as it ends; chats have the table's "last trick" line
+                # instead (a message per trick would run into Telegram's 20 a minute per group)
+                pub = self.public()
+                await self.say(tr(lang, "announce.trick", n=pub.get("tricks_played", "?"),
+                                  trick=last_trick_text(pub, self.seat_infos(), lang)))
 
     async def _advance(self) -> None:
         """Moves the match on until it waits for a person, a timer or an AI thread.

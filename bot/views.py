@@ -77,6 +77,13 @@ def _rank_text(level: str | None) -> str:
 def _trump_line(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str) -> str:
     trump = v.get("trump")
     decl = v.get("declaration")
+    if trump is None and decl:
+        # while the cards arrive the declaration leads but is not final: say so, not "not yet declared"
+        cards = list(decl.get("cards", []))
+        lead = tr(lang, "table.no_trump") if cards and cards[0] in ("BJ", "SJ") else suit_text(cards[0][1]) \
+            if cards else "?"
+        return tr(lang, "table.trump_so_far", trump=lead, who=seat_label(int(decl["seat"]), seats, lang),
+                  cards=cards_text(cards))
     if trump is None:
         shown = tr(lang, "table.trump_undecided")
     elif trump == "NT":
@@ -104,7 +111,7 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
         if dealer == s:
             bits.append(tr(lang, "table.dealer"))
         if counts[s] is not None:
-            bits.append(tr(lang, "table.cards_left", n=counts[s]))
+            bits.append(tr(lang, "table.cards_left_one" if counts[s] == 1 else "table.cards_left", n=counts[s]))
         lines.append(" ".join(bits))
     levels = pub.get("levels") or ["2", "2"]
     lines.append(tr(lang, "table.levels", a=_rank_text(levels[0]), b=_rank_text(levels[1]),
@@ -113,18 +120,16 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
     phase = str(pub.get("phase", ""))
     lines.append(tr(lang, "table.phase", phase=tr(lang, f"phase.{phase}")))
     if phase in ("playing", "hand_over", "match_over") or pub.get("tricks_played"):
-        lines.append(tr(lang, "table.points", points=pub.get("defender_points", 0)))
+        if dealer is not None:
+            lines.append(tr(lang, "table.points_team", team=tr(lang, f"team.{1 - team_of(int(dealer))}"),
+                            points=pub.get("defender_points", 0)))
+        else:
+            lines.append(tr(lang, "table.points", points=pub.get("defender_points", 0)))
+    if pub.get("last_trick"):  # always on the table: a trick someone else won is seen too
+        lines.append(tr(lang, "table.last_trick", trick=last_trick_text(pub, seats, lang)))
     trick = pub.get("trick") or []
     if trick:
         lines.append(tr(lang, "table.trick", trick=_trick_text(trick, seats, lang)))
-    elif pub.get("last_trick"):
-        plays = _last_trick_plays(pub["last_trick"])
-        line = tr(lang, "table.last_trick", trick=_trick_text(plays, seats, lang))
-        winner = pub.get("last_trick_winner")
-        if winner is not None:
-            line += " " + tr(lang, "table.trick_won", who=seat_label(int(winner), seats, lang),
-                             points=sum(card_points(c) for _, cards in plays for c in cards))
-        lines.append(line)
     if paused:
         lines.append(tr(lang, "table.paused"))
     else:
@@ -141,6 +146,33 @@ def table_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str,
 def card_points(card: str) -> int:
     """5s count 5, 10s and Ks count 10."""
     return {"5": 5, "T": 10, "K": 10}.get(card[:1], 0) if card not in ("BJ", "SJ") else 0
+
+
+def last_trick_text(pub: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str) -> str:
+    """The last completed trick: who played what, who won it, its points and whether they count.
+
+    Points count only when the defenders (the side without the dealer) win the trick; the
+    declarers winning keeps them off the defenders' total, and the line says so.
+    """
+    plays = _last_trick_plays(pub.get("last_trick") or [])
+    text = _trick_text(plays, seats, lang)
+    winner = pub.get("last_trick_winner")
+    if winner is None:
+        return text
+    points = sum(card_points(c) for _, cards in plays for c in cards)
+    done = pub.get("tricks") or []
+    if done and isinstance(done[-1], dict) and list(map(list, done[-1].get("plays") or [])) == \
+            [list(p) for p in plays]:
+        points = int(done[-1].get("points", points))
+    who = seat_label(int(winner), seats, lang)
+    declarers = pub.get("declarers")
+    if points <= 0:
+        won = tr(lang, "table.trick_won", who=who)
+    elif declarers is not None and int(winner) in [int(d) for d in declarers]:
+        won = tr(lang, "table.trick_won_kept", who=who, points=points)
+    else:
+        won = tr(lang, "table.trick_won_counts", who=who, points=points)
+    return f"{text} {won}"
 
 
 def _last_trick_plays(last: Any) -> list[Sequence[Any]]:

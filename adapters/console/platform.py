@@ -15,6 +15,7 @@ class ConsolePlatform:
 
     name = NAME
     hand_page_size = 40  # no button grid here: one page holds any hand
+    prints_every_trick = True  # the table announces each completed trick here (no message limits)
 
     def __init__(self, out: TextIO, you: str) -> None:
         self.out = out
