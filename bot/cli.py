@@ -9,6 +9,7 @@ import importlib
 import inspect
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -21,8 +22,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd")
     run = sub.add_parser("run", help="Telegram/Discord when a token is set, else the terminal table")
     run.add_argument("--db", default=None)
+    run.add_argument("--new", action="store_true", help="terminal table: abandon an unfinished match, start anew")
+    run.add_argument("options", nargs="*", help="terminal table: rule or table options, key=value")
     con = sub.add_parser("console", help="play against three AI players in the terminal")
-    con.add_argument("--resume", action="store_true", help="go on with the last unfinished terminal match")
+    con.add_argument("--resume", action="store_true", help="go on with the last unfinished match (the default)")
+    con.add_argument("--new", action="store_true", help="abandon an unfinished match and start a new one")
     con.add_argument("--db", default=None)
     con.add_argument("--lang", default=os.environ.get("TRACTOR_LANG"))
     con.add_argument("--preset", default="classic")
@@ -57,20 +61,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(summary.text())
             return 0 if summary.finished == args.matches else 1
         if cmd == "console":
-            return _console(getattr(args, "db", None), args.resume, args.lang, args.preset, args.options)
-        return asyncio.run(_run(getattr(args, "db", None)))
+            return _console(args.db, args.new, args.lang, args.preset, args.options)
+        return asyncio.run(_run(getattr(args, "db", None), getattr(args, "new", False), getattr(args, "options", [])))
     except KeyboardInterrupt:
         return 130
 
 
-def _console(db: str | None, resume: bool, lang: str | None, preset: str, options: list[str]) -> int:
+def _console(db: str | None, fresh: bool, lang: str | None, preset: str, options: list[str]) -> int:
     from adapters.console.app import run_console
 
     try:
-        return asyncio.run(run_console(db=db_path(db), resume=resume, inp=sys.stdin, out=sys.stdout, lang=lang,
-                                       preset=preset, options=options))
+        return asyncio.run(run_console(db=db_path(db), fresh=fresh, inp=sys.stdin, out=sys.stdout, lang=lang,
+                                       preset=preset, options=options, again=_again(db)))
     except KeyboardInterrupt:
-        return 130  # the table said where it stopped ("console --resume")
+        return 130  # the table said how to go on with it
+
+
+def _again(db: str | None) -> str:
+    """The command that goes on with this terminal match, as it can be typed here (`make run` from make)."""
+    if os.environ.get("MAKELEVEL") and db is None:
+        return "make run"
+    prog = sys.argv[0] if sys.argv and sys.argv[0] else "tractor-host"
+    if prog.endswith(".py"):
+        prog = f"{shlex.quote(os.path.relpath(sys.executable))} -m bot.cli"
+    elif os.sep in prog:
+        prog = shlex.quote(os.path.relpath(prog))
+    return f"{prog} console" + (f" --db {shlex.quote(db)}" if db else "")
 
 
 def _db(argv: list[str]) -> int:
@@ -89,15 +105,15 @@ async def _await(aw: Any) -> Any:
     return await aw
 
 
-async def _run(db: str | None) -> int:
+async def _run(db: str | None, fresh: bool = False, options: Sequence[str] = ()) -> int:
     """Starts every platform with a token; with none, the terminal table."""
     have_tg = bool(os.environ.get("TELEGRAM_BOT_TOKEN"))
     have_dc = bool(os.environ.get("DISCORD_BOT_TOKEN"))
     if not have_tg and not have_dc:
         from adapters.console.app import run_console
 
-        return await run_console(db=db_path(db), resume=False, inp=sys.stdin, out=sys.stdout,
-                                 lang=os.environ.get("TRACTOR_LANG"))
+        return await run_console(db=db_path(db), fresh=fresh, inp=sys.stdin, out=sys.stdout,
+                                 lang=os.environ.get("TRACTOR_LANG"), options=list(options), again=_again(db))
     from bot import collector
     from bot.host import Host
     from bot.storage import open_store

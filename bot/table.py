@@ -117,6 +117,7 @@ class Table:
         self.closed = False
         self._answered = False
         self._deal_asked = -1
+        self._declare_clock: tuple[tuple[int, str], float] | None = None  # see _too_soon_to_declare
         self.announced_hand = int(meta.get("announced_hand", 0))
         self.last_declaration: Any = self.match.public_view().get("declaration") if self.match else None
         self.chooser = find_chooser()
@@ -434,6 +435,8 @@ class Table:
             asked, declaration = self._ai_declares_while_dealing()
             if asked:
                 return False  # the deal goes on once the AI seats have answered
+            if declaration is not None and self._too_soon_to_declare():
+                declaration = None  # asked again at the next deal step
             if declaration is not None:
                 await self.apply_action(declaration, None)
                 return True
@@ -477,6 +480,18 @@ class Table:
             return False, self._legal_declare(_first_declare(self.chooser, asks))
         self._launch(lambda: _first_declare(self.chooser, asks), seat=-1, version=m.version)
         return True, None
+
+    def _too_soon_to_declare(self) -> bool:
+        """An AI does not declare faster than a person could (`ai_declare` seconds, while one is seated)."""
+        wait = self.settings.ai_declare
+        if wait <= 0 or all(self.ai_driven(s) for s in range(4)):
+            return False
+        now = self.host.clock.now()
+        decl = self.public().get("declaration")
+        mark = (int(self.public().get("hand_no", 0)), repr(decl))
+        if self._declare_clock is None or self._declare_clock[0] != mark:
+            self._declare_clock = (mark, now)  # the deal began, or someone declared: the wait starts
+        return now - self._declare_clock[1] < wait
 
     def _ai_move(self, s: int) -> dict[str, Any] | None:
         """A move for an AI-driven seat: at once (auto_action, or a quick level on the loop),

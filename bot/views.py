@@ -212,7 +212,7 @@ def _hand_lines(hand: Sequence[str], level: str | None, trump: str | None, lang:
         text = card_text(c)
         groups[key].append(f"[{text}]" if i in selection else text)
     out = []
-    for key in order:
+    for key in sorted(order, key=lambda k: k != "T"):  # trumps first, then the suits as they come
         name = tr(lang, "hand.trumps") if key == "T" else suit_text(key)
         out.append(f"{name} ({len(groups[key])}): {' '.join(groups[key])}")
     return out
@@ -225,10 +225,9 @@ def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     seat = int(v["seat"])
     hand = list(v.get("hand") or [])
     kitty = v.get("kitty")
-    lines = [tr(lang, "hand.title", seat=seat_label(seat, seats, lang), n=len(hand), hand=v.get("hand_no", 1))]
-    lines.append(tr(lang, "hand.level_trump", level=_rank_text(v.get("level")),
-                    trump=tr(lang, "table.no_trump") if v.get("trump") == "NT" else
-                    (suit_text(v.get("trump")) if v.get("trump") else tr(lang, "table.trump_undecided"))))
+    lines = [tr(lang, "hand.title_one" if len(hand) == 1 else "hand.title", seat=seat_label(seat, seats, lang),
+                n=len(hand), hand=v.get("hand_no", 1))]
+    lines.append(tr(lang, "hand.level_trump", level=_rank_text(v.get("level")), trump=_hand_trump(v, lang)))
     lines.extend(_hand_lines(hand, v.get("level"), v.get("trump"), lang, selection))
     if kitty:
         lines.append(tr(lang, "hand.kitty", cards=cards_text(list(kitty))))
@@ -244,6 +243,19 @@ def hand_text(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     if note:
         lines.append(note)
     return "\n".join(lines)
+
+
+def _hand_trump(v: dict[str, Any], lang: str) -> str:
+    trump = v.get("trump")
+    if trump == "NT":
+        return tr(lang, "table.no_trump")
+    if trump:
+        return suit_text(trump)
+    cards = list((v.get("declaration") or {}).get("cards") or [])
+    if cards:  # declared while dealing: leads, may still be overcalled
+        lead = tr(lang, "table.no_trump") if cards[0] in ("BJ", "SJ") else suit_text(cards[0][1])
+        return tr(lang, "hand.trump_so_far", trump=lead)
+    return tr(lang, "table.trump_undecided")
 
 
 def _prompt(v: dict[str, Any], seat: int, lang: str) -> str:

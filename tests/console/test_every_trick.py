@@ -26,7 +26,7 @@ def _pub(**over: object) -> dict[str, object]:
 
 def test_the_table_carries_the_last_trick_while_the_next_is_played() -> None:
     text = table_text(_pub(), SEATS, "en", preset="classic")
-    assert "Last trick: ②Bob 🤖 ♥K · ③Cy 🤖 ♥5 · ④Di 🤖 ♥A · ①Ann ♥4 → ④Di 🤖 wins, +15 for the defenders" in text
+    assert "Last trick: ②Bob 🤖 ♥K · ③Cy 🤖 ♥5 · ④Di 🤖 ♥A · ①Ann ♥4 → ④Di 🤖 wins; +15 for the defenders" in text
     assert "Trick: ③Cy 🤖 ♦3" in text
     assert "Defenders' points (Team B): 15" in text
 
@@ -34,9 +34,9 @@ def test_the_table_carries_the_last_trick_while_the_next_is_played() -> None:
 def test_points_the_declarers_win_are_said_not_to_count() -> None:
     pub = _pub(last_trick_winner=2, tricks=[{"plays": _pub()["last_trick"], "winner": 2, "points": 15}])
     line = last_trick_text(pub, SEATS, "en")
-    assert line.endswith("→ ③Cy 🤖 wins; its 15 points do not count (declarers' side)")
+    assert line.endswith("→ ③Cy 🤖 wins; 15 points not counted")
     assert "+15" not in line
-    assert last_trick_text(pub, SEATS, "zh").endswith("15分不计（庄家方）")
+    assert last_trick_text(pub, SEATS, "zh").endswith("③Cy 🤖 赢，15分不计")
 
 
 def test_a_trick_without_points_names_only_the_winner() -> None:
