@@ -5,6 +5,8 @@ Functions of the table they act on; they run inside that table's actor.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -13,10 +15,16 @@ from bot.ai import move_seed
 from bot.cardtext import cards_text, parse_typed_card
 from bot.i18n import catalog, tr
 from bot.platform import Incoming
+from bot.settings import AI_LEVELS
+from bot.views import seat_label
+from engine.ai.explain import reason
 
 if TYPE_CHECKING:
     from bot.table import Table
 
+log = logging.getLogger(__name__)
+
+HINT_BUDGET = 0.3  # seconds the strongest AI level thinks about a hint: an answer a person does not wait for
 PLAY_WORDS = {"play", "p", "出", "出牌"}
 ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
                              "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
@@ -117,7 +125,9 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
         if suggestion is None:
             await table.answer(ev, tr(lang, "refuse.not_your_turn"))
         elif word in ("hint", "提示"):
-            await table.answer(ev, tr(lang, "hint.text", action=action_text(lang, suggestion)))
+            suggestion = await _strongest(table, s, suggestion)
+            await table.answer(ev, tr(lang, "hint.text", action=action_text(lang, suggestion),
+                                      why=_why(table, s, suggestion, lang)))
         else:
             await human_act(table, ev, s, suggestion)
         return
@@ -125,7 +135,8 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
     for w in rest[:40]:
         c = parse_typed_card(w)
         if c is None:
-            await table.answer(ev, tr(lang, "err.bad_card", word=w[:20]))
+            joker = w.lower().rstrip("s") in ("joker", "j", "王")
+            await table.answer(ev, tr(lang, "err.which_joker") if joker else tr(lang, "err.bad_card", word=w[:20]))
             return
         cards.append(c)
     if not cards:
@@ -138,6 +149,9 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
         return
     t = ("play" if word in PLAY_WORDS else "declare" if word in ("declare", "d", "亮", "亮主")
          else "chao" if word in ("chao", "炒") else "bury")
+    if t in ("declare", "chao") and len(set(cards)) != 1:  # not "does not beat": it is no declaration at all
+        await table.answer(ev, tr(lang, "err.bad_declaration"))
+        return
     await human_act(table, ev, s, {"t": t, "seat": s, "cards": cards})
 
 async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) -> None:
@@ -158,6 +172,38 @@ async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) 
     if ev.kind == "chosen" and action.get("t") == "play":
         table.table_may_lag_at = table.match.version  # shown in the group by the player's own message
     await table.answer(ev, "✓")
+
+
+async def _strongest(table: Table, s: int, fallback: dict[str, Any]) -> dict[str, Any]:
+    """The strongest AI level's move for this seat within HINT_BUDGET seconds (in a worker thread);
+    the quick move when there is no AI or its answer is not legal now."""
+    m = table.match
+    chooser = table.chooser
+    if chooser is None or not table.host.use_ai_threads:
+        return fallback
+    view = table.seat_view(s)
+    seed = move_seed(table.seed, m.version, s)
+    try:
+        act = await asyncio.get_running_loop().run_in_executor(
+            table.host.executor, lambda: chooser(view, AI_LEVELS[-1], seed, HINT_BUDGET))
+    except Exception:
+        log.exception("hint failed at table %s", table.id)
+        return fallback
+    return act if isinstance(act, dict) and m.version == table.match.version and m.check(act) is None else fallback
+
+
+def _why(table: Table, s: int, action: dict[str, Any], lang: str) -> str:
+    """The hint's reason in one short clause."""
+    try:
+        code, params = reason(table.seat_view(s), action)
+    except Exception:  # a reason is a courtesy: never let it cost the hint
+        log.exception("no reason for a hint at table %s", table.id)
+        code, params = "", {}
+    key = f"hint.why_{code}"
+    if key not in catalog("en"):
+        key = "hint.why_other"
+    who = params.get("seat")
+    return tr(lang, key, who=seat_label(int(who), table.seat_infos(), lang) if who is not None else "")
 
 
 def _b36_or(s: str, default: int) -> int:

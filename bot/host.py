@@ -23,7 +23,7 @@ from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_te
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.settings import OptionError, TableSettings, parse_new_args, settings_with
 from bot.table import AI_REFRESH, Item, Table
-from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices
+from bot.views import HAND_PAGE_SIZE, InlineChoice, play_choices, rules_summary
 
 FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
 
@@ -422,6 +422,9 @@ class Host:
                 rules = self.engine.preset("classic").to_dict()
         except (ValueError, KeyError):
             await self.answer(event, tr(lang, "new.bad_preset", preset=args[0][:20], presets=", ".join(self.presets())))
+            return
+        if args[1:2] != ("all",):
+            await self._post(event, rules_summary(rules, lang))
             return
         lines = [tr(lang, "rules.title", preset=rules.get("name", "?"))]
         lines += [f"{k} = {v}" for k, v in rules.items() if k != "name"]

@@ -422,6 +422,8 @@ def hand_result_text(res: dict[str, Any], seats: Sequence[SeatInfo | None], lang
     if res.get("winner") in ("declarers", "defenders") and dteam is not None:
         team = int(dteam) if res["winner"] == "declarers" else 1 - int(dteam)
         key = "result.declarers_win" if res["winner"] == "declarers" else "result.defenders_win"
+        if not res.get("levels"):  # a side that only wins the deal does not "go up 0"
+            key = "result.declarers_hold" if res["winner"] == "declarers" else "result.defenders_take_over"
         lines.append(tr(lang, key, team=tr(lang, f"team.{team}"), n=res.get("levels", 0)))
     if res.get("knocked_to"):
         lines.append(tr(lang, "result.knocked", level=_rank_text(str(res["knocked_to"]))))
@@ -442,4 +444,19 @@ def match_result_text(result: dict[str, Any], seats: Sequence[SeatInfo | None], 
         lines.append(tr(lang, "result.levels", a=_rank_text(lv[0]), b=_rank_text(lv[1])))
     if result.get("reason"):
         lines.append(tr(lang, "result.reason", reason=tr(lang, f"reason.{result['reason']}")))
+    return "\n".join(lines)
+
+
+def rules_summary(rules: dict[str, Any], lang: str) -> str:
+    """A preset in a few lines a player cares about; `rules <preset> all` lists every setting."""
+    must = ", ".join(_rank_text(str(r)) for r in rules.get("must_play") or []) or "-"
+    lines = [tr(lang, "rules.title", preset=rules.get("name", "?")),
+             tr(lang, "rules.levels", start=_rank_text(str(rules.get("start_level", "2"))),
+                target=_rank_text(str(rules.get("target", "A"))), must=must)]
+    extras = [tr(lang, f"rules.has_{flag}") for flag in ("chao", "revolution", "knockback") if rules.get(flag)]
+    if rules.get("time_limit_minutes"):
+        extras.append(tr(lang, "rules.has_time_limit", minutes=rules["time_limit_minutes"]))
+    if extras:
+        lines.append(" · ".join(extras))
+    lines.append(tr(lang, "rules.more", preset=rules.get("name", "classic")))
     return "\n".join(lines)
