@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 HINT_BUDGET = 0.3  # seconds the strongest AI level thinks about a hint: an answer a person does not wait for
 PLAY_WORDS = {"play", "p", "出", "出牌"}
+DECLARE_WORDS = {"declare", "d", "亮", "亮主", "chao", "炒"}
 ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
                              "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
 
@@ -142,6 +143,9 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
     if not cards:
         await table.answer(ev, tr(lang, "err.select_first"))
         return
+    if word in DECLARE_WORDS and len(set(cards)) != 1:  # not "does not beat": it is no declaration at all
+        await table.answer(ev, tr(lang, "err.bad_declaration"))
+        return
     hand = Counter(table.seat_view(s).get("hand") or [])
     missing = Counter(cards) - hand
     if missing:
@@ -149,9 +153,6 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
         return
     t = ("play" if word in PLAY_WORDS else "declare" if word in ("declare", "d", "亮", "亮主")
          else "chao" if word in ("chao", "炒") else "bury")
-    if t in ("declare", "chao") and len(set(cards)) != 1:  # not "does not beat": it is no declaration at all
-        await table.answer(ev, tr(lang, "err.bad_declaration"))
-        return
     await human_act(table, ev, s, {"t": t, "seat": s, "cards": cards})
 
 async def human_act(table: Table, ev: Incoming, s: int, action: dict[str, Any]) -> None:

@@ -38,7 +38,7 @@ async def test_resume_is_the_default_and_says_how_to_start_anew() -> None:
     out = io.StringIO()
     await run_console(db=None, inp=io.StringIO("quit\n"), out=out, lang="en", store=store)
     assert len(store.matches) == 1
-    assert re.search(r"Going on with your unfinished match #\d+ \(hand 1\)\. To drop it and start anew, type abandon\.",
+    assert re.search(r"Going on with your unfinished match #\d+ \(hand 1\)\.\nTo drop it and start anew, type abandon\.",
                      out.getvalue())
 
 
