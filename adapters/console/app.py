@@ -172,7 +172,8 @@ async def _play(session: ConsoleSession, screen: PlainScreen | FullScreen, reade
     moved = False
     while True:
         table = session.table()
-        if table is None:
+        if table is None:  # the match is over: its last table and the result stay on the screen
+            screen.draw(platform.newest(session.chat_id))
             return False
         if moved:
             ahead = reader.typed_ahead()

@@ -18,8 +18,10 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 WAKE = "\x00wake"  # what a prompt that was interrupted by a change of the table returns
+INTERRUPT = "\x00interrupt"  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
 
 
 class PipeLines:
@@ -74,7 +76,13 @@ class TerminalLines:
     """A prompt with line editing, history and completion; a redraw of the table does not lose a half-typed line."""
 
     def __init__(self, words: Callable[[], Iterable[str]], toolbar: Callable[[], str], fd: int | None = None) -> None:
-        self.session: PromptSession[str] = PromptSession(history=InMemoryHistory(),
+        keys = KeyBindings()
+
+        @keys.add("c-c")
+        def _interrupt(event: KeyPressEvent) -> None:
+            event.app.exit(result=INTERRUPT)  # not an exception thrown out of prompt_toolkit's task
+
+        self.session: PromptSession[str] = PromptSession(history=InMemoryHistory(), key_bindings=keys,
                                                          completer=CardCompleter(words), complete_while_typing=False)
         self.toolbar = toolbar
         self.partial = ""
@@ -94,12 +102,12 @@ class TerminalLines:
                 line = await prompt
             except EOFError:
                 return ""
-            except KeyboardInterrupt:
-                raise
         finally:
             waker.cancel()
         if line == WAKE:
             return None
+        if line == INTERRUPT:
+            raise KeyboardInterrupt
         self.partial = ""
         return line + "\n"
 
