@@ -124,6 +124,8 @@ class TerminalLines:
                 got += chunk
         except OSError:
             return ""
+        if b"\x03" in got:  # a Ctrl-C that came while the terminal was not cooked is still a Ctrl-C
+            raise KeyboardInterrupt
         return got.decode("utf-8", "replace").strip()
 
 

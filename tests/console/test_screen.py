@@ -78,3 +78,17 @@ def test_card_names_complete_from_your_hand() -> None:
     completer = CardCompleter(lambda: ["play", "pass", "AS", "AH", "♠A"])
     got = [c.text for c in completer.get_completions(Document("play a"), None)]
     assert got == ["AS", "AH"]
+
+
+def test_a_ctrl_c_among_typed_ahead_keys_still_interrupts() -> None:
+    import pytest
+
+    r, w = os.pipe()
+    try:
+        reader = TerminalLines(lambda: [], lambda: "", fd=r)
+        os.write(w, b"pla\x03")
+        with pytest.raises(KeyboardInterrupt):
+            reader.typed_ahead()
+    finally:
+        os.close(r)
+        os.close(w)
