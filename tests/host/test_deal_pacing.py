@@ -66,3 +66,29 @@ def test_the_pace_is_a_table_option() -> None:
     _, _, table = parse_new_args(("classic", "deal=0.4", "ai_declare=3"), ("classic",))
     s = settings_with(TableSettings(), table)
     assert (s.deal, s.ai_declare) == (0.4, 3.0)
+
+
+async def test_the_group_table_carries_every_trick_a_person_did_not_win() -> None:
+    """Chats get no message per trick (Telegram allows a group 20 a minute): the table's last-trick line."""
+    from tests.host.conftest import make_rig
+    from tests.host.helpers import act_as_human, open_table
+
+    rig = await make_rig()
+    try:
+        table = await open_table(rig, ["u1"], 3, "classic")
+        seen: set[int] = set()
+        for _ in range(400):
+            pub = table.match.public_view()
+            if pub["phase"] != "playing" and pub.get("tricks_played"):
+                break
+            if pub.get("last_trick_winner") is not None:
+                text = rig.platform.messages[table.messages["table"]][1].text
+                assert "Last trick:" in text and " wins" in text
+                seen.add(int(pub["last_trick_winner"]))
+            if not await act_as_human(rig, table, "u1", "text"):
+                break
+        assert seen - {table.seat_of("u1")}, "no trick won by someone else was seen"
+        assert not any(t.startswith("Trick ") for t in rig.platform.group_texts())  # no message per trick
+    finally:
+        await rig.host.stop()
+        await rig.store.close()
