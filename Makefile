@@ -1,4 +1,4 @@
-# Two commands: `make run` plays (a terminal table when no token is set), `make test` checks everything.
+# Two commands: `make run` plays (a terminal table when no token is set; ARGS="--new" or ARGS="target=5"), `make test` checks everything.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/tractor-host run
+	$(BIN)/tractor-host run $(ARGS)
 
 test: $(STAMP) lint typecheck pytest
 

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -21,8 +22,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd")
     run = sub.add_parser("run", help="Telegram/Discord when a token is set, else the terminal table")
     run.add_argument("--db", default=None)
+    run.add_argument("--new", action="store_true", help="terminal table: abandon an unfinished match, start anew")
+    run.add_argument("options", nargs="*", help="terminal table: rule or table options, key=value")
     con = sub.add_parser("console", help="play against three AI players in the terminal")
-    con.add_argument("--resume", action="store_true", help="go on with the last unfinished terminal match")
+    con.add_argument("--resume", action="store_true", help="go on with the last unfinished match (the default)")
+    con.add_argument("--new", action="store_true", help="abandon an unfinished match and start a new one")
     con.add_argument("--db", default=None)
     con.add_argument("--lang", default=os.environ.get("TRACTOR_LANG"))
     con.add_argument("--preset", default="classic")
@@ -55,19 +59,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(summary.text())
             return 0 if summary.finished == args.matches else 1
         if cmd == "console":
-            return asyncio.run(_console(args.db, args.resume, args.lang, args.preset, args.options))
-        return asyncio.run(run_bots(getattr(args, "db", None)))
+            return asyncio.run(_console(args.db, args.new, args.lang, args.preset, args.options))
+        return asyncio.run(run_bots(getattr(args, "db", None), fresh=getattr(args, "new", False),
+                                    options=getattr(args, "options", []), again=_again(getattr(args, "db", None))))
     except KeyboardInterrupt:
-        return 130  # the terminal table said where it stopped ("console --resume")
+        return 130  # the terminal table said how to go on with it
 
 
-async def _console(db: str | None, resume: bool, lang: str | None, preset: str, options: list[str]) -> int:
+async def _console(db: str | None, fresh: bool, lang: str | None, preset: str, options: list[str]) -> int:
     store = await open_store(db)
     try:
-        return await play_console(store, resume=resume, inp=sys.stdin, out=sys.stdout, lang=lang,
-                                  preset=preset, options=options)
+        return await play_console(store, fresh=fresh, inp=sys.stdin, out=sys.stdout, lang=lang,
+                                  preset=preset, options=options, again=_again(db))
     finally:
         await store.close()
+
+
+def _again(db: str | None) -> str:
+    """The command that goes on with this terminal match, as it can be typed here (`make run` from make)."""
+    if os.environ.get("MAKELEVEL") and db is None:
+        return "make run"
+    prog = sys.argv[0] if sys.argv and sys.argv[0] else "tractor-host"
+    if prog.endswith(".py"):
+        prog = f"{shlex.quote(os.path.relpath(sys.executable))} -m app.cli"
+    elif os.sep in prog:
+        prog = shlex.quote(os.path.relpath(prog))
+    return f"{prog} console" + (f" --db {shlex.quote(db)}" if db else "")
 
 
 if __name__ == "__main__":

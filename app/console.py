@@ -5,19 +5,25 @@ from __future__ import annotations
 import random
 from typing import TextIO
 
-from adapters.console.app import CONSOLE_SETTINGS, YOU, run_console
+from adapters.console.app import YOU, console_screen, console_settings, run_console
 from adapters.console.platform import ConsolePlatform
 from bot.host import Host
 from bot.settings import TableSettings
 from persistence.store import Store
 
 
-async def play_console(store: Store, *, resume: bool, inp: TextIO, out: TextIO, lang: str | None = None,
-                       preset: str = "classic", options: list[str] | None = None,
-                       settings: TableSettings = CONSOLE_SETTINGS, seed: int | None = None) -> int:
-    """Builds the console host on `store` (which the caller opened and closes) and plays until the end."""
-    platform = ConsolePlatform(out, YOU)
-    host = Host(store, defaults=settings, rng=random.Random(seed) if seed is not None else None)
+async def play_console(store: Store, *, inp: TextIO, out: TextIO, resume: bool = True, fresh: bool = False,
+                       lang: str | None = None, preset: str = "classic", options: list[str] | None = None,
+                       settings: TableSettings | None = None, seed: int | None = None, again: str = "make run",
+                       full_screen: bool | None = None) -> int:
+    """Builds the console host on `store` (which the caller opened and closes) and plays until the end.
+
+    A terminal on both ends gets the full screen and a paced deal, anything else plain lines at
+    full speed (`full_screen` decides instead when given)."""
+    screen = console_screen(inp, out, full_screen)
+    platform = ConsolePlatform(screen, YOU)
+    host = Host(store, defaults=settings or console_settings(screen),
+                rng=random.Random(seed) if seed is not None else None)
     host.register(platform)
-    return await run_console(host, platform, resume=resume, inp=inp, out=out, lang=lang, preset=preset,
-                             options=options)
+    return await run_console(host, platform, inp=inp, lang=lang, resume=resume, fresh=fresh, preset=preset,
+                             options=options, again=again)

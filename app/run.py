@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import sys
+from collections.abc import Sequence
 from typing import Protocol
 
 from adapters.discord.config import DiscordConfig
@@ -22,15 +23,16 @@ class Runner(Protocol):
     async def stop(self) -> None: ...
 
 
-async def run_bots(db: str | None) -> int:
+async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str] = (),
+                   again: str = "make run") -> int:
     """Starts every platform with a token; with none, the terminal table."""
     telegram_config = TelegramConfig.from_env()
     discord_config = DiscordConfig.from_env()
     store = await open_store(db)
     if telegram_config is None and discord_config is None:
         try:
-            return await play_console(store, resume=False, inp=sys.stdin, out=sys.stdout,
-                                      lang=os.environ.get("TRACTOR_LANG"))
+            return await play_console(store, fresh=fresh, inp=sys.stdin, out=sys.stdout,
+                                      lang=os.environ.get("TRACTOR_LANG"), options=list(options), again=again)
         finally:
             await store.close()
     host = Host(store)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from bot.i18n import normalize_lang, tr
 from bot.platform import Incoming
 from bot.table.messages import ChatLanguage, Event, SeatLanguage
+from bot.views import rules_summary
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -68,6 +69,9 @@ async def rules(host: Host, event: Incoming, args: tuple[str, ...], lang: str) -
             rules = host.engine.preset("classic").to_dict()
     except (ValueError, KeyError):
         await host.answer(event, tr(lang, "new.bad_preset", preset=args[0][:20], presets=", ".join(host.presets())))
+        return
+    if args[1:2] != ("all",):
+        await host.post(event, rules_summary(rules, lang))
         return
     lines = [tr(lang, "rules.title", preset=rules.get("name", "?"))]
     lines += [f"{k} = {v}" for k, v in rules.items() if k != "name"]

@@ -17,6 +17,7 @@ import random
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import engine as rules_engine
@@ -37,6 +38,16 @@ from persistence.replay import resume_all
 from persistence.store import Store
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class TableGlance:
+    """An open table as a person's own front end may see it: which match, how far, their hand."""
+
+    match_id: int
+    status: str
+    hand_no: int
+    hand: tuple[str, ...]
 
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
                             "hand", "table"})
@@ -90,6 +101,7 @@ class Host:
         self.executor = ThreadPoolExecutor(max(1, ai_threads), thread_name_prefix="ai")
         self.platforms: dict[str, Platform] = {}
         self.tables: dict[int, Table] = {}
+        self.ended: dict[tuple[str, str], str] = {}  # (platform, chat) -> how its last table ended
         self.by_chat: dict[tuple[str, str], Table] = {}
         self.chats: dict[tuple[str, str], dict[str, Any]] = {}
         self.user_langs: dict[tuple[str, str], str] = {}
@@ -181,6 +193,7 @@ class Host:
     def forget(self, table: Table) -> None:
         """A table that ended leaves the routing maps (its actor finishes its current item)."""
         self.tables.pop(table.id, None)
+        self.ended[(table.platform_name, table.chat_id)] = table.status
         if self.by_chat.get((table.platform_name, table.chat_id)) is table:
             self.by_chat.pop((table.platform_name, table.chat_id), None)
 
@@ -291,6 +304,28 @@ class Host:
             await self.answer(event, tr(lang, "err.wrong_match"))
             return
         table.submit(Event(event, tok))
+
+    def glance(self, platform: str, chat_id: str, user_id: str) -> TableGlance | None:
+        """What a person's own front end may read of the open table in this chat (the terminal)."""
+        table = self.by_chat.get((platform, chat_id))
+        if table is None:
+            return None
+        s = table.seat_of(user_id)
+        hand: tuple[str, ...] = ()
+        hand_no = 0
+        if table.match is not None:
+            hand_no = int(table.public().get("hand_no", 1))
+            if s is not None:
+                hand = tuple(table.seat_view(s).get("hand") or ())
+        return TableGlance(table.id, table.status, hand_no, hand)
+
+    def message_ids(self, platform: str) -> list[str]:
+        """Every message id the open tables of a platform keep (a new process must not hand them out again)."""
+        return [mid for t in self.tables.values() if t.platform_name == platform for mid in t.messages.values()]
+
+    def ended_as(self, platform: str, chat_id: str) -> str | None:
+        """How the table that last closed in this chat ended ("finished", "abandoned"), if one did."""
+        return self.ended.get((platform, chat_id))
 
     def has_table(self, platform: str, chat_id: str) -> bool:
         """Whether a table is open in this chat."""

@@ -17,6 +17,9 @@ class TableSettings:
     bury: float = 120.0  # the dealer's bury
     declare: float = 10.0  # the declaration window after the last card
     deal: float = 0.6  # between two deal steps of 4 cards (people may declare while cards arrive)
+    # While a person is seated, an AI holds a declaration this long (from the deal step it first wanted
+    # to, and again after each declaration): a person who sees a level card arrive can show it first.
+    ai_declare: float = 2.0
     next: float = 5.0  # between a hand's result and the next deal
     lobby: float = 3600.0  # an unstarted lobby closes after this
     away_after: int = 2  # consecutive timeouts before an AI keeps the seat

@@ -67,6 +67,13 @@ def _rank_text(level: str | None) -> str:
 def _trump_line(v: PublicView, seats: Sequence[SeatInfo | None], lang: str) -> str:
     trump = v.get("trump")
     decl = v.get("declaration")
+    if trump is None and decl:
+        # while the cards arrive the declaration leads but is not final: say so, not "not yet declared"
+        cards = list(decl.get("cards", []))
+        lead = tr(lang, "table.no_trump") if cards and cards[0] in ("BJ", "SJ") else suit_text(cards[0][1]) \
+            if cards else "?"
+        return tr(lang, "table.trump_so_far", trump=lead, who=seat_label(int(decl["seat"]), seats, lang),
+                  cards=cards_text(cards))
     if trump is None:
         shown = tr(lang, "table.trump_undecided")
     elif trump == "NT":
@@ -94,7 +101,7 @@ def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
         if dealer == s:
             bits.append(tr(lang, "table.dealer"))
         if counts[s] is not None:
-            bits.append(tr(lang, "table.cards_left", n=counts[s]))
+            bits.append(tr(lang, "table.cards_left_one" if counts[s] == 1 else "table.cards_left", n=counts[s]))
         lines.append(" ".join(bits))
     levels = pub.get("levels") or ["2", "2"]
     lines.append(tr(lang, "table.levels", a=_rank_text(levels[0]), b=_rank_text(levels[1]),
@@ -103,18 +110,16 @@ def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
     phase = str(pub.get("phase", ""))
     lines.append(tr(lang, "table.phase", phase=tr(lang, f"phase.{phase}")))
     if phase in (Phase.PLAYING, Phase.HAND_OVER, Phase.MATCH_OVER) or pub.get("tricks_played"):
-        lines.append(tr(lang, "table.points", points=pub.get("defender_points", 0)))
+        if dealer is not None:
+            lines.append(tr(lang, "table.points_team", team=tr(lang, f"team.{1 - team_of(int(dealer))}"),
+                            points=pub.get("defender_points", 0)))
+        else:
+            lines.append(tr(lang, "table.points", points=pub.get("defender_points", 0)))
+    if pub.get("last_trick"):  # always on the table: a trick someone else won is seen too
+        lines.append(tr(lang, "table.last_trick", trick=last_trick_text(pub, seats, lang)))
     trick = pub.get("trick") or []
     if trick:
         lines.append(tr(lang, "table.trick", trick=_trick_text(trick, seats, lang)))
-    elif pub.get("last_trick"):
-        plays = _last_trick_plays(pub["last_trick"])
-        line = tr(lang, "table.last_trick", trick=_trick_text(plays, seats, lang))
-        winner = pub.get("last_trick_winner")
-        if winner is not None:
-            line += " " + tr(lang, "table.trick_won", who=seat_label(int(winner), seats, lang),
-                             points=sum(card_points(c) for _, cards in plays for c in cards))
-        lines.append(line)
     if paused:
         lines.append(tr(lang, "table.paused"))
     else:
@@ -128,8 +133,30 @@ def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
     return "\n".join(lines)
 
 
-def _last_trick_plays(last: Sequence[TrickPlay]) -> list[TrickPlay]:
-    return list(last)
+def last_trick_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str) -> str:
+    """The last completed trick: who played what, who won it, its points and whether they count.
+
+    Points count only when the defenders (the side without the dealer) win the trick; the
+    declarers winning keeps them off the defenders' total, and the line says so.
+    """
+    plays = list(pub.get("last_trick") or [])
+    text = _trick_text(plays, seats, lang)
+    winner = pub.get("last_trick_winner")
+    if winner is None:
+        return text
+    points = sum(card_points(c) for _, cards in plays for c in cards)
+    done = pub.get("tricks") or []
+    if done and [list(p) for p in done[-1]["plays"]] == [list(p) for p in plays]:
+        points = int(done[-1]["points"])
+    who = seat_label(int(winner), seats, lang)
+    declarers = pub.get("declarers")
+    if points <= 0:
+        won = tr(lang, "table.trick_won", who=who)
+    elif declarers is not None and int(winner) in declarers:
+        won = tr(lang, "table.trick_won_kept", who=who, points=points)
+    else:
+        won = tr(lang, "table.trick_won_counts", who=who, points=points)
+    return f"{text} {won}"
 
 
 def _waiting_for(pub: PublicView) -> list[int]:
@@ -162,7 +189,7 @@ def _hand_lines(hand: Sequence[str], level: str | None, trump: str | None, lang:
         text = card_text(c)
         groups[key].append(f"[{text}]" if i in selection else text)
     out = []
-    for key in order:
+    for key in sorted(order, key=lambda k: k != "T"):  # trumps first, then the suits as they come
         name = tr(lang, "hand.trumps") if key == "T" else suit_text(key)
         out.append(f"{name} ({len(groups[key])}): {' '.join(groups[key])}")
     return out
@@ -175,10 +202,9 @@ def hand_text(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *,
     seat = int(v["seat"])
     hand = list(v.get("hand") or [])
     kitty = v.get("kitty")
-    lines = [tr(lang, "hand.title", seat=seat_label(seat, seats, lang), n=len(hand), hand=v.get("hand_no", 1))]
-    lines.append(tr(lang, "hand.level_trump", level=_rank_text(v.get("level")),
-                    trump=tr(lang, "table.no_trump") if v.get("trump") == "NT" else
-                    (suit_text(v.get("trump")) if v.get("trump") else tr(lang, "table.trump_undecided"))))
+    lines = [tr(lang, "hand.title_one" if len(hand) == 1 else "hand.title", seat=seat_label(seat, seats, lang),
+                n=len(hand), hand=v.get("hand_no", 1))]
+    lines.append(tr(lang, "hand.level_trump", level=_rank_text(v.get("level")), trump=_hand_trump(v, lang)))
     lines.extend(_hand_lines(hand, v.get("level"), v.get("trump"), lang, selection))
     if kitty:
         lines.append(tr(lang, "hand.kitty", cards=cards_text(list(kitty))))
@@ -194,6 +220,20 @@ def hand_text(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *,
     if note:
         lines.append(note)
     return "\n".join(lines)
+
+
+def _hand_trump(v: SeatView, lang: str) -> str:
+    trump = v.get("trump")
+    if trump == "NT":
+        return tr(lang, "table.no_trump")
+    if trump:
+        return suit_text(trump)
+    decl = v.get("declaration")
+    cards = list(decl["cards"]) if decl else []
+    if cards:  # declared while dealing: leads, may still be overcalled
+        lead = tr(lang, "table.no_trump") if cards[0] in ("BJ", "SJ") else suit_text(cards[0][1])
+        return tr(lang, "hand.trump_so_far", trump=lead)
+    return tr(lang, "table.trump_undecided")
 
 
 def _prompt(v: SeatView, seat: int, lang: str) -> str:
@@ -360,6 +400,8 @@ def hand_result_text(res: dict[str, Any], seats: Sequence[SeatInfo | None], lang
     if res.get("winner") in ("declarers", "defenders") and dteam is not None:
         team = int(dteam) if res["winner"] == "declarers" else 1 - int(dteam)
         key = "result.declarers_win" if res["winner"] == "declarers" else "result.defenders_win"
+        if not res.get("levels"):  # a side that only wins the deal does not "go up 0"
+            key = "result.declarers_hold" if res["winner"] == "declarers" else "result.defenders_take_over"
         lines.append(tr(lang, key, team=tr(lang, f"team.{team}"), n=res.get("levels", 0)))
     if res.get("knocked_to"):
         lines.append(tr(lang, "result.knocked", level=_rank_text(str(res["knocked_to"]))))
@@ -380,4 +422,19 @@ def match_result_text(result: dict[str, Any], seats: Sequence[SeatInfo | None], 
         lines.append(tr(lang, "result.levels", a=_rank_text(lv[0]), b=_rank_text(lv[1])))
     if result.get("reason"):
         lines.append(tr(lang, "result.reason", reason=tr(lang, f"reason.{result['reason']}")))
+    return "\n".join(lines)
+
+
+def rules_summary(rules: dict[str, Any], lang: str) -> str:
+    """A preset in a few lines a player cares about; `rules <preset> all` lists every setting."""
+    must = ", ".join(_rank_text(str(r)) for r in rules.get("must_play") or []) or "-"
+    lines = [tr(lang, "rules.title", preset=rules.get("name", "?")),
+             tr(lang, "rules.levels", start=_rank_text(str(rules.get("start_level", "2"))),
+                target=_rank_text(str(rules.get("target", "A"))), must=must)]
+    extras = [tr(lang, f"rules.has_{flag}") for flag in ("chao", "revolution", "knockback") if rules.get(flag)]
+    if rules.get("time_limit_minutes"):
+        extras.append(tr(lang, "rules.has_time_limit", minutes=rules["time_limit_minutes"]))
+    if extras:
+        lines.append(" · ".join(extras))
+    lines.append(tr(lang, "rules.more", preset=rules.get("name", "classic")))
     return "\n".join(lines)

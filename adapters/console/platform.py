@@ -1,33 +1,49 @@
-"""The terminal as a platform: panels (table, hand, lobby) are kept and shown before each prompt; announcements print at once."""
+"""The terminal as a platform: panels (table, hand, lobby) are kept for the screen to draw; announcements
+and answers go to the screen at once."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-from typing import TextIO
+import time
+from collections.abc import Iterable
+from typing import Protocol
 
 from bot.platform import PlatformError, View, Where
 
 NAME = "console"
 
 
+class Screen(Protocol):
+    """Where the console platform's output goes (a plain line stream or a full-screen table)."""
+
+    def announce(self, text: str) -> None: ...
+
+    def notice(self, text: str) -> None: ...
+
+
 class ConsolePlatform:
-    """Implements the host's Platform protocol on a text stream."""
+    """Implements the host's Platform protocol for one person at a terminal."""
 
     name = NAME
     hand_page_size = 40  # no button grid here: one page holds any hand
     one_screen = True  # you are the whole table: the group's screen and your own are one
     sends_files = False
 
-    def __init__(self, out: TextIO, you: str) -> None:
-        self.out = out
+    def __init__(self, screen: Screen, you: str) -> None:
+        self.screen = screen
         self.you = you
-        self._ids = itertools.count(1)
+        # Message ids outlive the process (the table stores them and edits them after a resume), so a
+        # new process must not hand out ids an older one gave: they start from the clock, in µs.
+        self._ids = itertools.count(time.time_ns() // 1000)
         self.panels: dict[str, tuple[Where, View]] = {}
-        self.shown: dict[str, str] = {}
+        self.changed = asyncio.Event()  # set when a panel or the log changed; the screen clears it
 
-    def write(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+    def skip_past(self, stored: Iterable[str]) -> None:
+        """Hands out only ids above those a table stored (from an earlier process), whatever the clock says."""
+        top = max((int(mid) for mid in stored if mid.isdigit()), default=-1)
+        nxt = next(self._ids)
+        self._ids = itertools.count(max(nxt, top + 1))
 
     async def send(self, where: Where, view: View) -> str:
         mid = str(next(self._ids))
@@ -36,16 +52,19 @@ class ConsolePlatform:
         if view.buttons or where.private:  # the table, the lobby, your hand
             self.panels[mid] = (where, view)
         else:
-            self.write(("» " if not where.private else "· ") + view.text.replace("\n", "\n  "))
+            self.screen.announce(view.text)
+        self.changed.set()
         return mid
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
         if where.private and where.chat_id != self.you:
             return
         self.panels[message_id] = (where, view)
+        self.changed.set()
 
     async def delete(self, where: Where, message_id: str) -> None:
         self.panels.pop(message_id, None)
+        self.changed.set()
 
     async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
         raise PlatformError("a terminal shows no files")
@@ -56,28 +75,25 @@ class ConsolePlatform:
     def how_to_fix(self) -> str:
         return ""  # the terminal always reaches you
 
-    def show_panels(self, *, force: bool = False) -> None:
-        """Prints the newest table (or lobby) and the newest hand, if they changed since last shown."""
-        newest: dict[str, str] = {}
+    def newest(self, chat_id: str) -> dict[str, str]:
+        """The newest table (or lobby) of this chat and your newest hand, as texts by kind ("table", "hand")."""
+        out: dict[str, str] = {}
         for mid in sorted(self.panels, key=int):
-            where, _ = self.panels[mid]
-            newest["hand" if where.private else "table"] = mid
-        for kind in ("table", "hand"):
-            pick = newest.get(kind)
-            if pick is None:
-                continue
-            text = self.panels[pick][1].text
-            if force or self.shown.get(kind) != text:
-                self.shown[kind] = text
-                self.write(("=" * 40 if kind == "table" else "-" * 40) + "\n" + text)
+            where, view = self.panels[mid]
+            if where.private:
+                out["hand"] = view.text
+            elif where.chat_id == chat_id:
+                out["table"] = view.text
+        return out
 
 
 class ConsoleReply:
-    """Answers to what was typed: printed with a marker."""
+    """Answers to what was typed."""
 
     def __init__(self, platform: ConsolePlatform) -> None:
         self.platform = platform
 
     async def notice(self, text: str, alert: bool = False) -> None:
         if text != "✓":
-            self.platform.write("! " + text)
+            self.platform.screen.notice(text)
+            self.platform.changed.set()

@@ -27,6 +27,7 @@ class AiSeats:
         self.chooser = find_chooser()
         self.pending: asyncio.Future[Any] | None = None
         self._deal_asked = -1
+        self._declare_clock: tuple[tuple[int, str], float] | None = None  # see too_soon_to_declare
 
     def thinking(self) -> bool:
         return self.pending is not None
@@ -42,6 +43,19 @@ class AiSeats:
         return (self.chooser is not None and t.host.ai_policy.threads and self._deal_asked != m.version
                 and "basic" not in t.host.ai_policy.inline_levels
                 and any(t.seats.ai_driven(s) and m.can_declare(s) for s in range(4)))
+
+    def too_soon_to_declare(self) -> bool:
+        """An AI does not declare faster than a person could (`ai_declare` seconds, while one is seated)."""
+        t = self.table
+        wait = t.settings.ai_declare
+        if wait <= 0 or all(t.seats.ai_driven(s) for s in range(4)):
+            return False
+        now = t.host.clock.now()
+        pub = t.public()
+        mark = (int(pub.get("hand_no", 0)), repr(pub.get("declaration")))
+        if self._declare_clock is None or self._declare_clock[0] != mark:
+            self._declare_clock = (mark, now)  # the deal began, or someone declared: the wait starts
+        return now - self._declare_clock[1] < wait
 
     def declares_while_dealing(self) -> tuple[bool, Declare | None]:
         """After each deal step the AI seats may show a level card.

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cardtext import cards_text, suit_text
 from bot.i18n import tr
-from bot.views import hand_result_text, match_result_text, seat_label
+from bot.views import hand_result_text, last_trick_text, match_result_text, seat_label
 from engine.actions import Action, Bury, Revolt
 from engine.match import Event
 
@@ -46,6 +46,12 @@ async def _events(table: Table, events: list[Event]) -> None:
                                cards=cards_text(list(e.get("cards", [])))))
         elif kind == "time_up":
             await table.say(tr(lang, "announce.time_up"))
+        elif kind == "trick" and table.platform.one_screen:
+            # a terminal shows each trick as it ends; chats have the table's "last trick" line
+            # instead (a message per trick would run into Telegram's 20 a minute per group)
+            pub = table.public()
+            await table.say(tr(lang, "announce.trick", n=pub.get("tricks_played", "?"),
+                               trick=last_trick_text(pub, table.seats.infos(), lang)))
 
 
 async def hand_result(table: Table) -> None:

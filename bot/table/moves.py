@@ -15,7 +15,7 @@ from bot.ai import move_seed
 from bot.cardtext import cards_text, parse_typed_card
 from bot.i18n import catalog, tr
 from bot.platform import Incoming
-from bot.table import announce, timers
+from bot.table import announce, hints, timers
 from engine import IllegalAction, Match, Rules
 from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Pass, Play, Revolt
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from bot.table.actor import Table
 
 PLAY_WORDS = {"play", "p", "出", "出牌"}
+DECLARE_WORDS = {"declare", "d", "亮", "亮主", "chao", "炒"}
 ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
                              "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
 LOBBY_BUTTONS = {tokens.JOIN: "join", tokens.LEAVE: "leave", tokens.START: "start", tokens.ADDBOT: "addbot"}
@@ -130,7 +131,9 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
         if suggestion is None:
             await table.answer(ev, tr(lang, "refuse.not_your_turn"))
         elif word in ("hint", "提示"):
-            await table.answer(ev, tr(lang, "hint.text", action=action_text(lang, suggestion)))
+            hint = await hints.strongest(table, s, suggestion)
+            await table.answer(ev, tr(lang, "hint.text", action=action_text(lang, hint),
+                                      why=hints.why(table, s, hint, lang)))
         else:
             await human_act(table, ev, s, suggestion)
         return
@@ -138,11 +141,15 @@ async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> No
     for w in rest[:40]:
         c = parse_typed_card(w)
         if c is None:
-            await table.answer(ev, tr(lang, "err.bad_card", word=w[:20]))
+            joker = w.lower().rstrip("s") in ("joker", "j", "王")
+            await table.answer(ev, tr(lang, "err.which_joker") if joker else tr(lang, "err.bad_card", word=w[:20]))
             return
         cards.append(c)
     if not cards:
         await table.answer(ev, tr(lang, "err.select_first"))
+        return
+    if word in DECLARE_WORDS and len(set(cards)) != 1:  # not "does not beat": it is no declaration at all
+        await table.answer(ev, tr(lang, "err.bad_declaration"))
         return
     hand = Counter(table.seat_view(s).get("hand") or [])
     missing = Counter(cards) - hand
@@ -295,6 +302,8 @@ async def _step(table: Table) -> bool:
         asked, declaration = ai.declares_while_dealing()
         if asked:
             return False  # the deal goes on once the AI seats have answered
+        if declaration is not None and ai.too_soon_to_declare():
+            declaration = None  # asked again at the next deal step
         if declaration is not None and await apply_declaration(table, declaration):
             return True
     sys_action = m.system_action()

@@ -24,7 +24,7 @@ async def test_scripted_session_plays_a_whole_match() -> None:
                              options=["target=3"], store=store, seed=5)
     text = out.getvalue()
     assert code == 0
-    assert "Commands:" in text  # help
+    assert "How to play" in text and "sj / bj" in text  # help (the terminal's own, see issue 16.7)
     assert "I did not understand that" in text and "Not a card I know: ZZ" in text
     assert "Suggestion:" in text
     assert "🏆" in text
@@ -40,7 +40,7 @@ async def test_end_of_input_saves_and_resume_goes_on() -> None:
                       options=["target=5"], store=store, seed=3)
     [match] = store.matches.values()
     assert match.status == "active" and len(match.actions) > 40
-    assert "Saved. Resume with: tractor-host console --resume" in out.getvalue()
+    assert "Saved. To go on with this match: make run" in out.getvalue()
     done = len(match.actions)
     out2 = io.StringIO()
     await play_console(resume=True, inp=io.StringIO("auto\n" * 40), out=out2, lang="en", store=store)
@@ -93,7 +93,7 @@ def test_run_without_tokens_opens_the_terminal_table(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "app.cli", "run"], input="help\nquit\n", capture_output=True,
                           text=True, cwd=ROOT, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "80分" in done.stdout and "你的手牌" in done.stdout and "命令" in done.stdout
+    assert "80分" in done.stdout and "你的手牌" in done.stdout and "玩法" in done.stdout  # the terminal's help
     assert _matches(tmp_path / "run.sqlite3")
 
 
@@ -112,7 +112,8 @@ def test_ctrl_c_saves_and_exits_while_waiting_for_input(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     rest, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert "Saved. Resume with: tractor-host console --resume" in seen + rest
+    assert f"Saved. To go on with this match: {os.path.relpath(sys.executable)} -m app.cli console --db {db}" \
+        in seen + rest
     [(_, status, _)] = _matches(db)
     assert status == "active"
 

@@ -176,6 +176,8 @@ async def test_help_rules_and_languages(rig: Rig) -> None:
     await send(rig, rig.d.command("u1", "help"))
     assert rig.platform.group_texts()[-1].startswith("命令")
     await send(rig, rig.d.command("u1", "rules", "chaodipi"))
+    assert "炒底" in rig.platform.group_texts()[-1] and "kitty_scheme" not in rig.platform.group_texts()[-1]
+    await send(rig, rig.d.command("u1", "rules", "chaodipi", "all"))  # every setting (issue 16.10)
     assert "chao = True" in rig.platform.group_texts()[-1]
     assert await send(rig, rig.d.command("u1", "lang", "klingon")) == [tr("zh", "lang.usage")]
     # the group reads Chinese; u1's private messages follow u1's own choice

@@ -1,0 +1,140 @@
+"""Reading what the person types: a pipe line by line, or a terminal with line editing, history and
+completion of card names (prompt_toolkit).
+
+Either reader's `read` returns a line, "" at the end of input, or None when the table changed while
+waiting (the screen is drawn again and the reader asked again, keeping what was half typed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import select
+import threading
+from collections.abc import Callable, Iterable
+from typing import TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+WAKE = "\x00wake"  # what a prompt that was interrupted by a change of the table returns
+INTERRUPT = "\x00interrupt"  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
+
+
+class PipeLines:
+    """Lines from a stream, read in a daemon thread: a blocked read never holds up Ctrl-C or exit."""
+
+    def __init__(self, inp: TextIO) -> None:
+        loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+
+        def pump() -> None:
+            while True:
+                try:
+                    line = inp.readline()
+                except (OSError, ValueError):
+                    line = ""
+                try:
+                    loop.call_soon_threadsafe(self.queue.put_nowait, line)
+                except RuntimeError:  # the loop is closed: nobody reads any more
+                    return
+                if not line:
+                    return
+
+        threading.Thread(target=pump, name="console-input", daemon=True).start()
+
+    async def read(self, wake: asyncio.Event) -> str | None:
+        if not self.queue.empty():
+            return self.queue.get_nowait()
+        return await _first(self.queue.get(), wake)
+
+    def typed_ahead(self) -> str:
+        return ""  # a script's lines are all meant to be played in turn
+
+
+class CardCompleter(Completer):
+    """Completes the words typed so far with commands and the cards of your hand."""
+
+    def __init__(self, words: Callable[[], Iterable[str]]) -> None:
+        self.words = words
+
+    def get_completions(self, document: Document, complete_event: object) -> Iterable[Completion]:
+        word = document.get_word_before_cursor(WORD=True)
+        if not word:
+            return
+        seen: set[str] = set()
+        for w in self.words():
+            if w.lower().startswith(word.lower()) and w not in seen:
+                seen.add(w)
+                yield Completion(w, start_position=-len(word))
+
+
+class TerminalLines:
+    """A prompt with line editing, history and completion; a redraw of the table does not lose a half-typed line."""
+
+    def __init__(self, words: Callable[[], Iterable[str]], toolbar: Callable[[], str], fd: int | None = None) -> None:
+        keys = KeyBindings()
+
+        @keys.add("c-c")
+        def _interrupt(event: KeyPressEvent) -> None:
+            event.app.exit(result=INTERRUPT)  # not an exception thrown out of prompt_toolkit's task
+
+        self.session: PromptSession[str] = PromptSession(history=InMemoryHistory(), key_bindings=keys,
+                                                         completer=CardCompleter(words), complete_while_typing=False)
+        self.toolbar = toolbar
+        self.partial = ""
+        self.fd = fd
+
+    async def read(self, wake: asyncio.Event) -> str | None:
+        prompt = asyncio.ensure_future(self.session.prompt_async("> ", default=self.partial,
+                                                                 bottom_toolbar=self.toolbar))
+        waker = asyncio.ensure_future(wake.wait())
+        try:
+            done, _ = await asyncio.wait({prompt, waker}, return_when=asyncio.FIRST_COMPLETED)
+            if prompt not in done:
+                self.partial = self.session.default_buffer.text
+                if self.session.app.is_running:
+                    self.session.app.exit(result=WAKE)
+            try:
+                line = await prompt
+            except EOFError:
+                return ""
+        finally:
+            waker.cancel()
+        if line == WAKE:
+            return None
+        if line == INTERRUPT:
+            raise KeyboardInterrupt
+        self.partial = ""
+        return line + "\n"
+
+    def typed_ahead(self) -> str:
+        """What was typed while nobody asked (the others were playing): taken out, so it is not played blind."""
+        if self.fd is None:
+            return ""
+        got = b""
+        try:
+            while select.select([self.fd], [], [], 0)[0]:
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    break
+                got += chunk
+        except OSError:
+            return ""
+        if b"\x03" in got:  # a Ctrl-C that came while the terminal was not cooked is still a Ctrl-C
+            raise KeyboardInterrupt
+        return got.decode("utf-8", "replace").strip()
+
+
+async def _first(get: object, wake: asyncio.Event) -> str | None:
+    task = asyncio.ensure_future(get)  # type: ignore[call-overload]
+    waker = asyncio.ensure_future(wake.wait())
+    done, _ = await asyncio.wait({task, waker}, return_when=asyncio.FIRST_COMPLETED)
+    waker.cancel()
+    if task in done:
+        return str(task.result())
+    task.cancel()
+    return None

@@ -1,0 +1,94 @@
+"""The full screen: red ♥♦ and black ♠♣, the hand grouped by suit, one screen per move in 80×24."""
+
+from __future__ import annotations
+
+import io
+import os
+
+from rich.console import Console
+
+from adapters.console.lines import CardCompleter, TerminalLines
+from adapters.console.screen import FullScreen, colour, table_lines
+from bot.views import SeatInfo, hand_text, table_text
+
+SEATS = [SeatInfo("Ann"), SeatInfo("Bob", is_ai=True), SeatInfo("Cy", is_ai=True), SeatInfo("Di", is_ai=True)]
+PUB = {
+    "hand_no": 3, "phase": "playing", "dealer": 0, "declarers": [0, 2], "levels": ["5", "3"], "level": "5",
+    "trump": "S", "declaration": {"seat": 0, "cards": ["5S", "5S"]}, "hand_counts": [20, 20, 21, 21],
+    "trick": [[2, ["3D"]], [3, ["QD"]]], "turn": 0, "to_act": [0], "defender_points": 35, "tricks_played": 5,
+    "last_trick": [[1, ["KH", "KH"]], [2, ["5H", "6H"]], [3, ["AH", "9H"]], [0, ["4H", "4H"]]],
+    "last_trick_winner": 1, "tricks": [], "seat": 0,
+    "hand": ["BJ", "SJ", "5S", "5H", "AS", "KS", "QS", "9S", "3S", "AH", "JH", "8H", "7H", "AC", "KC", "QC", "2C",
+             "AD", "TD", "4D"],
+}
+
+
+def _screen() -> tuple[FullScreen, Console]:
+    console = Console(file=io.StringIO(), width=80, height=24, force_terminal=True, color_system="truecolor",
+                      record=True, highlight=False)
+    return FullScreen(console), console
+
+
+def test_hearts_and_diamonds_are_red_spades_and_clubs_black() -> None:
+    text = colour("♥A ♦10 ♠K ♣2 大王 小王")
+    styles = {text.plain[s.start:s.end]: str(s.style) for s in text.spans}
+    assert "red" in styles["♥A"] and "red" in styles["♦10"] and "red" in styles["大王"]
+    for card in ("♠K", "♣2", "小王"):
+        assert "black" in styles[card] and "red" not in styles[card]
+
+
+def test_one_move_is_one_screen_of_80_by_24() -> None:
+    screen, console = _screen()
+    for i in range(8):
+        screen.announce(f"Trick {i}: ①Ann ♠A · ②Bob 🤖 ♠3 · ③Cy 🤖 ♠10 · ④Di 🤖 ♠4 → ①Ann wins; 10 points not counted")
+    screen.notice("It is not your turn.")
+    table = table_text(PUB, SEATS, "en", preset="classic")
+    hand = hand_text(PUB, SEATS, "en")
+    screen.draw({"table": table, "hand": hand})
+    shown = console.export_text(styles=False).splitlines()
+    assert len(shown) <= 22  # the prompt and its toolbar take the last two rows
+    assert all(len(line) <= 80 for line in shown)
+    assert "\x1b[2J" in console.file.getvalue() or "\x1b[H" in console.file.getvalue()  # cleared first
+    assert any("Last trick:" in line for line in shown) and any(line.startswith("Trumps (") for line in shown)
+    assert any(line.startswith("♥ (") for line in shown) and any(line.startswith("♣ (") for line in shown)
+    assert "! It is not your turn." in shown  # the newest lines of the log stay
+
+
+def test_the_seats_take_two_lines() -> None:
+    lines = table_lines(table_text(PUB, SEATS, "en", preset="classic"))
+    assert lines[1].startswith("①Ann") and "②Bob" in lines[1]
+    assert lines[2].startswith("③Cy") and "④Di" in lines[2]
+
+
+def test_typed_ahead_input_is_taken_out_before_the_next_prompt() -> None:
+    r, w = os.pipe()
+    try:
+        reader = TerminalLines(lambda: [], lambda: "", fd=r)
+        os.write(w, b"play AS\n")
+        assert reader.typed_ahead() == "play AS"
+        assert reader.typed_ahead() == ""
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_card_names_complete_from_your_hand() -> None:
+    from prompt_toolkit.document import Document
+
+    completer = CardCompleter(lambda: ["play", "pass", "AS", "AH", "♠A"])
+    got = [c.text for c in completer.get_completions(Document("play a"), None)]
+    assert got == ["AS", "AH"]
+
+
+def test_a_ctrl_c_among_typed_ahead_keys_still_interrupts() -> None:
+    import pytest
+
+    r, w = os.pipe()
+    try:
+        reader = TerminalLines(lambda: [], lambda: "", fd=r)
+        os.write(w, b"pla\x03")
+        with pytest.raises(KeyboardInterrupt):
+            reader.typed_ahead()
+    finally:
+        os.close(r)
+        os.close(w)
