@@ -171,7 +171,8 @@ def action_text(lang: str, action: dict[str, Any]) -> str:
     """An action as a person would type it ("play ♠A ♠A")."""
     t = str(action.get("t", ""))
     cards = action.get("cards")
-    return f"{tr(lang, 'word.' + t)} {cards_text(cards)}".strip() if isinstance(cards, list) else tr(lang, "word." + t)
+    word = tr(lang, f"word.{t}")
+    return f"{word} {cards_text(cards)}".strip() if isinstance(cards, list) else word
 
 
 def refusal_text(lang: str, err: Any) -> str:

@@ -18,7 +18,7 @@ from bot import actions, lobby, tokens
 from bot.actions import ACTION_WORDS
 from bot.ai import find_chooser, move_seed
 from bot.cardtext import cards_text, suit_text
-from bot.i18n import tr, unknown_command_text
+from bot.i18n import LANGS, tr, unknown_command_text
 from bot.lobby import EMPTY
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.settings import DEFAULT_AI_LEVEL, TableSettings
@@ -240,7 +240,7 @@ class Table:
 
     def seat_lang(self, s: int) -> str:
         lang = self.seats[s].get("lang")
-        return lang if isinstance(lang, str) and lang in ("zh", "en") else self.lang
+        return lang if isinstance(lang, str) and lang in LANGS else self.lang
 
     def private_where(self, s: int) -> Where:
         return Where(self.platform_name, str(self.seats[s]["user_id"]), private=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot import tokens
 from bot.cardtext import card_text, cards_text, suit_text
-from bot.i18n import tr
+from bot.i18n import N_, tr
 from bot.platform import Button, View
 
 HAND_PAGE_SIZE = 20  # 4 rows of 5: fits Discord's 5x5 with one row of controls
@@ -244,7 +244,7 @@ def hand_view(v: dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
     rows: list[tuple[Button, ...]] = []
     if phase in ("dealing", "declaring", "chao"):
         bids = [a for a in legal if a.get("t") in ("declare", "chao")][:10]
-        buttons = [Button(tr(lang, "btn.declare" if a["t"] == "declare" else "btn.chao",
+        buttons = [Button(tr(lang, N_("btn.declare") if a["t"] == "declare" else N_("btn.chao"),
                              cards=cards_text(a["cards"])),
                           tok(tokens.DECLARE if a["t"] == "declare" else tokens.CHAO, "".join(a["cards"])),
                           style="primary") for a in bids]
@@ -369,7 +369,7 @@ def hand_result_text(res: dict[str, Any], seats: Sequence[SeatInfo | None], lang
         lines.append(tr(lang, "result.points", points=res["defender_points"]))
     if res.get("kitty"):
         mult = int(res.get("kitty_multiplier", 0) or 0)
-        key = "result.kitty_won" if mult > 0 else "result.kitty"
+        key = N_("result.kitty_won") if mult > 0 else N_("result.kitty")
         lines.append(tr(lang, key, cards=cards_text(list(res["kitty"])), points=res.get("kitty_points", 0),
                         mult=mult))
     if res.get("penalties"):

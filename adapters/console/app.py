@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import os
 import random
 import threading
 import time
@@ -12,7 +13,7 @@ from typing import Any, TextIO
 
 from adapters.console.platform import NAME, ConsolePlatform, ConsoleReply
 from bot.host import ALL_COMMANDS, Host
-from bot.i18n import normalize_lang, tr
+from bot.i18n import DEFAULT_LANG, locale_lang, normalize_lang, tr
 from bot.platform import Incoming, User, Where
 from bot.settings import TableSettings
 from bot.storage import open_store
@@ -80,7 +81,7 @@ async def run_console(*, db: str | None, resume: bool, inp: TextIO, out: TextIO,
     own_store = store is None
     store = store if store is not None else await open_store(db)
     platform = ConsolePlatform(out, YOU)
-    lang = normalize_lang(lang) or "zh"
+    lang = normalize_lang(lang) or locale_lang(os.environ) or DEFAULT_LANG
     name = _your_name()
     user = User(NAME, YOU, name, lang)
     host = Host(store, defaults=settings, rng=random.Random(seed) if seed is not None else None)
