@@ -39,6 +39,14 @@ def test_every_key_the_code_asks_for_is_in_every_catalog_with_its_plurality() ->
         assert (key in PLURALS) == plural, key
 
 
+def test_every_catalog_key_is_found_in_the_code_so_make_messages_keeps_it() -> None:
+    """A key only built at run time (f"refuse.{code}") needs an N_ mark, or `pybabel update` drops it."""
+    keys = _code_keys()
+    for lang in LANGS:
+        unmarked = sorted(k for k in forms(lang) if k not in keys)
+        assert not unmarked, (lang, unmarked)
+
+
 def test_plural_forms_follow_the_count() -> None:
     assert tr("en", "table.cards_left", n=1) == "· 1 card"
     assert tr("en", "table.cards_left", n=0) == "· 0 cards"
