@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -9,8 +10,10 @@ from pathlib import Path
 import pytest
 from babel.messages.extract import extract_from_dir
 
+from adapters.console.app import run_console
 from bot import i18n
 from bot.i18n import LANGS, PLURALS, forms, locale_lang, normalize_lang, placeholders, tr
+from bot.memstore import MemoryStore
 from tests.host.conftest import Rig
 from tests.host.helpers import send
 
@@ -132,3 +135,14 @@ async def test_lang_zht_and_a_hong_kong_platform_language_read_traditional(rig: 
     await send(rig, ev)
     private = [s.view.text for s in rig.platform.log if s.where.chat_id == "u5"]
     assert private and private[-1] == tr("zh-Hant", "help.text")
+
+
+async def test_the_terminal_table_reads_its_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_TW.UTF-8")
+    out = io.StringIO()
+    await run_console(db=None, resume=False, inp=io.StringIO("table\nquit\n"), out=out, store=MemoryStore(), seed=3)
+    text = out.getvalue()
+    assert tr("zh-Hant", "console.prompt") in text
+    assert tr("zh-Hant", "team.0") in text and tr("zh", "team.0") not in text  # 甲隊, not 甲队
