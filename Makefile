@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest conformance bench clean
+.PHONY: run test lint typecheck pytest conformance bench messages clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,10 +12,26 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# Message catalogs (bot/i18n.py): the .po files are the source, the .mo files are built here, not committed.
+LOCALES := bot/locales
+PO := $(wildcard $(LOCALES)/*/LC_MESSAGES/tractor.po)
+MO := $(PO:.po=.mo)
+KEYWORDS := --no-default-keywords -k tr:2 -k N_ -k P_:1,2
+
+$(LOCALES)/%/LC_MESSAGES/tractor.mo: $(LOCALES)/%/LC_MESSAGES/tractor.po | $(STAMP)
+	$(BIN)/pybabel compile -D tractor -l $* -i $< -o $@
+
+# After adding or removing keys in the code: re-extract them and update every .po (then fill in the texts).
+messages: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg $(KEYWORDS) --no-wrap --no-location --sort-output --project tractor-host \
+		-o $(LOCALES)/tractor.pot bot adapters
+	$(BIN)/pybabel update -D tractor -d $(LOCALES) -i $(LOCALES)/tractor.pot --no-wrap --no-fuzzy-matching
+	$(MAKE) $(MO)
+
+run: $(STAMP) $(MO)
 	$(BIN)/tractor-host run $(ARGS)
 
-test: $(STAMP) lint typecheck pytest
+test: $(STAMP) $(MO) lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -24,7 +40,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy engine persistence bot adapters app
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(MO)
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 conformance: $(STAMP)
@@ -35,4 +51,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.store_bench
 
 clean:
-	rm -rf $(VENV) data
+	rm -rf $(VENV) data $(MO) $(LOCALES)/tractor.pot

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot import tokens
 from bot.cardtext import card_text, cards_text, suit_text
-from bot.i18n import tr
+from bot.i18n import N_, tr
 from bot.platform import Button, View
 from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
@@ -101,7 +101,7 @@ def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
         if dealer == s:
             bits.append(tr(lang, "table.dealer"))
         if counts[s] is not None:
-            bits.append(tr(lang, "table.cards_left_one" if counts[s] == 1 else "table.cards_left", n=counts[s]))
+            bits.append(tr(lang, "table.cards_left", n=counts[s]))
         lines.append(" ".join(bits))
     levels = pub.get("levels") or ["2", "2"]
     lines.append(tr(lang, "table.levels", a=_rank_text(levels[0]), b=_rank_text(levels[1]),
@@ -202,7 +202,7 @@ def hand_text(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *,
     seat = int(v["seat"])
     hand = list(v.get("hand") or [])
     kitty = v.get("kitty")
-    lines = [tr(lang, "hand.title_one" if len(hand) == 1 else "hand.title", seat=seat_label(seat, seats, lang),
+    lines = [tr(lang, "hand.title", seat=seat_label(seat, seats, lang),
                 n=len(hand), hand=v.get("hand_no", 1))]
     lines.append(tr(lang, "hand.level_trump", level=_rank_text(v.get("level")), trump=_hand_trump(v, lang)))
     lines.extend(_hand_lines(hand, v.get("level"), v.get("trump"), lang, selection))
@@ -266,7 +266,7 @@ def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match
     rows: list[tuple[Button, ...]] = []
     if phase in (Phase.DEALING, Phase.DECLARING, Phase.CHAO):
         bids = [a for a in legal if isinstance(a, Declare | Chao)][:10]
-        buttons = [Button(tr(lang, "btn.declare" if a.t == "declare" else "btn.chao",
+        buttons = [Button(tr(lang, N_("btn.declare") if a.t == "declare" else N_("btn.chao"),
                              cards=cards_text(list(a.cards))),
                           tok(tokens.DECLARE if a.t == "declare" else tokens.CHAO, "".join(a.cards)),
                           style="primary") for a in bids]
@@ -391,7 +391,7 @@ def hand_result_text(res: dict[str, Any], seats: Sequence[SeatInfo | None], lang
         lines.append(tr(lang, "result.points", points=res["defender_points"]))
     if res.get("kitty"):
         mult = int(res.get("kitty_multiplier", 0) or 0)
-        key = "result.kitty_won" if mult > 0 else "result.kitty"
+        key = N_("result.kitty_won") if mult > 0 else N_("result.kitty")
         lines.append(tr(lang, key, cards=cards_text(list(res["kitty"])), points=res.get("kitty_points", 0),
                         mult=mult))
     if res.get("penalties"):
@@ -401,7 +401,7 @@ def hand_result_text(res: dict[str, Any], seats: Sequence[SeatInfo | None], lang
         team = int(dteam) if res["winner"] == "declarers" else 1 - int(dteam)
         key = "result.declarers_win" if res["winner"] == "declarers" else "result.defenders_win"
         if not res.get("levels"):  # a side that only wins the deal does not "go up 0"
-            key = "result.declarers_hold" if res["winner"] == "declarers" else "result.defenders_take_over"
+            key = N_("result.declarers_hold") if res["winner"] == "declarers" else N_("result.defenders_take_over")
         lines.append(tr(lang, key, team=tr(lang, f"team.{team}"), n=res.get("levels", 0)))
     if res.get("knocked_to"):
         lines.append(tr(lang, "result.knocked", level=_rank_text(str(res["knocked_to"]))))

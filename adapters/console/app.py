@@ -20,6 +20,7 @@ from adapters.console.platform import NAME, ConsolePlatform, ConsoleReply
 from adapters.console.screen import FullScreen, PlainScreen
 from bot.cardtext import card_text
 from bot.host import ALL_COMMANDS, Host, TableGlance
+from bot.i18n import locale_lang as posix_locale_lang
 from bot.i18n import normalize_lang, tr
 from bot.platform import Incoming, User, Where
 from bot.settings import TableSettings
@@ -35,13 +36,10 @@ CARD_WORDS = ("sj", "bj")
 
 
 def locale_lang(env: Mapping[str, str] | None = None) -> str:
-    """The person's language from the locale: Chinese when it is a Chinese locale, else English."""
-    env = os.environ if env is None else env
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(name)
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
+    """The person's language from the locale: Chinese (Simplified or Traditional) for a Chinese locale,
+    else English."""
+    found = posix_locale_lang(os.environ if env is None else env)
+    return found if found is not None and found.startswith("zh") else "en"
 
 
 class ConsoleSession:

@@ -100,7 +100,8 @@ class TractorGroup(app_commands.Group):
         await _run(interaction, "rules", preset)
 
     @app_commands.command(name="lang", description="Language of this channel · 语言")
-    @app_commands.choices(language=[Choice(name="中文", value="zh"), Choice(name="English", value="en")])
+    @app_commands.choices(language=[Choice(name="简体中文", value="zh"), Choice(name="繁體中文", value="zh-Hant"),
+                                    Choice(name="English", value="en")])
     async def lang(self, interaction: discord.Interaction[Any], language: Choice[str]) -> None:
         await _run(interaction, "lang", language.value)
 

@@ -31,7 +31,7 @@ DEFAULT_TOP = 10
 MAX_TOP = 50
 DEFAULT_HISTORY = 10
 MAX_HISTORY = 30
-ALL_WORDS = frozenset({"all", "alltime", "全部", "总榜", "历史"})
+ALL_WORDS = frozenset({"all", "alltime", "全部", "总榜", "历史", "總榜", "歷史"})
 
 
 @dataclass(frozen=True)
@@ -264,7 +264,7 @@ async def _history(league: LeagueStore, where: Where, args: tuple[str, ...], lan
 async def _season(
     league: LeagueStore, where: Where, user: User, args: tuple[str, ...], lang: str, is_admin: bool
 ) -> LeagueReply:
-    if args and args[0].lower() in ("new", "新", "新赛季"):
+    if args and args[0].lower() in ("new", "新", "新赛季", "新賽季"):
         if not is_admin:
             return LeagueReply(t("admins_only", lang))
         method = parse_method(args[1]) if len(args) > 1 else None

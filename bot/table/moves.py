@@ -329,10 +329,10 @@ def _b36_or(s: str, default: int) -> int:
 
 def action_text(lang: str, action: Action) -> str:
     """An action as a person would type it ("play ♠A ♠A")."""
-    t = action.t
+    word = tr(lang, f"word.{action.t}")
     if isinstance(action, Play | Declare | Chao | Bury):
-        return f"{tr(lang, 'word.' + t)} {cards_text(list(action.cards))}".strip()
-    return tr(lang, "word." + t)
+        return f"{word} {cards_text(list(action.cards))}".strip()
+    return word
 
 
 def refusal_text(lang: str, err: IllegalAction) -> str:

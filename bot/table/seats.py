@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from bot.i18n import LANGS
 from bot.views import SeatInfo
 
 EMPTY: dict[str, Any] = {"kind": "empty"}
@@ -49,4 +50,4 @@ class Seats(list[dict[str, Any]]):
 
     def lang(self, s: int, default: str) -> str:
         lang = self[s].get("lang")
-        return lang if isinstance(lang, str) and lang in ("zh", "en") else default
+        return lang if isinstance(lang, str) and lang in LANGS else default

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 import pytest
+from babel.messages.pofile import read_po
 
 from bot import tokens
 from bot.cardtext import card_text, parse_typed_card
-from bot.i18n import LANGS, catalog, normalize_lang, placeholders, tr
+from bot.i18n import LANGS, catalog, normalize_lang, placeholders, po_path, tr
 from bot.views import SeatInfo, hand_view, lobby_view, table_view
 from engine.actions import Declare, Pass
 
@@ -55,15 +53,17 @@ def test_tampered_token_fails_checksum() -> None:
 
 
 def test_catalogs_match_and_cover_engine_codes() -> None:
-    zh, en = catalog("zh"), catalog("en")
-    assert set(zh) == set(en)
-    for key in en:
-        assert placeholders(en[key]) == placeholders(zh[key]), key
+    en = catalog("en")
+    for lang in LANGS:
+        other = catalog(lang)
+        assert set(other) == set(en), lang
+        for key in en:
+            assert placeholders(en[key]) == placeholders(other[key]), (lang, key)
     for code in ENGINE_CODES:
         assert f"refuse.{code}" in en
     for lang in LANGS:
-        raw = resources.files("bot").joinpath("locales", f"{lang}.json").read_text(encoding="utf-8")
-        assert isinstance(json.loads(raw), dict)
+        with po_path(lang).open("rb") as f:
+            assert len(read_po(f)) == len(en), lang
 
 
 def test_tr_fills_params_and_survives_missing_ones() -> None:
