@@ -55,9 +55,9 @@ def load_migrations(directory: Path | None = None, *, package: str = "persistenc
     return found
 
 
-def latest_version(directory: Path | None = None) -> int:
+def latest_version(directory: Path | None = None, *, package: str = "persistence.migrations") -> int:
     """The schema version the code expects (the highest migration number)."""
-    migrations = load_migrations(directory)
+    migrations = load_migrations(directory, package=package)
     return migrations[-1].number if migrations else 0
 
 

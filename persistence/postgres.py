@@ -59,11 +59,6 @@ Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
 _DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
 
 
-def is_postgres_url(target: object) -> bool:
-    """Whether `target` names a PostgreSQL database (postgresql://... or postgres://...)."""
-    return isinstance(target, str) and target.split("://", 1)[0] in ("postgresql", "postgres")
-
-
 def redact(url: str) -> str:
     """The URL without its password, for messages and logs."""
     parts = urlsplit(url)
