@@ -11,6 +11,7 @@ from bot.platform import Incoming, User
 from bot.settings import OptionError, parse_new_args, settings_with
 from bot.table import Table
 from bot.table.messages import Event
+from bot.table.seats import SeatKind
 from engine.formats import best_of_three_winner
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ async def new(host: Host, event: Incoming, args: tuple[str, ...], lang: str) -> 
                 "settings": settings.to_dict(), "format": fmt}
         if fmt == "best_of_3":
             meta["series"] = {"wins": [0, 0], "game": 1}
-        seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
+        seats: list[dict[str, Any]] = [{"kind": SeatKind.EMPTY} for _ in range(4)]
         mid = await host.store.create_match(event.where.platform, event.where.chat_id, rules.to_dict(), seats,
                                             seed, meta, status="lobby")
         deadlines: dict[str, float] = {}

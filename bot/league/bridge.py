@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from bot.league.commands import record_match
 from bot.league.records import Ending, HandSummary, MatchFormat, MatchRecord, SeatPlayer
+from bot.table.seats import SeatKind
 from engine.cards import level_steps
 
 
@@ -79,7 +80,7 @@ def _team_or_none(value: object) -> int | None:
 
 
 def _seat(seat: int, info: Mapping[str, Any]) -> SeatPlayer:
-    if info.get("kind") == "human" and info.get("user_id"):
+    if info.get("kind") == SeatKind.HUMAN and info.get("user_id"):
         return SeatPlayer(seat, str(info["user_id"]), str(info.get("name", "?")))
     return SeatPlayer(seat, "", str(info.get("name", "AI")), is_ai=True)
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bot.ai import Chooser, find_chooser, move_seed
 from bot.settings import DEFAULT_AI_LEVEL
 from bot.table.messages import AiAnswer
+from bot.table.seats import SeatKind
 from engine.actions import ACTION_TYPES, Action, Declare
 from engine.views import SeatView
 
@@ -89,7 +90,7 @@ class AiSeats:
         t = self.table
         m = t.game
         seat = t.seats[s]
-        level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == "ai" else DEFAULT_AI_LEVEL
+        level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == SeatKind.AI else DEFAULT_AI_LEVEL
         seed = move_seed(t.seed, m.version, s)
         policy = t.host.ai_policy
         if self.chooser is None or not policy.threads:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from bot.i18n import tr
 from bot.platform import Incoming, Unreachable
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
-from bot.table.seats import EMPTY
+from bot.table.seats import EMPTY, SeatKind
 from engine import Match, Rules
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
         seat_no = want
     else:
         seat_no = random.Random(f"{table.seed}:{ev.user.user_id}").choice(free)
-    table.seats[seat_no] = {"kind": "human", "user_id": ev.user.user_id, "name": ev.user.name[:32],
+    table.seats[seat_no] = {"kind": SeatKind.HUMAN, "user_id": ev.user.user_id, "name": ev.user.name[:32],
                            "lang": table.host.user_lang(ev.user), "away": False, "timeouts": 0}
     await table.host.store.upsert_player(table.platform_name, ev.user.user_id, ev.user.name, ev.user.language)
     await table.save_seats()
@@ -74,7 +74,7 @@ async def addbot(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
         return
     s = free[0]
     name = f"AI-{s + 1}"
-    table.seats[s] = {"kind": "ai", "name": name, "level": level}
+    table.seats[s] = {"kind": SeatKind.AI, "name": name, "level": level}
     await table.save_seats()
     await table.answer(ev, tr(lang, "addbot.ok", name=name, level=level, seat=s + 1))
 
@@ -90,7 +90,7 @@ async def kick(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
         return
     s = int(args[0]) - 1
     seat = table.seats[s]
-    if seat.get("kind") == "empty":
+    if seat.get("kind") == SeatKind.EMPTY:
         await table.answer(ev, tr(lang, "kick.usage"))
         return
     if table.status == "lobby":
@@ -107,7 +107,7 @@ async def start(table: Table, ev: Incoming) -> None:
     if table.status != "lobby":
         await table.answer(ev, tr(lang, "join.not_lobby"))
         return
-    n = sum(1 for seat in table.seats if seat.get("kind") != "empty")
+    n = sum(1 for seat in table.seats if seat.get("kind") != SeatKind.EMPTY)
     if n < 4:
         await table.answer(ev, tr(lang, "start.need_four", n=n))
         return

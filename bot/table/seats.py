@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import StrEnum
 from typing import Any
 
 from bot.i18n import LANGS
 from bot.views import SeatInfo
 
-EMPTY: dict[str, Any] = {"kind": "empty"}
+
+class SeatKind(StrEnum):
+    """Who holds a seat; stored in the match's seats as its plain string."""
+
+    HUMAN = "human"
+    AI = "ai"
+    EMPTY = "empty"
+
+
+EMPTY: dict[str, Any] = {"kind": SeatKind.EMPTY}
 
 
 class Seats(list[dict[str, Any]]):
@@ -23,30 +33,30 @@ class Seats(list[dict[str, Any]]):
     def seat_of(self, user_id: str) -> int | None:
         """The seat of this person; None for strangers and for people kicked out (an AI keeps their seat)."""
         for s, seat in enumerate(self):
-            if seat.get("kind") == "human" and seat.get("user_id") == user_id and not seat.get("kicked"):
+            if seat.get("kind") == SeatKind.HUMAN and seat.get("user_id") == user_id and not seat.get("kicked"):
                 return s
         return None
 
     def infos(self) -> list[SeatInfo | None]:
         out: list[SeatInfo | None] = []
         for seat in self:
-            if seat.get("kind") == "empty":
+            if seat.get("kind") == SeatKind.EMPTY:
                 out.append(None)
             else:
-                out.append(SeatInfo(str(seat.get("name", "?")), is_ai=seat.get("kind") == "ai",
+                out.append(SeatInfo(str(seat.get("name", "?")), is_ai=seat.get("kind") == SeatKind.AI,
                                     away=bool(seat.get("away"))))
         return out
 
     def humans(self) -> list[int]:
-        return [s for s, seat in enumerate(self) if seat.get("kind") == "human"]
+        return [s for s, seat in enumerate(self) if seat.get("kind") == SeatKind.HUMAN]
 
     def free(self) -> list[int]:
-        return [s for s, seat in enumerate(self) if seat.get("kind") == "empty"]
+        return [s for s, seat in enumerate(self) if seat.get("kind") == SeatKind.EMPTY]
 
     def ai_driven(self, s: int) -> bool:
         """An AI plays this seat: an AI's own, or a person's who is away."""
         seat = self[s]
-        return seat.get("kind") == "ai" or bool(seat.get("away"))
+        return seat.get("kind") == SeatKind.AI or bool(seat.get("away"))
 
     def lang(self, s: int, default: str) -> str:
         lang = self[s].get("lang")
