@@ -31,7 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from persistence.errors import MatchClosed, SequenceConflict, StoreError, UnknownMatch
+from persistence.errors import LeaseLost, MatchClosed, SequenceConflict, StoreError, UnknownMatch
 from persistence.postgres_migrate import migrate
 from persistence.store import (
     BROKEN,
@@ -99,8 +99,10 @@ class PostgresStore(Store):
     """
 
     def __init__(self, pool: asyncpg.Pool, url: str, clock: Callable[[], float],
-                 synchronous: Synchronous = "FULL") -> None:
+                 synchronous: Synchronous = "FULL", worker: str | None = None) -> None:
         self._pool = pool
+        # With a worker name, appends are accepted only for tables whose lease this worker holds.
+        self.worker = worker
         self.path = redact(url)  # what tools print; never the password
         self.synchronous = synchronous
         self._clock = clock
@@ -118,6 +120,7 @@ class PostgresStore(Store):
         migrate_schema: bool = True,
         min_size: int = 1,
         max_size: int = 8,
+        worker: str | None = None,
     ) -> PostgresStore:
         """Connect a pool and bring the schema up to date.
 
@@ -125,6 +128,9 @@ class PostgresStore(Store):
         (`synchronous_commit = on`): an acknowledged action survives the server losing power.
         "NORMAL"/"OFF" set `synchronous_commit = off`: a server crash may lose the last
         fraction of a second of commits, never consistency.
+
+        `worker` names this process among several sharing the database: its appends are then
+        refused (`LeaseLost`) for any table whose lease (`acquire_lease`) it does not hold.
 
         :raises MigrationError: the database is newer than this code, or a migration failed.
         :raises OSError, asyncpg.PostgresError: the server cannot be reached or refuses us.
@@ -143,7 +149,7 @@ class PostgresStore(Store):
         except BaseException:
             await pool.close()
             raise
-        return cls(pool, url, clock, synchronous)
+        return cls(pool, url, clock, synchronous, worker)
 
     async def close(self) -> None:
         """Close the pool after the waiting appends."""
@@ -272,7 +278,7 @@ class PostgresStore(Store):
             self.stats.largest_batch = max(self.stats.largest_batch, len(batch))
             try:
                 async with self._pool.acquire() as conn:
-                    outcomes = await _append_batch(conn, batch)
+                    outcomes = await _append_batch(conn, batch, self.worker)
             except BaseException as exc:  # no connection (or cancelled): nobody's append is known
                 for item in batch:
                     if not item.done.done():
@@ -353,6 +359,48 @@ class PostgresStore(Store):
                 return
             await _require_match(conn, match_id)
             await _set_deadline(conn, match_id, kind, float(at))
+
+    # ------------------------------------------------------------------- leases
+
+    async def acquire_lease(self, match_id: int, ttl: float) -> bool:
+        """Take (or renew) this worker's lease on a table for `ttl` seconds of the database's clock.
+
+        :returns: True when this worker holds it now; False while another worker's lease runs.
+        """
+        worker = self._require_worker()
+        async with self._pool.acquire() as conn:
+            try:
+                held = await conn.fetchval(
+                    "INSERT INTO leases (match_id, worker, expires_at) VALUES ($1, $2, " + _NOW + " + $3)"
+                    " ON CONFLICT (match_id) DO UPDATE SET worker = excluded.worker, expires_at = excluded.expires_at"
+                    " WHERE leases.worker = excluded.worker OR leases.expires_at <= " + _NOW + " RETURNING 1",
+                    match_id, worker, float(ttl),
+                )
+            except asyncpg.ForeignKeyViolationError:
+                raise UnknownMatch(match_id) from None
+        return held is not None
+
+    async def renew_leases(self, ttl: float) -> list[int]:
+        """The heartbeat: extend every unexpired lease of this worker; returns the tables still held."""
+        worker = self._require_worker()
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "UPDATE leases SET expires_at = " + _NOW + " + $2 WHERE worker = $1 AND expires_at > " + _NOW
+                + " RETURNING match_id",
+                worker, float(ttl),
+            )
+        return sorted(int(r[0]) for r in rows)
+
+    async def release_lease(self, match_id: int) -> None:
+        """Hand a table over at once (a clean stop), instead of letting the lease run out."""
+        worker = self._require_worker()
+        async with self._pool.acquire() as conn:
+            await conn.execute("DELETE FROM leases WHERE match_id = $1 AND worker = $2", match_id, worker)
+
+    def _require_worker(self) -> str:
+        if self.worker is None:
+            raise RuntimeError("leases need a worker name: PostgresStore.open(url, worker=...)")
+        return self.worker
 
     # --------------------------------------------------------------- idempotency
 
@@ -551,6 +599,9 @@ class _Result:
         return None
 
 
+#: The database's clock in epoch seconds: lease times never depend on a worker's own clock.
+_NOW = "extract(epoch FROM clock_timestamp())::float8"
+
 _INSERT_ACTION = (
     # One statement: the trigger raises the version in the same statement. It inserts only
     # the next seq of an open match whose key was never seen.
@@ -575,8 +626,16 @@ async def _set_deadline(conn: Conn, match_id: int, kind: str, at: float) -> None
     )
 
 
-async def _append_one(conn: Conn, a: _Append) -> AppendResult | StoreError:
+async def _append_one(conn: Conn, a: _Append, worker: str | None) -> AppendResult | StoreError:
     """One append inside the caller's transaction; a refusal is returned, not raised (it changed nothing)."""
+    if worker is not None:
+        # The lease row is locked until this transaction ends, so it cannot pass to another worker
+        # between this check and the commit.
+        holder = await conn.fetchval(
+            "SELECT worker FROM leases WHERE match_id = $1 AND expires_at > " + _NOW + " FOR UPDATE", a.match_id
+        )
+        if holder != worker:
+            return LeaseLost(a.match_id, worker)
     if await conn.fetchval(_INSERT_ACTION, a.seq, a.text, a.key, a.at, a.match_id) is None:
         return await _why_not_appended(conn, a)
     for kind, at in a.deadlines:
@@ -587,22 +646,22 @@ async def _append_one(conn: Conn, a: _Append) -> AppendResult | StoreError:
     return "applied"
 
 
-async def _append_batch(conn: Conn, batch: list[_Append]) -> list[AppendResult | BaseException]:
+async def _append_batch(conn: Conn, batch: list[_Append], worker: str | None) -> list[AppendResult | BaseException]:
     """The batch in one transaction, in order; each item's outcome. Should a statement fail in a
     way that is not a refusal, the batch is rolled back and each append is tried on its own."""
     if len(batch) > 1:
         try:
             async with conn.transaction():
-                return [await _append_one(conn, a) for a in batch]
+                return [await _append_one(conn, a, worker) for a in batch]
         except _DB_ERRORS:
             pass
-    return [await _append_alone(conn, a) for a in batch]
+    return [await _append_alone(conn, a, worker) for a in batch]
 
 
-async def _append_alone(conn: Conn, a: _Append) -> AppendResult | BaseException:
+async def _append_alone(conn: Conn, a: _Append, worker: str | None) -> AppendResult | BaseException:
     try:
         async with conn.transaction():
-            return await _append_one(conn, a)
+            return await _append_one(conn, a, worker)
     except _DB_ERRORS as exc:
         return exc
 

@@ -16,8 +16,9 @@ import pytest
 
 from app.db import engine_rebuild
 from app.store import open_store
-from persistence import SequenceConflict
+from persistence import SequenceConflict, UnknownMatch
 from persistence.cli import db_main
+from persistence.errors import LeaseLost
 from persistence.league_store import LeagueStore
 from persistence.migrate import MigrationError, latest_version
 from persistence.postgres import PostgresStore, redact
@@ -171,3 +172,53 @@ class TestChoosingAndTools:
     def test_messages_never_show_the_password(self) -> None:
         assert redact("postgresql://bot:s3cret@db.example:5433/tractor") == "postgresql://bot:***@db.example:5433/tractor"
         assert redact("postgresql://bot@db/tractor") == "postgresql://bot@db/tractor"
+
+
+class TestLeases:
+    """Issue 20's single writer across workers: a table's lease, and writes refused once it is lost."""
+
+    async def test_one_worker_at_a_time_and_a_lost_lease_refuses_writes(self, pg_url: str) -> None:
+        a = await PostgresStore.open(pg_url, worker="w1")
+        b = await PostgresStore.open(pg_url, worker="w2")
+        try:
+            match_id = await a.create_match("telegram", "-1", RULES, SEATS, 7, {})
+            with pytest.raises(LeaseLost):  # nobody holds it yet: no worker may write
+                await a.append_action(match_id, 0, {"t": "deal"}, "k0")
+            assert await a.acquire_lease(match_id, ttl=0.5)
+            assert not await b.acquire_lease(match_id, ttl=0.5)  # w1's lease runs
+            assert await a.append_action(match_id, 0, {"t": "deal"}, "k0") == "applied"
+            with pytest.raises(LeaseLost, match="does not hold its lease"):
+                await b.append_action(match_id, 1, {"t": "pass", "seat": 0}, "k1")
+            assert await a.renew_leases(ttl=0.5) == [match_id]  # the heartbeat
+            await asyncio.sleep(0.6)  # w1 stops beating (its machine died): the lease runs out
+            assert await b.acquire_lease(match_id, ttl=30)
+            with pytest.raises(LeaseLost):  # w1 comes back and tries to go on: refused, nothing written
+                await a.append_action(match_id, 1, {"t": "stale"}, "k-stale")
+            assert await a.renew_leases(ttl=30) == []
+            assert await b.append_action(match_id, 1, {"t": "pass", "seat": 0}, "k1") == "applied"
+            stored = await b.get_match(match_id)
+            assert stored is not None and stored.actions == [{"t": "deal"}, {"t": "pass", "seat": 0}]
+            assert not await a.seen_key("k-stale")
+        finally:
+            await a.close()
+            await b.close()
+
+    async def test_a_clean_stop_hands_the_table_over_at_once(self, pg_url: str) -> None:
+        a = await PostgresStore.open(pg_url, worker="w1")
+        b = await PostgresStore.open(pg_url, worker="w2")
+        try:
+            match_id = await a.create_match("telegram", "-1", RULES, SEATS, 7, {})
+            assert await a.acquire_lease(match_id, ttl=60)
+            await a.release_lease(match_id)
+            assert await b.acquire_lease(match_id, ttl=60)
+            with pytest.raises(UnknownMatch):
+                await b.acquire_lease(9999, ttl=60)
+        finally:
+            await a.close()
+            await b.close()
+
+    async def test_without_a_worker_name_there_are_no_leases(self, pg: PostgresStore) -> None:
+        match_id = await pg.create_match("telegram", "-1", RULES, SEATS, 7, {})
+        assert await pg.append_action(match_id, 0, {"t": "deal"}, None) == "applied"
+        with pytest.raises(RuntimeError, match="worker name"):
+            await pg.acquire_lease(match_id, ttl=1)
