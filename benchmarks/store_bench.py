@@ -4,6 +4,8 @@ Appends go through `SqliteStore.append_action` (one transaction each, the
 way the host writes), once per synchronous mode. Resume opens the file
 afresh, loads every unfinished match and replays each through the real
 engine (`--engine standin` swaps in a trivial fold, to time the store alone). Figures vary with the disk; run on the machine you deploy to.
+With `--postgres URL` the same appends and resume run on `PostgresStore` too
+(a throwaway server: `python -m tests.persistence.pg_server` prints a URL; fsync on).
 """
 
 from __future__ import annotations
@@ -17,26 +19,34 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
 
 import engine
 from app.db import engine_rebuild
+from persistence.postgres import PostgresStore, redact
 from persistence.replay import Rebuild, replay_all
 from persistence.store import SqliteStore, Synchronous
 
 
-async def append_rate(directory: Path, synchronous: Synchronous, n: int, tables: int) -> float:
+async def append_rate(directory: Path, synchronous: Synchronous, n: int, tables: int,
+                      postgres: str | None = None) -> float:
     """Appends per second through the store API; `tables` matches append concurrently."""
-    store = await SqliteStore.open(
-        directory / f"append-{synchronous}-{tables}.sqlite3", synchronous=synchronous
-    )
+    store: SqliteStore | PostgresStore
+    if postgres:
+        store = await PostgresStore.open(postgres, synchronous=synchronous)
+    else:
+        store = await SqliteStore.open(directory / f"append-{synchronous}-{tables}.sqlite3", synchronous=synchronous)
     try:
-        ids = [await store.create_match("bench", f"c{t}", {}, [], t, {}) for t in range(tables)]
+        run = time.perf_counter_ns()
+        ids = [await store.create_match("bench", f"c{run}-{t}", {}, [], t, {}) for t in range(tables)]
         per_table = n // tables
 
         async def table(match_id: int) -> None:
             for seq in range(per_table):
                 action = {"t": "play", "seat": seq % 4, "cards": ["AS", "AS"]}
-                await store.append_action(match_id, seq, action, f"{match_id}:{seq}")
+                await store.append_action(match_id, seq, action, f"{run}:{match_id}:{seq}")
 
         start = time.perf_counter()
         await asyncio.gather(*(table(m) for m in ids))
@@ -115,16 +125,59 @@ async def build_open_matches(
         await store.close()
 
 
+async def build_open_matches_pg(
+    url: str, matches: int, length: int,
+    make_log: Callable[[int, int], tuple[dict[str, Any], list[dict[str, Any]]]],
+) -> None:
+    """The same set-up on PostgreSQL, into an empty database (COPY; not measured)."""
+    store = await PostgresStore.open(url, synchronous="OFF")
+    await store.close()  # the schema
+    conn = await asyncpg.connect(url)
+    try:
+        logs = [make_log(seed, length) for seed in range(matches)]
+        now = time.time()
+        await conn.copy_records_to_table(
+            "chats", records=[(i + 1, "bench", f"chat{i}", "{}", now, now) for i in range(matches)],
+            columns=["id", "platform", "chat_id", "settings", "created_at", "updated_at"],
+        )
+        await conn.copy_records_to_table(
+            "matches",
+            records=[(i + 1, i + 1, json.dumps(r), "[]", i, "active", "{}", len(a), now, now)
+                     for i, (r, a) in enumerate(logs)],
+            columns=["id", "chat", "rules", "seats", "seed", "status", "meta", "version", "created_at", "updated_at"],
+        )
+        await conn.execute("ALTER TABLE actions DISABLE TRIGGER actions_raise_version")
+        await conn.copy_records_to_table(
+            "actions",
+            records=[(i + 1, seq, json.dumps(a, separators=(",", ":")), f"{i + 1}:{seq}", now)
+                     for i, (_, actions) in enumerate(logs) for seq, a in enumerate(actions)],
+            columns=["match_id", "seq", "action", "key", "at"],
+        )
+        await conn.execute("ALTER TABLE actions ENABLE TRIGGER actions_raise_version")
+        await conn.copy_records_to_table(
+            "messages", records=[(i + 1, "table", str(i)) for i in range(matches)],
+            columns=["match_id", "slot", "message_id"],
+        )
+        await conn.copy_records_to_table(
+            "deadlines", records=[(i + 1, "turn", now) for i in range(matches)], columns=["match_id", "kind", "at"]
+        )
+        await conn.execute("SELECT setval(pg_get_serial_sequence('matches', 'id'), $1)", matches)
+        await conn.execute("SELECT setval(pg_get_serial_sequence('chats', 'id'), $1)", matches)
+        await conn.execute("ANALYZE")
+    finally:
+        await conn.close()
+
+
 def _cpu() -> float:
     """CPU seconds of this process, all threads (the aiosqlite worker included)."""
     return time.process_time()
 
 
-async def resume_time(path: Path, rebuild: Rebuild[Any]) -> dict[str, float]:
-    """Seconds to open the file, load every unfinished match, and replay them all."""
+async def resume_time(path: Path | str, rebuild: Rebuild[Any]) -> dict[str, float]:
+    """Seconds to open the file (or PostgreSQL URL), load every unfinished match, and replay them all."""
     c0 = _cpu()
     t0 = time.perf_counter()
-    store = await SqliteStore.open(path)
+    store = await PostgresStore.open(path) if isinstance(path, str) else await SqliteStore.open(path)
     t1 = time.perf_counter()
     try:
         loaded = await store.load_unfinished()
@@ -161,6 +214,19 @@ async def run(args: argparse.Namespace) -> None:
                     f"  synchronous={mode:<6} {tables:>2} table(s): {statistics.median(rates):>8.0f} appends/s"
                     f" (median of {args.repeat})"
                 )
+        if args.postgres:
+            print(f"durable appends through PostgresStore.append_action on {redact(args.postgres)}:")
+            for mode in modes:
+                commit = "on" if mode == "FULL" else "off"
+                for tables in (1, 20):
+                    rates = [await append_rate(directory, mode, args.appends, tables, args.postgres)
+                             for _ in range(args.repeat)]
+                    print(
+                        f"  synchronous_commit={commit:<3} {tables:>2} table(s): {statistics.median(rates):>8.0f}"
+                        f" appends/s (median of {args.repeat})"
+                    )
+        if args.appends_only:
+            return
 
         make_log: Callable[[int, int], tuple[dict[str, Any], list[dict[str, Any]]]]
         rebuild: Rebuild[Any]
@@ -175,14 +241,38 @@ async def run(args: argparse.Namespace) -> None:
         t = time.perf_counter()
         await build_open_matches(path, args.matches, args.actions, make_log)
         print(f"  (set-up: generated and stored the logs in {time.perf_counter() - t:.1f} s)")
-        runs = [await resume_time(path, rebuild) for _ in range(args.repeat)]
-        best = min(runs, key=lambda r: r["total"])
-        print(
-            f"  {int(best['matches'])} matches, {int(best['actions'])} actions: open {best['open']:.3f} s,"
+        targets: list[tuple[str, Path | str]] = [("SQLite", path)]
+        if args.postgres:
+            fresh = await _fresh_database(args.postgres, "tractor_resume_bench")
+            t = time.perf_counter()
+            await build_open_matches_pg(fresh, args.matches, args.actions, make_log)
+            print(f"  (set-up on PostgreSQL: {time.perf_counter() - t:.1f} s)")
+            targets.append(("PostgreSQL", fresh))
+        for name, target in targets:
+            runs = [await resume_time(target, rebuild) for _ in range(args.repeat)]
+            _print_resume(name, runs, args.repeat)
+
+
+async def _fresh_database(url: str, name: str) -> str:
+    """An empty database `name` on the server of `url` (dropped first if a previous run left it)."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        await conn.execute(f"CREATE DATABASE {name}")
+    finally:
+        await conn.close()
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _print_resume(name: str, runs: list[dict[str, float]], repeat: int) -> None:
+    best = min(runs, key=lambda r: r["total"])
+    print(
+            f"  {name}: {int(best['matches'])} matches, {int(best['actions'])} actions: open {best['open']:.3f} s,"
             f" load {best['load']:.3f} s, replay {best['replay']:.3f} s, total {best['total']:.2f} s"
-            f" (CPU {best['cpu']:.2f} s; best of {args.repeat}, median total"
+            f" (CPU {best['cpu']:.2f} s; best of {repeat}, median total"
             f" {statistics.median(r['total'] for r in runs):.2f} s)"
-        )
+    )
 
 
 def main() -> None:
@@ -193,6 +283,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="repetitions; the median/best is shown")
     parser.add_argument("--engine", choices=("real", "standin"), default="real")
     parser.add_argument("--dir", help="where to put the temporary files (default: the system temp dir)")
+    parser.add_argument("--postgres", metavar="URL", help="also measure PostgresStore on this server")
+    parser.add_argument("--appends-only", action="store_true", help="skip the resume measurement")
     asyncio.run(run(parser.parse_args()))
 
 

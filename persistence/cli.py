@@ -2,7 +2,10 @@
 
 The command (`app.db`) calls `db_main(ARGS, rebuild=...)`; `rebuild` replays
 one stored match (the engine's replay), so persistence itself knows no rules.
-The database is `--db PATH`, else $TRACTOR_DB, else ./data/tractor.sqlite3.
+The database is `--db PATH` (a SQLite file or a postgresql:// URL), else
+$TRACTOR_DATABASE_URL, else $TRACTOR_DB, else ./data/tractor.sqlite3. On
+PostgreSQL `check` and `export` work the same; `backup` names pg_dump, the tool
+made for a consistent copy of a live PostgreSQL database.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+
 from persistence.migrate import MigrationError
-from persistence.paths import default_db_path
+from persistence.paths import database_target
+from persistence.postgres import PostgresStore, redact
 from persistence.replay import Rebuild, replay_one
 from persistence.store import BROKEN, SqliteStore, StoredMatch
 
@@ -27,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tractor-host db", description="Back up, export and check the tractor-host database."
     )
-    db_help = "database file (default: $TRACTOR_DB or ./data/tractor.sqlite3)"
+    db_help = ("database file or postgresql:// URL"
+               " (default: $TRACTOR_DATABASE_URL, $TRACTOR_DB or ./data/tractor.sqlite3)")
     parser.add_argument("--db", help=db_help)
     # --db is taken after the command too (`tractor-host db check --db FILE`); SUPPRESS keeps
     # an absent one from overwriting the one given before the command.
@@ -52,17 +59,38 @@ async def db_main(argv: list[str], *, rebuild: Rebuild[object]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse has printed the usage or --help
         return int(exc.code or 0) if isinstance(exc.code, int) else 2
-    path = default_db_path(args.db)
-    if not path.exists():
-        print(f"no database at {path} (set --db or TRACTOR_DB)", file=sys.stderr)
-        return 1
     try:
-        store = await SqliteStore.open(path, migrate_schema=args.command != "backup")
-    except (sqlite3.DatabaseError, MigrationError) as exc:
-        print(f"cannot open {path}: {exc}", file=sys.stderr)
-        return 1
+        target = database_target(args.db)
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    store: SqliteStore | PostgresStore
+    if isinstance(target, str):
+        if args.command == "backup":
+            print(
+                f"a PostgreSQL database is backed up with pg_dump, not here: pg_dump --format=custom"
+                f" --file={args.path} '{redact(target)}' (or continuous archiving, or a replica)",
+                file=sys.stderr,
+            )
+            return 1
+        try:
+            store = await PostgresStore.open(target, max_size=2)
+        except (OSError, asyncpg.PostgresError, MigrationError) as exc:
+            print(f"cannot open {redact(target)}: {exc}", file=sys.stderr)
+            return 1
+    else:
+        path = target
+        if not path.exists():
+            print(f"no database at {path} (set --db, TRACTOR_DATABASE_URL or TRACTOR_DB)", file=sys.stderr)
+            return 1
+        try:
+            store = await SqliteStore.open(path, migrate_schema=args.command != "backup")
+        except (sqlite3.DatabaseError, MigrationError) as exc:
+            print(f"cannot open {path}: {exc}", file=sys.stderr)
+            return 1
     try:
         if args.command == "backup":
+            assert isinstance(store, SqliteStore)
             return await _backup(store, Path(args.path))
         if args.command == "export":
             return await _export(store, args.match, args.output)
@@ -105,7 +133,7 @@ def export_document(stored: StoredMatch) -> dict[str, Any]:
     return document
 
 
-async def _export(store: SqliteStore, match_id: int, output: str | None) -> int:
+async def _export(store: SqliteStore | PostgresStore, match_id: int, output: str | None) -> int:
     stored = await store.get_match(match_id)
     if stored is None:
         print(f"no match with id {match_id}", file=sys.stderr)
@@ -129,7 +157,7 @@ async def _export(store: SqliteStore, match_id: int, output: str | None) -> int:
     return 0
 
 
-async def _check(store: SqliteStore, rebuild: Rebuild[object]) -> int:
+async def _check(store: SqliteStore | PostgresStore, rebuild: Rebuild[object]) -> int:
     problems = await store.integrity_check()
     if problems:
         print("integrity: FAILED")

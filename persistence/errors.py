@@ -37,3 +37,15 @@ class MatchClosed(StoreError):
     def __init__(self, match_id: int) -> None:
         super().__init__(f"match {match_id} is finished; its log takes no more actions")
         self.match_id = match_id
+
+
+class LeaseLost(StoreError):
+    """This worker no longer holds the table's lease (it expired, another worker took it over):
+    the write is refused, and the table must stop here and leave it to its new owner."""
+
+    def __init__(self, match_id: int, worker: str) -> None:
+        super().__init__(
+            f"match {match_id}: worker {worker!r} does not hold its lease; another worker drives it now"
+        )
+        self.match_id = match_id
+        self.worker = worker

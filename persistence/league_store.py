@@ -1,9 +1,11 @@
-"""League tables in SQLite: the only place league SQL lives.
+"""League tables in SQLite or PostgreSQL: the only place league SQL lives.
 
-The tables come from migration 0002_league.sql, applied with the others by
-`SqliteStore.open`. This module runs its statements through the store's
-`transaction()` (writes, one lock-held BEGIN IMMEDIATE each) and
-`fetchall()` (reads), so league writes never interleave with the host's.
+The tables come from migration 0002_league.sql (each store has its own),
+applied with the others by `SqliteStore.open` / `PostgresStore.open`. The SQL
+is the dialect both share (`ON CONFLICT DO NOTHING`, casts where a
+placeholder's type must be known), with `?` placeholders. This module runs
+its statements through the store's `transaction()` (writes, one transaction
+each) and `fetchall()` (reads), so league writes never interleave with the host's.
 Match records go in and come out as the plain dicts `bot.league` hands it
 (`MatchRecord.to_dict()`): persistence imports nothing from bot/.
 Players are keyed by (platform, user_id), the players table's own key, so a
@@ -20,15 +22,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-import aiosqlite
-
 from persistence.store import SqliteStore
 
 
 class Database(Protocol):
-    """What the league needs from the store: write transactions and reads."""
+    """What the league needs from the store: write transactions and reads.
 
-    def transaction(self) -> AbstractAsyncContextManager[aiosqlite.Connection]: ...
+    The connection is aiosqlite's, or `PostgresStore`'s look-alike of it
+    (execute, executemany, cursors with rowcount and fetchone).
+    """
+
+    def transaction(self) -> AbstractAsyncContextManager[Any]: ...
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]: ...
 
@@ -97,14 +101,15 @@ class LeagueStore:
         )
 
     @staticmethod
-    async def _ensure_league(conn: aiosqlite.Connection, platform: str, chat_id: str) -> None:
+    async def _ensure_league(conn: Any, platform: str, chat_id: str) -> None:
         now = _now()
         await conn.execute(
-            "INSERT OR IGNORE INTO league (platform, chat_id, created_at) VALUES (?, ?, ?)",
+            "INSERT INTO league (platform, chat_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             (platform, chat_id, now),
         )
         await conn.execute(
-            "INSERT OR IGNORE INTO league_season (platform, chat_id, season, started_at) VALUES (?, ?, 1, ?)",
+            "INSERT INTO league_season (platform, chat_id, season, started_at) VALUES (?, ?, 1, ?)"
+            " ON CONFLICT DO NOTHING",
             (platform, chat_id, now),
         )
 
@@ -151,9 +156,11 @@ class LeagueStore:
         async with self.db.transaction() as conn:
             await self._ensure_league(conn, platform, chat_id)
             cur = await conn.execute(
-                "INSERT OR IGNORE INTO league_match"
+                "INSERT INTO league_match"
                 " (platform, chat_id, match_id, season, ended_at, ending, record)"
-                " SELECT ?, ?, ?, season, ?, ?, ? FROM league WHERE platform = ? AND chat_id = ?",
+                " SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS INTEGER), season, CAST(? AS TEXT),"
+                " CAST(? AS TEXT), CAST(? AS TEXT) FROM league WHERE platform = ? AND chat_id = ?"
+                " ON CONFLICT DO NOTHING",
                 (
                     platform,
                     chat_id,
@@ -165,12 +172,12 @@ class LeagueStore:
                     chat_id,
                 ),
             )
-            added = cur.rowcount == 1
+            added = bool(cur.rowcount == 1)
             await cur.close()
             if added:
                 await conn.executemany(
-                    "INSERT OR IGNORE INTO league_match_player (platform, chat_id, match_id, seat, user_id)"
-                    " VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO league_match_player (platform, chat_id, match_id, seat, user_id)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                     [
                         (platform, chat_id, match_id, int(p["seat"]), str(p["user_id"]))
                         for p in record["seats"]

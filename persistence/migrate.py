@@ -28,13 +28,16 @@ class Migration:
     sql: str
 
 
-def load_migrations(directory: Path | None = None) -> list[Migration]:
+def load_migrations(directory: Path | None = None, *, package: str = "persistence.migrations") -> list[Migration]:
     """Every migration file, sorted by number; numbers must run 1, 2, 3, ... without gaps.
+
+    `package` holds one backend's files (SQLite's by default; PostgreSQL's are
+    `persistence.migrations_postgres`); `directory` overrides it (tests).
 
     :raises MigrationError: on a duplicate or missing number.
     """
     if directory is None:
-        files = [(f.name, f) for f in resources.files("persistence.migrations").iterdir()]
+        files = [(f.name, f) for f in resources.files(package).iterdir()]
     else:
         files = [(p.name, p) for p in Path(directory).iterdir()]
     found: list[Migration] = []
@@ -52,9 +55,9 @@ def load_migrations(directory: Path | None = None) -> list[Migration]:
     return found
 
 
-def latest_version(directory: Path | None = None) -> int:
+def latest_version(directory: Path | None = None, *, package: str = "persistence.migrations") -> int:
     """The schema version the code expects (the highest migration number)."""
-    migrations = load_migrations(directory)
+    migrations = load_migrations(directory, package=package)
     return migrations[-1].number if migrations else 0
 
 

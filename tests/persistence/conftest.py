@@ -1,13 +1,16 @@
-"""Fixtures for the store tests: a fresh SQLite file per test with a controllable clock."""
+"""Fixtures for the store tests: a fresh SQLite file (or PostgreSQL database) per test, a controllable clock."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from persistence import SqliteStore
+from tests.persistence.pg_server import PgServer, find_bin
+from tests.persistence.pg_server import start as start_pg
 
 
 class FakeClock:
@@ -36,3 +39,28 @@ async def store(tmp_path: Path, clock: FakeClock) -> AsyncIterator[SqliteStore]:
 
 RULES = {"preset": "classic", "target": "A"}
 SEATS = [{"seat": i, "player": i + 1, "name": f"P{i}", "ai": i == 3} for i in range(4)]
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One throwaway PostgreSQL server for the whole run (tests/persistence/pg_server.py).
+
+    Without PostgreSQL installed the tests that need it are skipped and say why;
+    on CI (CI=true) they fail instead, so a missing server never passes for green.
+    """
+    if find_bin() is None:
+        message = "PostgreSQL is not installed (no initdb): apt-get install postgresql to run these tests"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    server = start_pg()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """A new, empty database on the shared server, for one test."""
+    return pg_server.new_database()

@@ -1,4 +1,4 @@
-"""The storage contract: one set of tests every store must pass (SQLite and in memory today).
+"""The storage contract: one set of tests every store must pass (SQLite, PostgreSQL and in memory).
 
 A new backend joins by adding its opener to `BACKENDS` and its way of
 counting rows to `Peek`; the tests themselves speak only the `Store` protocol.
@@ -16,11 +16,13 @@ import pytest
 
 from persistence import BROKEN, MatchClosed, SequenceConflict, SqliteStore, Store, UnknownMatch
 from persistence.memory import MemoryStore
+from persistence.postgres import PostgresStore
 from tests.persistence.conftest import RULES, SEATS, FakeClock
 
-BACKENDS: dict[str, Callable[[Path, FakeClock], Awaitable[Store]]] = {
-    "sqlite": lambda tmp, clock: SqliteStore.open(tmp / "tractor.sqlite3", clock=clock),
-    "memory": lambda tmp, clock: _memory(clock),
+BACKENDS: dict[str, Callable[[pytest.FixtureRequest, Path, FakeClock], Awaitable[Store]]] = {
+    "sqlite": lambda request, tmp, clock: SqliteStore.open(tmp / "tractor.sqlite3", clock=clock),
+    "memory": lambda request, tmp, clock: _memory(clock),
+    "postgres": lambda request, tmp, clock: _postgres(request, clock),
 }
 
 
@@ -28,9 +30,15 @@ async def _memory(clock: FakeClock) -> Store:
     return MemoryStore(clock=clock)
 
 
+async def _postgres(request: pytest.FixtureRequest, clock: FakeClock) -> Store:
+    # a fresh database on the session's server; skipped (or failed on CI) without PostgreSQL
+    url = request.getfixturevalue("pg_url")
+    return await PostgresStore.open(url, clock=clock)
+
+
 @pytest.fixture(params=sorted(BACKENDS))
 async def store(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> AsyncIterator[Store]:
-    s = await BACKENDS[request.param](tmp_path, clock)
+    s = await BACKENDS[request.param](request, tmp_path, clock)
     try:
         yield s
     finally:
@@ -42,7 +50,7 @@ class Peek:
 
     @staticmethod
     async def action_rows(store: Store) -> list[tuple[Any, ...]]:
-        if isinstance(store, SqliteStore):
+        if isinstance(store, SqliteStore | PostgresStore):
             return [tuple(r) for r in await store.fetchall("SELECT * FROM actions ORDER BY match_id, seq")]
         assert isinstance(store, MemoryStore)
         keys = {where: key for key, where in store.keys.items()}
@@ -54,14 +62,14 @@ class Peek:
 
     @staticmethod
     async def count_matches(store: Store) -> int:
-        if isinstance(store, SqliteStore):
+        if isinstance(store, SqliteStore | PostgresStore):
             return int((await store.fetchall("SELECT count(*) FROM matches"))[0][0])
         assert isinstance(store, MemoryStore)
         return len(store.matches)
 
     @staticmethod
     async def results(store: Store) -> list[tuple[Any, ...]]:
-        if isinstance(store, SqliteStore):
+        if isinstance(store, SqliteStore | PostgresStore):
             return [tuple(r) for r in await store.fetchall("SELECT match_id, status FROM results")]
         assert isinstance(store, MemoryStore)
         return [(m.id, m.status) for m in store.matches.values() if m.result is not None]
