@@ -47,3 +47,27 @@ def test_no_measurement_diaries(page: Path) -> None:
     text = page.read_text(encoding="utf-8").lower()
     for phrase in ("this round", "before this round", "tried and dropped"):
         assert phrase not in text, f"{page.name}: {phrase}"
+
+
+BUILT = (".pot", ".mo")  # written by make, not committed
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+SPAN = re.compile(r"`([^`\n]+)`")
+REPO_PATH = re.compile(
+    r"(?<![\w./-])((?:app|adapters|bot|engine|persistence|fakes|benchmarks|tests|docs)/[\w./*-]*)")
+
+
+def _repo_paths(text: str) -> set[str]:
+    """The repo paths named in backticks outside code blocks; `path::name` counts as its path."""
+    out = set()
+    for span in SPAN.findall(FENCE.sub("", text)):
+        for found in REPO_PATH.findall(span.split("::")[0]):
+            out.add(found.rstrip("./"))
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_named_path_exists(page: Path) -> None:
+    """A page that names a file moved or split away sends the reader nowhere."""
+    missing = [p for p in sorted(_repo_paths(page.read_text(encoding="utf-8")))
+               if not p.endswith(BUILT) and not (any(ROOT.glob(p)) if "*" in p else (ROOT / p).exists())]
+    assert not missing, f"{page.name}: {missing}"
