@@ -23,6 +23,7 @@ class CountingPlatform:
     """A platform that only counts what the host asks of it."""
 
     name = "sim"
+    turn_notices = False
     hand_page_size = HAND_PAGE_SIZE
     one_screen = False
     sends_files = False

@@ -20,7 +20,15 @@ async def private_start(host: Host, event: Incoming, args: tuple[str, ...], lang
     """`start <payload>` in a private chat: a deep link (join-<match id>), else a greeting with help."""
     payload = args[0] if args else ""
     if not payload.startswith(JOIN_PAYLOAD):
-        await host.post(event, tr(lang, "help.text"))
+        seated = [t for t in host.tables.values() if t.platform_name == event.where.platform
+                  and t.match is not None and t.seat_of(event.user.user_id) is not None]
+        if not seated:
+            await host.post(event, tr(lang, "help.text"))
+        for t in seated:
+            # Back after blocking the bot (or a cleared chat): the hand comes again as a new message
+            # whose buttons are current, instead of the one from before.
+            t.submit(Event(Incoming("command", event.user, event.where, key=event.key, name="hand",
+                                    reply=event.reply, extra=event.extra)))
         return
     try:
         mid = int(payload[len(JOIN_PAYLOAD):])

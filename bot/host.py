@@ -55,6 +55,7 @@ LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export"
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
+JOURNAL_PREFIX = "~journal:"  # adapters' journals in the chats' settings table (no chat id starts with ~)
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
 # event loop, since a worker thread's hand-over costs about as much and the GIL gives no parallelism.
 INLINE_LEVELS = frozenset({"random", "basic"})
@@ -227,6 +228,14 @@ class Host:
         if event.where.private or chat not in LANGS:
             return self.user_lang(event.user) or self.chat_lang(event.where.platform, event.where.chat_id)
         return str(chat)
+
+    async def load_journal(self, platform: str, name: str) -> dict[str, Any]:
+        """What an adapter wrote down to survive a restart (Telegram's flood journal), kept in the
+        store beside the chats' settings under a name no chat id can take."""
+        return dict(await self.store.get_chat(platform, JOURNAL_PREFIX + name) or {})
+
+    async def save_journal(self, platform: str, name: str, data: dict[str, Any]) -> None:
+        await self.store.set_chat(platform, JOURNAL_PREFIX + name, data)
 
     def page_size(self, platform: str) -> int:
         p = self.platforms.get(platform)

@@ -114,6 +114,10 @@ class Platform(Protocol):
     one_screen: bool
     #: True where `send_file` delivers (league pictures and CSV exports); else the host sends text only.
     sends_files: bool
+    #: True where a person learns it is their turn from a new private message (it notifies their
+    #: phone; an edit does not), deleted once they acted; the group's table is then drawn once a
+    #: trick and not after every play (Telegram: 20 group messages a minute).
+    turn_notices: bool
 
     async def send(self, where: Where, view: View) -> str:
         """Post a message; returns its id. Raises Unreachable for a private chat the bot cannot reach."""

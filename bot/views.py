@@ -86,7 +86,8 @@ def _trump_line(v: PublicView, seats: Sequence[SeatInfo | None], lang: str) -> s
     return tr(lang, "table.trump", trump=shown)
 
 
-def _trick_text(trick: Sequence[TrickPlay], seats: Sequence[SeatInfo | None], lang: str) -> str:
+def trick_text(trick: Sequence[TrickPlay], seats: Sequence[SeatInfo | None], lang: str) -> str:
+    """"①Ann ♠A · ②Bo ♠3": who played what so far."""
     return " · ".join(f"{seat_label(int(s), seats, lang)} {cards_text(list(c))}" for s, c in trick)
 
 
@@ -119,7 +120,7 @@ def table_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
         lines.append(tr(lang, "table.last_trick", trick=last_trick_text(pub, seats, lang)))
     trick = pub.get("trick") or []
     if trick:
-        lines.append(tr(lang, "table.trick", trick=_trick_text(trick, seats, lang)))
+        lines.append(tr(lang, "table.trick", trick=trick_text(trick, seats, lang)))
     if paused:
         lines.append(tr(lang, "table.paused"))
     else:
@@ -140,7 +141,7 @@ def last_trick_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str
     declarers winning keeps them off the defenders' total, and the line says so.
     """
     plays = list(pub.get("last_trick") or [])
-    text = _trick_text(plays, seats, lang)
+    text = trick_text(plays, seats, lang)
     winner = pub.get("last_trick_winner")
     if winner is None:
         return text

@@ -26,6 +26,7 @@ class ConsolePlatform:
     """Implements the host's Platform protocol for one person at a terminal."""
 
     name = NAME
+    turn_notices = False
     hand_page_size = 40  # no button grid here: one page holds any hand
     one_screen = True  # you are the whole table: the group's screen and your own are one
     sends_files = False

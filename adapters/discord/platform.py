@@ -32,6 +32,7 @@ class DiscordPlatform:
     """Implements `bot.platform.Platform` with discord.py; `hand_page_size` tells the host to page less."""
 
     name = NAME
+    turn_notices = False
     hand_page_size = 50  # 2 select menus of 25: a 33-card bury fits without paging
     one_screen = False
     sends_files = True

@@ -10,6 +10,11 @@ again, in its place, when Telegram's answer comes back (`arrived`): Telegram
 counts it on arrival, somewhere between the two, so a burst that takes a few
 hundred milliseconds to leave must not let the next burst start a second
 after the first request left.
+
+Telegram keeps counting across a restart of the bot, so the gate's counts go
+into a journal (`journal`/`restore`, kept in the store by the runner) several
+times a second; a restarted bot goes on from it instead of spending a group's
+minute twice.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from adapters.telegram.config import FloodLimits
 
@@ -113,6 +119,30 @@ class FloodGate:
         while (wait := self.delay(chat_id, edit=edit)) > 0:
             await asyncio.sleep(wait)
         return self.take(chat_id)
+
+    def journal(self, wall: float) -> dict[str, Any]:
+        """What Telegram still counts, in wall-clock seconds, for a restarted bot to go on from:
+        the messages of each group's last minute, the bot's last second and any retry_after."""
+        now, second = self.clock(), self.limits.scale
+
+        def walls(window: deque[Stamp], span: float) -> list[float]:
+            return [round(wall - (now - s.at), 3) for s in window if s.at > now - span]
+
+        groups = {str(c): w for c, window in self._groups.items() if (w := walls(window, 60.0 * second))}
+        held = {str(c): round(wall + (until - now), 3) for c, until in self._held.items() if until > now}
+        return {"groups": groups, "overall": walls(self._overall, second), "held": held}
+
+    def restore(self, journal: dict[str, Any], wall: float) -> None:
+        """Count again what the journal says was sent before the restart (and is still counted)."""
+        now = self.clock()
+        for chat, stamps in dict(journal.get("groups") or {}).items():
+            window = self._groups.setdefault(int(chat), deque())
+            for at in sorted(float(x) for x in stamps):
+                window.append(Stamp(int(chat), now - (wall - at)))
+        for at in sorted(float(x) for x in journal.get("overall") or ()):
+            self._overall.append(Stamp(0, now - (wall - at)))
+        for chat, until in dict(journal.get("held") or {}).items():
+            self._held[int(chat)] = max(self._held.get(int(chat), 0.0), now + (float(until) - wall))
 
     def _bucket(self, chat_id: int, now: float) -> _Bucket:
         lim = self.limits

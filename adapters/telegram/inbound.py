@@ -67,6 +67,10 @@ class HostPort(Protocol):
 
     async def inline_choices(self, user: User, where: Where, query: str) -> Sequence[InlineChoiceLike]: ...
 
+    async def load_journal(self, platform: str, name: str) -> dict[str, Any]: ...
+
+    async def save_journal(self, platform: str, name: str, data: dict[str, Any]) -> None: ...
+
 
 class CallbackReplier:
     """Answers one button press exactly once: with the host's first notice, or empty after a deadline."""

@@ -27,6 +27,7 @@ class TelegramPlatform:
     hand_page_size = 40
     one_screen = False
     sends_files = True
+    turn_notices = True
 
     def __init__(self, bot: Bot, gate: FloodGate) -> None:
         self.bot = bot

@@ -15,6 +15,7 @@ loop with other adapters (or a test). The sequence here can:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import logging
 import socket
@@ -30,7 +31,7 @@ from telegram.request import HTTPXRequest
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.flood import FloodGate
 from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
-from adapters.telegram.platform import TelegramPlatform
+from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.request import BoundedHTTPXRequest
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,10 @@ log = logging.getLogger(__name__)
 COMMANDS = ("new", "join", "leave", "start", "addbot", "kick", "rules", "lang", "help", "back", "pause",
             "resume", "abandon", "standings", "stats", "history", "season", "export")
 DRAIN_ON_STOP = 10.0
+# How often (real seconds) the flood gate's counts are written to the store while messages go out:
+# a crash loses at most this much of them, within the one message of headroom the limits keep.
+JOURNAL_EVERY = 0.2
+JOURNAL = "flood"
 # Small requests go out at once instead of waiting on Nagle's algorithm for the last ACK.
 NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 # Bot API connections kept open. Telegram takes about 30 messages a second from a bot and answers
@@ -72,6 +77,8 @@ class TelegramRunner:
             self.app.add_handler(handler)
         self.app.add_error_handler(self.inbound.on_error)
         self._listening = False
+        self.host = host
+        self._journal_task: asyncio.Task[None] | None = None
 
     @staticmethod
     def _build(config: TelegramConfig, request_timeout: float,
@@ -92,6 +99,26 @@ class TelegramRunner:
     async def connect(self) -> None:
         """Initialise the client (getMe); after this, join links know the bot's name."""
         await self.app.initialize()
+        gate = self.platform.outboxes.gate
+        gate.restore(await self.host.load_journal(PLATFORM, JOURNAL), time.time())
+        self._journal_task = asyncio.get_running_loop().create_task(self._keep_journal())
+
+    async def _keep_journal(self) -> None:
+        """Write the flood gate's counts to the store whenever they changed, a few times a second."""
+        stats = self.platform.outboxes.stats
+        written = -1
+        while True:
+            await asyncio.sleep(JOURNAL_EVERY)
+            counted = stats.sent + stats.edited + stats.retry_after
+            if counted != written:
+                written = counted
+                await self._write_journal()
+
+    async def _write_journal(self) -> None:
+        try:
+            await self.host.save_journal(PLATFORM, JOURNAL, self.platform.outboxes.gate.journal(time.time()))
+        except Exception:  # the store is closing or failing: the journal is a help, not a must
+            log.warning("telegram: flood journal not written", exc_info=True)
 
     async def listen(self) -> None:
         """Start taking updates: long polling, or the webhook when one is configured."""
@@ -132,6 +159,12 @@ class TelegramRunner:
             await asyncio.wait_for(self.platform.drain(), DRAIN_ON_STOP)
         except TimeoutError:
             log.warning("telegram: stopped with messages still queued")
+        if self._journal_task is not None:
+            self._journal_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._journal_task
+            self._journal_task = None
+            await self._write_journal()
         await self.platform.close()
         await self.app.shutdown()
 

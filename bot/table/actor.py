@@ -183,6 +183,8 @@ class Table:
                     await moves.apply_ai(self, message.seat, message.action)
         elif isinstance(message, Resume | ChatLanguage):
             self.screen.forget_all()
+            if isinstance(message, Resume):
+                self.screen.restore_buttons()
         elif isinstance(message, SeatLanguage):
             s = self.seat_of(message.user_id)
             if s is not None:
@@ -286,7 +288,15 @@ class Table:
                 await self.say(tr(lang, "back.ok", name=self.seats[s]["name"]))
         elif name in ("hand", "table"):
             if name == "hand" and s is not None and self.match is not None:
-                await self.screen.send_hand(s, force_new=True)
+                try:
+                    await self.screen.send_hand(s, force_new=True)
+                except Unreachable as exc:
+                    await self.screen.unreachable(s, exc)
+                    await self.answer(ev, tr(self.seat_lang(s), "err.open_bot_first", how=exc.how_to_fix))
+                    return
+                self.screen.reachable(s)
+                if not ev.where.private:  # the hand went to their private chat: say where it is
+                    await self.answer(ev, tr(self.seat_lang(s), "hand.sent_private"))
             else:
                 self.screen.forget("table")
                 self.screen.forget("lobby")

@@ -11,7 +11,9 @@ from bot import tokens
 from bot.i18n import tr
 from bot.platform import PlatformError, Unreachable, View, Where
 from bot.table.messages import Redraw
+from bot.table.notices import TurnNotices
 from bot.views import hand_elsewhere_view, hand_view, lobby_view, table_view
+from engine import Match, Rules
 from engine.actions import Revolt, SeatAction
 from engine.views import SeatView
 
@@ -60,6 +62,7 @@ class Screen:
         # the timer that bounds how long it lags.
         self.may_lag_at: int | None = None
         self.lag_timer: asyncio.TimerHandle | None = None
+        self.notices = TurnNotices(table)
 
     def forget(self, slot: str) -> None:
         """Draw this slot again next time, even if its content looks the same."""
@@ -115,6 +118,12 @@ class Screen:
                 self.messages.pop("table", None)
             t.meta["table_hand"] = hand_no
             await t.save_meta()
+        if self._table_waits(pub):
+            # the next player is told privately (turn notices); the group sees the table once a
+            # trick, and once as the cards are dealt, inside its 20 messages a minute
+            await self.render_hands()
+            await self.notices.update()
+            return
         if (self.may_lag_at == m.version and t.status == "active" and pub.get("trick")
                 and "table" in self.messages):
             # the play shows itself in the group (inline); the table catches up at the trick's end
@@ -132,6 +141,18 @@ class Screen:
                           preset=t.preset_name, paused=t.status == "paused")
         await self.show("table", t.where, v, compare=strip_versions(bare))
         await self.render_hands()
+        await self.notices.update()
+
+    def _table_waits(self, pub: Any) -> bool:
+        """Whether the group's table is left as it is for now (platforms with turn notices only):
+        in the middle of a trick, and while the cards are dealt (declarations are announced)."""
+        t = self.table
+        if not t.platform.turn_notices or t.status != "active" or "table" not in self.messages:
+            return False
+        if "table" not in self.rendered:
+            return False  # never drawn since a restart or a language change
+        phase = pub.get("phase")
+        return bool(phase == "playing" and pub.get("trick")) or phase == "dealing"
 
     async def render_hands(self) -> None:
         t = self.table
@@ -141,7 +162,24 @@ class Screen:
             try:
                 await self.send_hand(s)
             except Unreachable as exc:
-                await t.say(tr(t.lang, "err.unreachable", name=t.seats[s]["name"], how=exc.how_to_fix))
+                await self.unreachable(s, exc)
+
+    async def unreachable(self, s: int, exc: Unreachable) -> None:
+        """A person the bot cannot write to (never opened it, blocked it): the group is told once,
+        with the link to press, until they can be reached again."""
+        t = self.table
+        cut_off = t.meta.setdefault("unreachable", [])
+        if s in cut_off:
+            return
+        cut_off.append(s)
+        await t.save_meta()
+        await t.say(tr(t.lang, "err.unreachable", name=t.seats[s]["name"], how=exc.how_to_fix))
+
+    def reachable(self, s: int) -> None:
+        """A message reached them again: next time they are cut off, the group is told again."""
+        cut_off = self.table.meta.get("unreachable")
+        if cut_off and s in cut_off:
+            cut_off.remove(s)
 
     def hand_view_for(self, s: int, version: int, seen: SeatView | None = None) -> View:
         t = self.table
@@ -204,6 +242,33 @@ class Screen:
         self.view_version[s], self.view_key[s] = version, key
         self.shown_hand[s] = hand
 
+    def restore_buttons(self) -> None:
+        """After a restart: each hand's buttons count from the version at which its cards and phase
+        last changed, as they did before the restart, so a press made before the crash and
+        delivered again (Telegram redelivers unconfirmed updates) is taken, not refused as out of
+        date. Worked out from the match's log, which the store keeps anyway (one replay per table)."""
+        t = self.table
+        if t.match is None:
+            return
+        people = [s for s in t.seats.humans() if not t.seats[s].get("kicked")]
+        if not people:
+            return
+        again = Match.replay(Rules.from_dict(t.rules), t.seed, ())
+
+        def key(s: int) -> tuple[Any, ...]:
+            return (again.phase, tuple(again.view(s).get("hand") or ()))
+
+        since = dict.fromkeys(people, 0)
+        last = {s: key(s) for s in people}
+        for i, action in enumerate(t.match.actions, start=1):
+            again.apply(action)
+            for s in people:
+                k = key(s)
+                if k != last[s]:
+                    last[s], since[s] = k, i
+        for s in people:
+            self._buttons_index(s, since[s], last[s], list(last[s][1]))
+
     def hand_of(self, s: int) -> list[str]:
         """The cards seat s's buttons index into: those of its hand when its buttons' version was set
         (a press with an older version is refused before this is asked), else its hand now."""
@@ -223,13 +288,21 @@ class Screen:
             if mid is not None and not force_new:
                 await t.platform.edit(where, mid, v)
             else:
-                mid = await t.platform.send(where, v)
+                old, mid = mid, await t.platform.send(where, v)
                 self.messages[slot] = mid
                 await t.host.store.set_message(t.id, slot, mid)
+                if old is not None and where.private:
+                    await self._delete_quietly(where, old)  # its buttons are out of date: gone, not refused
             self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", t.id, slot)
             self._render_again_later()
+
+    async def _delete_quietly(self, where: Where, message_id: str) -> None:
+        try:
+            await self.table.platform.delete(where, message_id)
+        except PlatformError:
+            log.info("table %s: old message %s stays", self.table.id, message_id)
 
     def _lagged_too_long(self) -> None:
         self.lag_timer = None

@@ -46,6 +46,7 @@ class RecordingPlatform:
     observer: Any = None  # () -> snapshot of public state, set by leak tests
     files: list[tuple[Where, str, bytes]] = field(default_factory=list)
     deep_links: bool = False  # like Telegram: joining goes through a link to the private chat
+    turn_notices: bool = False
     hand_page_size: int = HAND_PAGE_SIZE
     one_screen: bool = False
     sends_files: bool = True

@@ -6,6 +6,7 @@ import asyncio
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from telegram.warnings import PTBDeprecationWarning
@@ -38,6 +39,7 @@ class ScriptedHost:
     choices: list[Choice] = field(default_factory=list)
     inline_asks: list[tuple[User, Where, str]] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    journals: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     async def handle(self, event: Incoming) -> None:
         self.events.append(event)
@@ -48,6 +50,12 @@ class ScriptedHost:
     async def inline_choices(self, user: User, where: Where, query: str) -> Sequence[Choice]:
         self.inline_asks.append((user, where, query))
         return self.choices
+
+    async def load_journal(self, platform: str, name: str) -> dict[str, Any]:
+        return dict(self.journals.get(name, {}))
+
+    async def save_journal(self, platform: str, name: str, data: dict[str, Any]) -> None:
+        self.journals[name] = dict(data)
 
     async def wait_events(self, n: int) -> list[Incoming]:
         async with asyncio.timeout(5):

@@ -1,10 +1,12 @@
 """What one play costs in Telegram messages, through the real client against the fake server.
 
-A play should cost about one message call counted against Telegram's limits,
-so that one bot token holds many tables (README, "Capacity inside Telegram's
-limits"): an accepted typed play is not answered with "✓", the next player's
-hand is not edited just because it is now their turn, and a seat that plays
-from the group (inline mode) has its private hand redrawn lazily.
+A play should cost about one message call counted against the group's limits
+and no more than a couple in private chats (README, "Capacity inside
+Telegram's limits"): an accepted typed play is not answered with "✓", the
+next player learns it is their turn from a new private notice (deleted once
+they acted) rather than from the group's table, which is drawn once a trick,
+and a seat that plays from the group (inline mode) has its private hand
+redrawn lazily.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def calls_since(rig: Rig, first: int) -> list[Any]:
     return [c for c in rig.fake.calls[first:] if c.method in MESSAGE_CALLS]
 
 
-async def test_a_typed_play_costs_the_table_edit_and_the_players_own_hand(tmp_path: Path) -> None:
+async def test_a_typed_play_costs_the_players_own_hand_and_the_next_players_notice(tmp_path: Path) -> None:
     fake = await start_fake()
     rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
     try:
@@ -87,13 +89,17 @@ async def test_a_typed_play_costs_the_table_edit_and_the_players_own_hand(tmp_pa
         await rig.handled(fake.send_text(uid, uid, typed(action)))
         assert table.match.public_view()["turn"] == nxt
         calls = calls_since(rig, first)
-        # no "✓" message: the player's hand and the group's table show the play
+        # no "✓" message and no group edit mid-trick: the player's hand shows the play, the next
+        # player gets a new private message (their phone rings), and the group's table waits for
+        # the end of the trick
         assert sorted((c.method, int(c.params["chat_id"])) for c in calls) == sorted(
-            [("editMessageText", GROUP), ("editMessageText", uid)]), calls
-        table_text = fake.messages[(GROUP, int(table.messages["table"]))].text
-        assert cards_text(list(action.cards)) in table_text  # the trick is on the table
-        # the next player's hand was not touched: the table says whose turn it is
-        assert not [c for c in calls if int(c.params["chat_id"]) == PEOPLE[nxt]]
+            [("editMessageText", uid), ("sendMessage", PEOPLE[nxt])]), calls
+        notice = fake.messages[(PEOPLE[nxt], int(table.messages[f"turn{nxt}"]))].text
+        assert "Your turn in trick 1" in notice and cards_text(list(action.cards)) in notice
+        # the player's own notice is gone now that they played
+        deleted = [c for c in fake.calls[first:] if c.method == "deleteMessage"]
+        assert [int(c.params["chat_id"]) for c in deleted] == [uid]
+        assert f"turn{seat}" not in table.messages
         # a refused typed play is still answered, with the reason
         first = len(fake.calls)
         await rig.handled(fake.send_text(uid, uid, "play " + cards_text(list(action.cards))))
@@ -117,8 +123,12 @@ async def test_the_hand_says_nothing_that_changes_with_the_turn(tmp_path: Path) 
         for _ in range(4):
             seat = int(table.match.public_view()["turn"])
             await rig.handled(fake.send_text(PEOPLE[seat], PEOPLE[seat], typed(table.match.auto_action(seat))))
-        private = [int(c.params["chat_id"]) for c in calls_since(rig, first) if int(c.params["chat_id"]) > 0]
+        private = [int(c.params["chat_id"]) for c in calls_since(rig, first)
+                   if int(c.params["chat_id"]) > 0 and c.method == "editMessageText"]
         assert sorted(private) == sorted(PEOPLE), private
+        # the group's table: one edit, at the trick's end
+        group = [c.method for c in calls_since(rig, first) if int(c.params["chat_id"]) == GROUP]
+        assert group == ["editMessageText"], group
         for uid in PEOPLE:  # and it still shows the prompt to play, which never changes mid-hand
             hand = fake.messages[(uid, int(table.messages[f"hand{PEOPLE.index(uid)}"]))].text
             assert "Play" in hand and "Trick" not in hand
@@ -158,7 +168,9 @@ async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path
         # table message waits for the trick's end, and the private hand is folded away once (it
         # names no card, so later plays leave it alone)
         calls = calls_since(rig, first)
-        assert [(c.method, int(c.params["chat_id"])) for c in calls] == [("editMessageText", uid)], calls
+        nxt = PEOPLE[(seat + 1) % 4]  # told privately that it is their turn
+        assert sorted((c.method, int(c.params["chat_id"])) for c in calls) == [
+            ("editMessageText", uid), ("sendMessage", nxt)], calls
         folded = fake.messages[(uid, hand_mid)].text
         assert "playing from the group" in folded
         assert not any(card_text(c) in folded for c in table.match.view(seat)["hand"])
@@ -166,7 +178,7 @@ async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path
         first = len(fake.calls)
         await play_inline(rig, table, seat)
         calls = calls_since(rig, first)
-        assert [(c.method, int(c.params["chat_id"])) for c in calls] == [], calls
+        assert [(c.method, int(c.params["chat_id"])) for c in calls] == [("sendMessage", nxt)], calls
         assert fake.messages[(uid, hand_mid)].text == folded
         # ↻ shows the current hand again, and its buttons name the current cards
         (refresh,) = fake.callback_data_on(uid, hand_mid)
@@ -238,11 +250,7 @@ async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path
         await stop_fake(fake)
 
 
-async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tricks_end(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.table.render
-
-    monkeypatch.setattr(bot.table.render, "TABLE_LAG", 0.3)
+async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tricks_end(tmp_path: Path) -> None:
     fake = await start_fake()
     rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
     try:
@@ -250,30 +258,24 @@ async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tr
         seat = await to_play(rig, table)
         table_mid = int(table.messages["table"])
         before = fake.messages[(GROUP, table_mid)].text
+        edits = fake.messages[(GROUP, table_mid)].edits
         played = cards_text(list(table.match.auto_action(seat).cards))
         await play_inline(rig, table, seat)
         posted = [m for m in fake.chat_messages(GROUP, from_bot=False) if m.sender["id"] == PEOPLE[seat]]
         infos = table.seats.infos()
         assert posted and posted[-1].text == tr(table.lang, "inline.posted_next", who=seat_label(seat, infos, table.lang),
                                                 cards=played, next=seat_label((seat + 1) % 4, infos, table.lang))
-        assert fake.messages[(GROUP, table_mid)].text == before  # lags behind the chat for now ...
-        await until(lambda: fake.messages[(GROUP, table_mid)].text != before, timeout=5)  # ... at most TABLE_LAG
-        assert played in fake.messages[(GROUP, table_mid)].text
-        # three more inline plays end the trick: the table shows it complete, with who won it
-        for _ in range(3):
-            nxt = int(table.match.public_view()["turn"])
-            shown = fake.messages[(GROUP, table_mid)].text
-            await play_inline(rig, table, nxt)
-        assert not table.match.public_view().get("trick")
-        final = fake.messages[(GROUP, table_mid)].text
-        assert final != shown and "→" in final  # the last trick and its winner
-        # an action that is not shown in the group (typed in private) redraws the table at once
-        s = int(table.match.public_view()["turn"])
-        await play_inline(rig, table, s)
-        lagging = fake.messages[(GROUP, table_mid)].text
+        assert fake.messages[(GROUP, table_mid)].text == before  # the table waits for the trick's end
+        # a play typed in private does not redraw it mid-trick either: the next player is told privately
         nxt = int(table.match.public_view()["turn"])
         await rig.handled(fake.send_text(PEOPLE[nxt], PEOPLE[nxt], typed(table.match.auto_action(nxt))))
-        assert fake.messages[(GROUP, table_mid)].text != lagging
+        assert fake.messages[(GROUP, table_mid)].text == before
+        for _ in range(2):
+            await play_inline(rig, table, int(table.match.public_view()["turn"]))
+        assert not table.match.public_view().get("trick")
+        final = fake.messages[(GROUP, table_mid)].text
+        assert final != before and "→" in final  # the last trick and its winner
+        assert fake.messages[(GROUP, table_mid)].edits == edits + 1
         assert not rig.errors
     finally:
         await rig.stop()

@@ -1,0 +1,114 @@
+"""Private turn notices: a new message in a person's own chat when the table waits for them,
+deleted once they acted.
+
+Why a new message and not an edit: an edit does not make a phone ring, and where the platform
+says `turn_notices` (Telegram) the group's table is drawn only once a trick, to stay inside the
+group's 20 messages a minute, so the table cannot be what tells the next player in time. A
+private chat has its own budget (about one message a second), so the notice goes at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from bot.i18n import tr
+from bot.platform import PlatformError, Unreachable
+from bot.platform import View as PlatformView
+from bot.views import trick_text
+from engine.views import Phase
+
+if TYPE_CHECKING:
+    from bot.table.actor import Table
+
+log = logging.getLogger(__name__)
+
+# Phases in which one person is asked to act on their own (declaring is everyone at once, and the
+# private hand's buttons show it as the cards arrive).
+NOTICE_PHASES = frozenset({Phase.PLAYING, Phase.BURYING})
+
+
+def slot(s: int) -> str:
+    return f"turn{s}"
+
+
+class TurnNotices:
+    """Which seats were told it is their turn, and for which turn (kept with the table's messages,
+    so a restart deletes a stale notice instead of leaving it behind)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.turn_of: dict[int, tuple[object, ...]] = {}  # seat -> the turn its notice is for
+
+    def _turn_key(self) -> tuple[object, ...]:
+        pub = self.table.public()
+        return (pub.get("hand_no"), pub.get("phase"), pub.get("tricks_played"), len(pub.get("trick") or ()))
+
+    def waiting(self) -> set[int]:
+        """The people the table waits for now, who should have a notice."""
+        t = self.table
+        if t.status != "active" or t.match is None or t.closed:
+            return set()
+        m = t.game
+        if m.phase not in NOTICE_PHASES:
+            return set()
+        return {s for s in m.to_act() if not t.seats.ai_driven(s) and not t.seats[s].get("kicked")}
+
+    async def update(self) -> None:
+        """Delete the notices of people who acted; send one to each person now waited for."""
+        t = self.table
+        if not t.platform.turn_notices:
+            return
+        want = self.waiting()
+        key = self._turn_key()
+        messages = t.screen.messages
+        for s in range(4):
+            mid = messages.get(slot(s))
+            if mid is None:
+                continue
+            known = self.turn_of.get(s)
+            if s in want and (known is None or known == key):
+                self.turn_of[s] = key  # after a restart: the stored notice is this turn's
+                continue
+            await self._delete(s, mid)
+        for s in sorted(want):
+            if slot(s) in messages:
+                continue
+            await self._send(s, key)
+
+    async def _send(self, s: int, key: tuple[object, ...]) -> None:
+        t = self.table
+        try:
+            mid = await t.platform.send(t.private_where(s), PlatformView(self.text(s)))
+        except Unreachable as exc:
+            await t.screen.unreachable(s, exc)
+            return
+        except PlatformError:
+            log.warning("table %s: turn notice for seat %s not delivered", t.id, s)
+            return
+        t.screen.reachable(s)
+        t.screen.messages[slot(s)] = mid
+        self.turn_of[s] = key
+        await t.host.store.set_message(t.id, slot(s), mid)
+
+    async def _delete(self, s: int, mid: str) -> None:
+        t = self.table
+        t.screen.messages.pop(slot(s), None)
+        self.turn_of.pop(s, None)
+        await t.host.store.set_message(t.id, slot(s), None)
+        try:
+            await t.platform.delete(t.private_where(s), mid)
+        except PlatformError:
+            log.info("table %s: old turn notice %s of seat %s stays", t.id, mid, s)
+
+    def text(self, s: int) -> str:
+        t = self.table
+        pub = t.public()
+        lang = t.seat_lang(s)
+        if pub.get("phase") == Phase.BURYING:
+            return tr(lang, "notice.bury")
+        trick = pub.get("trick") or []
+        n = int(pub.get("tricks_played") or 0) + 1
+        if not trick:
+            return tr(lang, "notice.lead", n=n)
+        return tr(lang, "notice.follow", n=n, trick=trick_text(trick, t.seats.infos(), lang))
