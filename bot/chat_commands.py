@@ -22,7 +22,12 @@ async def private_start(host: Host, event: Incoming, args: tuple[str, ...], lang
     if not payload.startswith(JOIN_PAYLOAD):
         seated = [t for t in host.tables.values() if t.platform_name == event.where.platform
                   and t.match is not None and t.seat_of(event.user.user_id) is not None]
-        if not seated:
+        waiting = [t for t in host.tables.values() if t.platform_name == event.where.platform
+                   and t.status == "lobby" and t.meta.get("start_wanted") and t.seat_of(event.user.user_id) is not None]
+        for t in waiting:  # the start waited for them to open the bot: try it again
+            t.submit(Event(Incoming("command", event.user, event.where, key=event.key, name="join",
+                                    reply=event.reply, extra=event.extra)))
+        if not seated and not waiting:
             await host.post(event, tr(lang, "help.text"))
         for t in seated:
             # Back after blocking the bot (or a cleared chat): the hand comes again as a new message
@@ -48,6 +53,10 @@ async def lang(host: Host, event: Incoming, args: tuple[str, ...], lang: str) ->
     want = normalize_lang(args[0]) if args else None
     if want is None:
         await host.answer(event, tr(lang, "lang.usage"))
+        return
+    if not event.where.private and event.extra.get("admin") == "0":
+        # the platform said who administers the group: the group's language is theirs to choose
+        await host.answer(event, tr(lang, "lang.admin_only"))
         return
     if event.where.private or host.one_screen(event.where):
         host.user_langs[(event.user.platform, event.user.user_id)] = want

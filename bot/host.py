@@ -53,6 +53,8 @@ TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", 
                             "hand", "table"})
 LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
+# Table commands that only mean something in the table's group (a private one is told so).
+GROUP_ONLY = frozenset({"join", "leave", "addbot", "kick", "pause", "resume", "abandon"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
 JOURNAL_PREFIX = "~journal:"  # adapters' journals in the chats' settings table (no chat id starts with ~)
@@ -373,6 +375,10 @@ class Host:
         elif name == "start" and event.where.private and not self.one_screen(event.where):
             await chat_commands.private_start(self, event, args, lang)
         elif name in TABLE_COMMANDS:
+            if event.where.private and name in GROUP_ONLY and not self.one_screen(event.where):
+                # seats and votes are the group's business: said there, where the others see it
+                await self.answer(event, tr(lang, "cmd.in_group", command=name))
+                return
             if event.where.private and name == "back":
                 tables = [t for t in self.tables.values() if t.platform_name == event.where.platform
                           and t.seat_of(event.user.user_id) is not None]
@@ -421,6 +427,10 @@ class Host:
     async def inline_choices(self, user: User, where: Where, query: str) -> list[InlineChoice]:
         """The legal plays of `user` at the table of `where`, for inline mode (only ever their own cards)."""
         return await inline.choices(self, user, where, query)
+
+    def inline_reason(self, user: User, where: Where) -> str:
+        """Why `user` has nothing to choose in inline mode, in a line."""
+        return inline.why_none(self, user, where)
 
 
 def _rebuild(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> Match:

@@ -23,7 +23,7 @@ FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "ti
 async def new(host: Host, event: Incoming, args: tuple[str, ...], lang: str) -> None:
     """`new [preset] [options]`: a lobby for this chat, its creator seated."""
     if event.where.private and not host.one_screen(event.where):
-        await host.answer(event, tr(lang, "err.no_match"))
+        await host.answer(event, tr(lang, "new.in_group"))  # a table is a group's
         return
     key = (event.where.platform, event.where.chat_id)
     lock = host.chat_locks.setdefault(key, asyncio.Lock())

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from telegram import (
     CallbackQuery,
     InlineQueryResultArticle,
+    InlineQueryResultsButton,
     InputTextMessageContent,
     Update,
 )
@@ -66,6 +67,8 @@ class HostPort(Protocol):
     async def handle(self, event: Incoming) -> None: ...
 
     async def inline_choices(self, user: User, where: Where, query: str) -> Sequence[InlineChoiceLike]: ...
+
+    def inline_reason(self, user: User, where: Where) -> str: ...
 
     async def load_journal(self, platform: str, name: str) -> dict[str, Any]: ...
 
@@ -212,7 +215,8 @@ class Inbound:
         admin = not where.private and await self._is_admin(message.chat.id, tg_user.id)
         await self.host.handle(Incoming(
             "command", _user(tg_user), where, _key(update), name=name.lower(), args=tuple(args),
-            reply=ChatReplier(self.platform, where), extra={"admin": "1"} if admin else {},
+            reply=ChatReplier(self.platform, where),
+            extra={} if where.private else {"admin": "1" if admin else "0"},
         ))
 
     async def _is_admin(self, chat_id: int, user_id: int) -> bool:
@@ -262,13 +266,21 @@ class Inbound:
             task.add_done_callback(self._pending.discard)
 
     async def on_inline_query(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """The player's own legal plays, personal and never cached."""
+        """The player's own legal plays, personal and never cached, 50 at a time (Telegram asks for
+        the next page with `offset` when the person scrolls to the end); none: a line saying why."""
         query = update.inline_query
         if query is None:
             return
         user = _user(query.from_user)
         where = self._inline_where(query.from_user.id, query.chat_type)
-        choices = list(await self.host.inline_choices(user, where, query.query))[:MAX_INLINE_RESULTS]
+        every = list(await self.host.inline_choices(user, where, query.query))
+        start = int(query.offset) if query.offset.isdigit() else 0
+        choices = every[start:start + MAX_INLINE_RESULTS]
+        more = start + MAX_INLINE_RESULTS < len(every)
+        button = None
+        if not every:
+            button = InlineQueryResultsButton(text=self.host.inline_reason(user, where)[:64] or "…",
+                                              start_parameter="inline")
         results = [
             InlineQueryResultArticle(
                 id=self.platform.aliases.encode(c.token),
@@ -280,7 +292,8 @@ class Inbound:
             for c in choices
         ]
         try:
-            await query.answer(results, cache_time=0, is_personal=True)
+            await query.answer(results, cache_time=0, is_personal=True, button=button,
+                               next_offset=str(start + MAX_INLINE_RESULTS) if more else "")
         except TelegramError as exc:
             log.info("inline answer failed: %s", exc)
 

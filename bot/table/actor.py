@@ -201,6 +201,12 @@ class Table:
     def seat_lang(self, s: int) -> str:
         return self.seats.lang(s, self.lang)
 
+    def lang_for(self, ev: Incoming) -> str:
+        """The language to answer `ev` in: the person's own in their private chat, else the table's."""
+        if ev.where.private:
+            return self.host.user_lang(ev.user) or self.lang
+        return self.lang
+
     def private_where(self, s: int) -> Where:
         return Where(self.platform_name, str(self.seats[s]["user_id"]), private=True)
 

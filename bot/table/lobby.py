@@ -9,7 +9,7 @@ import random
 from typing import TYPE_CHECKING
 
 from bot.i18n import tr
-from bot.platform import Incoming, Unreachable
+from bot.platform import Incoming, PlatformError, Unreachable, View
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
 from bot.table.seats import EMPTY, SeatKind
 from engine import Match, Rules
@@ -19,12 +19,15 @@ if TYPE_CHECKING:
 
 async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     """Seats a person: the seat asked for, else a random free one."""
-    lang = table.lang
+    lang = table.lang_for(ev)
     if table.status != "lobby":
         await table.answer(ev, tr(lang, "join.not_lobby"))
         return
     s = table.seat_of(ev.user.user_id)
     if s is not None:
+        if ev.where.private and table.meta.get("start_wanted"):
+            await start(table, ev)  # they opened the bot as the refused start asked: start now
+            return
         await table.answer(ev, tr(lang, "join.already", seat=s + 1))
         return
     free = table.seats.free()
@@ -43,11 +46,23 @@ async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
                            "lang": table.host.user_lang(ev.user), "away": False, "timeouts": 0}
     await table.host.store.upsert_player(table.platform_name, ev.user.user_id, ev.user.name, ev.user.language)
     await table.save_seats()
+    if not ev.where.private and table.platform.join_link(f"join-{table.id}") is not None:
+        # joined in the group: can the bot write to them privately, where their cards will go?
+        try:
+            await table.platform.send(table.private_where(seat_no),
+                                      View(tr(table.seat_lang(seat_no), "join.seated_private",
+                                              seat=seat_no + 1)))
+        except Unreachable as exc:
+            await table.answer(ev, tr(lang, "join.ok_open_bot", name=ev.user.name[:32], seat=seat_no + 1,
+                                      how=exc.how_to_fix))
+            return
+        except PlatformError:
+            pass
     await table.answer(ev, tr(lang, "join.ok", name=ev.user.name[:32], seat=seat_no + 1))
 
 async def leave(table: Table, ev: Incoming) -> None:
     """Frees a seat before the start (afterwards only `abandon` ends a match)."""
-    lang = table.lang
+    lang = table.lang_for(ev)
     s = table.seat_of(ev.user.user_id)
     if s is None:
         await table.answer(ev, tr(lang, "err.not_seated"))
@@ -120,9 +135,15 @@ async def start(table: Table, ev: Incoming) -> None:
             unreachable.append((str(table.seats[s]["name"]), exc.how_to_fix))
     if unreachable:
         table.match = None
-        await table.say(tr(lang, "start.unreachable", names=", ".join(n for n, _ in unreachable),
-                          how=unreachable[0][1]))
+        await table.screen.take_back_hands()  # no "0 cards" hands left behind in the others' chats
+        table.meta["start_wanted"] = True  # it starts by itself once they opened the bot
+        await table.save_meta()
+        text = tr(lang, "start.unreachable", names=", ".join(n for n, _ in unreachable), how=unreachable[0][1])
+        if ev.kind == "press":
+            await table.answer(ev, text)  # the button's answer says it too, not "✓"
+        await table.say(text)
         return
+    table.meta.pop("start_wanted", None)
     table.status = "active"
     await table.host.store.update_match(table.id, status="active", seats=table.seats)
     await table.timers.set("lobby", None)

@@ -58,9 +58,15 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         await table.answer(ev, tr(lang, "err.paused"))
         return
     # A declaration names its cards, and a page (↻ on a folded hand) only redraws: both stay good.
-    if code not in (tokens.DECLARE, tokens.PAGE) and tok.version < screen.view_version[s]:
+    # A version the table never reached was never drawn: a forged or foreign button, not "current".
+    if (code not in (tokens.DECLARE, tokens.PAGE) and tok.version < screen.view_version[s]) \
+            or tok.version > table.game.version:
         await table.answer(ev, tr(lang, "err.stale"))
         screen.forget(f"hand{s}")
+        return
+    if (code, table.game.phase) in ((tokens.BURY, "playing"), (tokens.BURY, "declaring"), (tokens.BURY, "dealing"),
+                                    (tokens.PLAY, "burying"), (tokens.PLAY, "declaring"), (tokens.PLAY, "dealing")):
+        await table.answer(ev, tr(lang, "refuse.wrong_phase"))  # a button of another phase: not now
         return
     sel = screen.selection[s]
     if code == tokens.TOGGLE:

@@ -242,6 +242,16 @@ class Screen:
         self.view_version[s], self.view_key[s] = version, key
         self.shown_hand[s] = hand
 
+    async def take_back_hands(self) -> None:
+        """A start that did not happen: the hand messages it sent go again (they showed no card)."""
+        t = self.table
+        for s in range(4):
+            mid = self.messages.pop(f"hand{s}", None)
+            self.rendered.pop(f"hand{s}", None)
+            if mid is not None and t.seats[s].get("user_id"):
+                await t.host.store.set_message(t.id, f"hand{s}", None)
+                await self._delete_quietly(t.private_where(s), mid)
+
     def restore_buttons(self) -> None:
         """After a restart: each hand's buttons count from the version at which its cards and phase
         last changed, as they did before the restart, so a press made before the crash and

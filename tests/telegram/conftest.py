@@ -51,6 +51,9 @@ class ScriptedHost:
         self.inline_asks.append((user, where, query))
         return self.choices
 
+    def inline_reason(self, user: User, where: Where) -> str:
+        return "Not your turn"
+
     async def load_journal(self, platform: str, name: str) -> dict[str, Any]:
         return dict(self.journals.get(name, {}))
 

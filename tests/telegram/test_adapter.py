@@ -40,7 +40,7 @@ async def test_commands_become_host_events(fake: FakeTelegram, adapter: Adapter)
     assert (new.kind, new.name, new.args) == ("command", "new", ("classic", "target=3"))
     assert new.where == G and new.user.user_id == "11" and new.user.language == "zh"
     assert (join.name, join.args) == ("join", ())
-    assert new.extra == {} and start.extra == {}  # Ann is no admin of the group
+    assert new.extra == {"admin": "0"} and start.extra == {}  # Ann is no admin of the group
     assert (start.name, start.args, start.where) == ("start", ("m42",), private(11))
     assert len({e.key for e in events}) == 3
     # Editing the old command sends an edited_message update: it must not act again.
@@ -289,5 +289,5 @@ async def test_group_admins_are_marked(fake: FakeTelegram, adapter: Adapter) -> 
     fake.command(21, GROUP, "/season new")
     fake.command(22, GROUP, "/season new")
     ivy, jo = await host.wait_events(2)
-    assert ivy.extra == {"admin": "1"} and jo.extra == {}
+    assert ivy.extra == {"admin": "1"} and jo.extra == {"admin": "0"}
     assert len(fake.calls_of("getChatAdministrators")) == 1  # cached

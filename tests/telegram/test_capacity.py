@@ -34,7 +34,7 @@ MESSAGE_CALLS = ("sendMessage", "editMessageText", "editMessageReplyMarkup", "se
 WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 
 
-async def seated(rig: Rig, settings: TableSettings = SETTINGS) -> Table:
+async def seated(rig: Rig, settings: TableSettings = SETTINGS, *, seed: int = 7) -> Table:
     """Four people at one table, written to the store and resumed (dealt at once with the default
     settings: no timers)."""
     fake, store = rig.fake, rig.store
@@ -46,7 +46,7 @@ async def seated(rig: Rig, settings: TableSettings = SETTINGS) -> Table:
                       "timeouts": 0})
     meta = {"preset": "classic", "creator": str(PEOPLE[0]), "creator_name": "P0", "options": "",
             "settings": settings.to_dict()}
-    await store.create_match("telegram", str(GROUP), engine.preset("classic").to_dict(), seats, 7, meta,
+    await store.create_match("telegram", str(GROUP), engine.preset("classic").to_dict(), seats, seed, meta,
                              status="active")
     await rig.host.start()
     await rig.settle()

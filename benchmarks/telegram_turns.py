@@ -1,0 +1,197 @@
+"""Turn lag and API calls per play over whole hands, with Telegram's limits on, at people's pace.
+
+Four simulated people play through the real python-telegram-bot client, the real host, engine and
+SQLite store, against the strict fake Bot API server (flood limits, query time limits). A person
+notices it is their turn only from what reaches them: the private turn notice (a new message,
+which rings their phone), or the group's table naming them. They then think for 1-3 s and play,
+two plays in three from the group (inline mode), one in three with their private hand's buttons.
+
+    python -m benchmarks.telegram_turns [--hands 1] [--scale 1.0] [--seed 6]
+
+`--scale` is how many real seconds one Telegram second lasts (1.0: real time, which is what the
+figures in docs/telegram.md use); the deal is paced as `tractor-host run` paces it.
+Turn lag: from the moment the previous play reached Telegram (its update was pushed) to the first
+message that told the next player, in Telegram seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import bot.host
+from adapters.telegram.config import FloodLimits, TelegramConfig
+from adapters.telegram.run import TelegramRunner
+from bot import tokens
+from bot.host import Host
+from bot.settings import TableSettings
+from fakes.players import Sim, until
+from fakes.telegram_api import BOT_ID, ApiCall, FakeTelegram, Limits
+from fakes.telegram_rig import HandledOrder
+from persistence.store import SqliteStore
+
+GROUP = -1007777
+NOTICE = "🔔"
+
+
+@dataclass
+class Figures:
+    plays: int = 0
+    lags: list[float] = field(default_factory=list)
+    calls: dict[str, int] = field(default_factory=dict)  # kind -> calls during play
+    deal_group_calls: int = 0
+    rejected_429: int = 0
+    seconds: float = 0.0
+
+
+def _kind(call: ApiCall) -> str:
+    if call.method == "answerCallbackQuery":
+        return "callback answers"
+    if call.method == "answerInlineQuery":
+        return "inline answers"
+    chat = int(call.params.get("chat_id", 0) or 0)
+    where = "group" if chat < 0 else "private"
+    return f"{where} {call.method}"
+
+
+def _told_at(fake: FakeTelegram, uid: int, since: float) -> float | None:
+    """When a message first told `uid` it is their turn after `since`: the private notice."""
+    for call in fake.calls:
+        if call.at < since or not call.ok or call.method != "sendMessage":
+            continue
+        if int(call.params.get("chat_id", 0) or 0) == uid and str(call.params.get("text", "")).startswith(NOTICE):
+            return call.at
+    return None
+
+
+async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
+    fake = FakeTelegram(limits=Limits(scale=scale))
+    await fake.start()
+    fake.add_group(GROUP)
+    tmp = tempfile.TemporaryDirectory()
+    store = await SqliteStore.open(os.path.join(tmp.name, "turns.sqlite3"))
+    # The host's clock is real time: the deal is paced, declaration windows close on their own.
+    settings = TableSettings(deal=0.6 * scale, declare=8 * scale, next=5 * scale, turn=0, bury=0, lobby=0)
+    host = Host(store, defaults=settings, use_ai_threads=False)
+    config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
+                            limits=FloodLimits(scale=scale))
+    runner = TelegramRunner(config, host, order=HandledOrder())
+    host.register(runner.platform)
+    await runner.connect()
+    await host.start()
+    await runner.listen()
+    sim = Sim(fake, host, runner, GROUP)
+    out = Figures()
+    started = time.perf_counter()
+    try:
+        await sim.open_table("classic target=A")
+        await sim.start_until_reachable()
+        table = sim.table
+        m = table.match
+        deal_from = len(fake.calls)
+        while m.phase == "dealing" or (m.phase == "declaring" and not m.to_act()):
+            await asyncio.sleep(0.02)
+        out.deal_group_calls = sum(1 for c in fake.calls[deal_from:]
+                                   if c.ok and int(c.params.get("chat_id", 0) or 0) == GROUP
+                                   and c.method in ("sendMessage", "editMessageText"))
+        play_from = len(fake.calls)
+        last_play_at = fake.clock()
+        first_hand = int(m.public_view().get("hand_no", 1))
+        while int(m.public_view().get("hand_no", 1)) < first_hand + hands and m.phase != "match_over":
+            to_act = m.to_act()
+            if not to_act or m.phase not in ("playing", "burying", "declaring"):
+                await asyncio.sleep(0.02)
+                continue
+            seat = to_act[0]
+            uid = sim.uid(table, seat)
+            if m.phase == "declaring":
+                await _pass(sim, uid)
+                continue
+            await until(lambda u=uid, t=last_play_at: _told_at(fake, u, t) is not None, 60)  # type: ignore[misc]
+            told = _told_at(fake, uid, last_play_at)
+            assert told is not None
+            if m.phase == "playing":
+                out.lags.append((told - last_play_at) / scale)
+            await asyncio.sleep(rng.uniform(1.0, 3.0) * scale)  # thinking
+            pushed = len(fake.pushed_at)
+            if m.phase == "burying":
+                await sim._bury(table, seat)
+            else:
+                await sim._play(table, seat)
+                out.plays += 1
+            # the play reached Telegram when its last update was pushed
+            last_play_at = max(list(fake.pushed_at.values())[pushed:] or [fake.clock()])
+        await runner.platform.drain()
+        out.calls = {}
+        for c in fake.calls[play_from:]:
+            if c.method in ("getChatAdministrators",):
+                continue
+            out.calls[_kind(c)] = out.calls.get(_kind(c), 0) + 1
+        out.rejected_429 = fake.rejected_429
+    finally:
+        out.seconds = time.perf_counter() - started
+        await runner.stop()
+        await host.stop()
+        await store.close()
+        await fake.stop()
+        tmp.cleanup()
+    return out
+
+
+async def _pass(sim: Sim, uid: int) -> None:
+    """While trumps may still be declared after the deal, people pass (or let the window close)."""
+    await sim.fresh(uid)
+    msgs = [msg for msg in sim.fake.chat_messages(uid) if msg.sender["id"] == BOT_ID and msg.reply_markup]
+    for msg in reversed(msgs):
+        for b in sim.fake.buttons_on(uid, msg.message_id):
+            data = b.get("callback_data", "")
+            try:
+                code = tokens.parse(data).code
+            except tokens.BadToken:
+                continue
+            if code == tokens.PASS:
+                await sim.press(uid, uid, msg.message_id, data)
+                return
+    await asyncio.sleep(0.05)
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def main(hands: int, scale: float, seed: int) -> None:
+    rng = random.Random(seed)
+    bot.host.random.SystemRandom = lambda: random.Random(seed)  # type: ignore[assignment,misc]
+    cpu = time.process_time()
+    f = await play_hands(hands, scale, rng)
+    cpu = time.process_time() - cpu
+    print(f"== {hands} hand(s), {f.plays} plays, Telegram's limits on (1 Telegram s = {scale} s), "
+          f"{f.seconds:.0f} s, bot+fake CPU {cpu:.1f} s, load {os.getloadavg()[0]:.1f}")
+    print(f"   429 answers: {f.rejected_429}; group messages while the cards were dealt: {f.deal_group_calls}")
+    for kind, n in sorted(f.calls.items()):
+        print(f"   {kind}: {n} ({n / max(1, f.plays):.2f} per play)")
+    if f.lags:
+        print(f"   turn lag (s): median {statistics.median(f.lags):.2f}, p99 {_pct(f.lags, 0.99):.2f}, "
+              f"max {max(f.lags):.2f} over {len(f.lags)} turns")
+
+
+if __name__ == "__main__":
+    warnings.filterwarnings("ignore")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hands", type=int, default=1)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=6)
+    args = parser.parse_args()
+    logging.disable(logging.CRITICAL)
+    asyncio.run(main(args.hands, args.scale, args.seed))
+    sys.exit(0)
