@@ -33,6 +33,7 @@ from .actions import (
     action_faces,
     as_action,
 )
+from .boards import BoardSpec, check_board_rules
 from .cards import (
     FULL_DECK,
     NUM_FACES,
@@ -42,7 +43,6 @@ from .cards import (
     rank_of,
     rank_str,
 )
-from .boards import BoardSpec, check_board_rules
 from .declare import Declaration
 from .errors import IllegalAction, IllegalCode
 from .formats import adjudicate_time_limit

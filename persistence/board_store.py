@@ -184,12 +184,11 @@ class BoardStore:
 
     async def create_event(self, kind: str, platform: str, chat_id: str, state: dict[str, Any]) -> int:
         now = _now()
-        async with self.db.transaction() as conn:
-            async with conn.execute(
-                "INSERT INTO dup_event (kind, platform, chat_id, status, state, created_at, updated_at)"
-                " VALUES (?, ?, ?, 'forming', ?, ?, ?) RETURNING id",
-                (kind, platform, chat_id, json.dumps(state, ensure_ascii=False), now, now)) as cur:
-                row = await cur.fetchone()
+        async with self.db.transaction() as conn, conn.execute(
+            "INSERT INTO dup_event (kind, platform, chat_id, status, state, created_at, updated_at)"
+            " VALUES (?, ?, ?, 'forming', ?, ?, ?) RETURNING id",
+            (kind, platform, chat_id, json.dumps(state, ensure_ascii=False), now, now)) as cur:
+            row = await cur.fetchone()
         assert row is not None
         return int(row[0])
 
