@@ -39,6 +39,8 @@ from bot.table.messages import (
     SeatLanguage,
     Stop,
     Tick,
+    UnwatchLive,
+    WatchLive,
 )
 from bot.table.render import Screen
 from bot.table.seats import Seats
@@ -183,14 +185,19 @@ class Table:
                     await moves.apply_ai(self, message.seat, message.action)
         elif isinstance(message, Resume | ChatLanguage):
             self.screen.forget_all()
-            if isinstance(message, Resume):
-                self.screen.restore_buttons()
         elif isinstance(message, SeatLanguage):
             s = self.seat_of(message.user_id)
             if s is not None:
                 self.seats[s]["lang"] = message.lang
                 self.screen.forget(f"hand{s}")
+        elif isinstance(message, WatchLive):
+            self.host.live.add(self, message.watch)
+            return
+        elif isinstance(message, UnwatchLive):
+            self.screen.web_left(self.host.live.remove(self.id, message.fn))
+            return
         await moves.advance(self)
+        self.host.live.publish(self)
 
     # ----- seats -----
 

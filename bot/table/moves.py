@@ -49,6 +49,9 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         await table.answer(ev, tr(lang, "err.not_playing"))
         return
     screen = table.screen
+    if tok.version > table.game.version:  # never drawn: no state of this match had that version yet
+        await table.answer(ev, tr(table.seat_lang(s), "err.stale"))
+        return
     if code == tokens.HAND:
         await screen.send_hand(s, force_new=True)
         await table.answer(ev, "✓")
@@ -58,9 +61,7 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         await table.answer(ev, tr(lang, "err.paused"))
         return
     # A declaration names its cards, and a page (↻ on a folded hand) only redraws: both stay good.
-    # A version the table never reached was never drawn: a forged or foreign button, not "current".
-    if (code not in (tokens.DECLARE, tokens.PAGE) and tok.version < screen.view_version[s]) \
-            or tok.version > table.game.version:
+    if code not in (tokens.DECLARE, tokens.PAGE) and tok.version < screen.view_version[s]:
         await table.answer(ev, tr(lang, "err.stale"))
         screen.forget(f"hand{s}")
         return
@@ -76,9 +77,11 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
             await table.answer(ev, tr(lang, "err.stale"))
             return
         sel.symmetric_difference_update({i})
+        await screen.save_drawn()
         await table.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
     elif code == tokens.CLEAR:
         sel.clear()
+        await screen.save_drawn()
         await table.answer(ev, "✓")
     elif code == tokens.PAGE:
         screen.page[s] = _b36_or(tok.arg, 0)
@@ -228,6 +231,7 @@ async def apply(table: Table, action: Action, key: str | None, *, ended: str | N
         return res
     if isinstance(action, Play | Bury | Chao):
         table.screen.selection[action.seat].clear()
+    table.host.live.publish(table)  # web tables see each committed state, AI moves included
     await announce.action_done(table, action, events)
     return res
 

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from bot import tokens
 from bot.i18n import tr
-from bot.platform import PlatformError, Unreachable, View, Where
+from bot.live import WEB_GRACE
+from bot.platform import Button, PlatformError, Unreachable, View, Where
+from bot.table.drawn import DrawnHands
 from bot.table.messages import Redraw
 from bot.table.notices import TurnNotices
-from bot.views import hand_elsewhere_view, hand_view, lobby_view, table_view
-from engine import Match, Rules
+from bot.views import hand_elsewhere_view, hand_on_web_view, hand_view, lobby_view, table_view
 from engine.actions import Revolt, SeatAction
 from engine.views import SeatView
 
@@ -42,15 +43,13 @@ class Screen:
         self.table = table
         self.messages: dict[str, str] = dict(messages or {})  # slot -> platform message id (persisted)
         self.rendered: dict[str, Any] = {}  # slot -> the content last shown there
-        self.selection: dict[int, set[int]] = {s: set() for s in range(4)}
+        # What each seat's buttons were drawn for (version, phase, cards) and the cards picked on
+        # them, kept in the match's meta: while a hand's phase and cards hold, redrawing it (a card
+        # selected, say, or after a restart) keeps its buttons' version, so a button on a message
+        # drawn earlier still counts.
+        self.drawn_hands = DrawnHands(table.meta)
+        self.selection: dict[int, set[int]] = self.drawn_hands.selection
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)
-        self.view_version: dict[int, int] = dict.fromkeys(range(4), 0)
-        # What each seat's buttons index into (phase and cards) when view_version was set: while it
-        # holds, redrawing the hand (a card selected, say) keeps the buttons' version, so a button
-        # on a keyboard whose redraw has not arrived yet still counts.
-        self.view_key: dict[int, tuple[Any, ...]] = {}
-        # The cards each seat's buttons index into, as last drawn (a press maps its indices with them).
-        self.shown_hand: dict[int, list[str]] = {}
         # Seats that play from the group (inline mode): while the hand is being played, their
         # private hand is redrawn lazily (see send_hand), not after each of their plays.
         self.plays_inline: set[int] = set()
@@ -63,6 +62,19 @@ class Screen:
         self.may_lag_at: int | None = None
         self.lag_timer: asyncio.TimerHandle | None = None
         self.notices = TurnNotices(table)
+        # Host clock time until which a seat whose web table closed still counts as on the web.
+        self.web_until: dict[int, float] = {}
+        self.web_timers: list[asyncio.TimerHandle] = []
+
+    @property
+    def view_version(self) -> dict[int, int]:
+        """Per seat, the oldest version whose hand buttons still count."""
+        return {s: self.drawn_hands.version(s) for s in range(4)}
+
+    async def save_drawn(self) -> None:
+        """Writes what the hands' buttons stand for to the store, when it changed."""
+        if self.drawn_hands.store_in_meta():
+            await self.table.save_meta()
 
     def forget(self, slot: str) -> None:
         """Draw this slot again next time, even if its content looks the same."""
@@ -74,8 +86,46 @@ class Screen:
     def cancel(self) -> None:
         if self.rerender is not None:
             self.rerender.cancel()
+        for h in self.web_timers:
+            h.cancel()
         if self.lag_timer is not None:
             self.lag_timer.cancel()
+
+    # ----- seats that play on the web table -----
+
+    def on_web(self, s: int) -> bool:
+        """Seat s plays on the web table (a page of its seat is open, or closed a moment ago): its
+        private hand in the chat is folded away and not edited after each play."""
+        t = self.table
+        return s in t.host.live.seats_watched(t.id) or t.host.clock.now() < self.web_until.get(s, 0.0)
+
+    def web_left(self, seats: set[int]) -> None:
+        """These seats' last web page closed: after WEB_GRACE their hands are drawn in the chat again."""
+        if not seats:
+            return
+        t = self.table
+        for s in seats:
+            self.web_until[s] = t.host.clock.now() + WEB_GRACE
+        self.web_timers = [h for h in self.web_timers if not h.cancelled()]
+        self.web_timers.append(asyncio.get_running_loop().call_later(WEB_GRACE + 0.1, t.submit, Redraw()))
+
+    def all_on_web(self) -> bool:
+        """Every person seated plays on the web: the group's table message waits for what matters."""
+        t = self.table
+        people = [s for s in t.seats.humans() if not t.seats[s].get("kicked") and not t.seats[s].get("away")]
+        return bool(people) and all(self.on_web(s) for s in people)
+
+    def web_button(self, s: int | None, lang: str) -> Button | None:
+        """The button that opens the web table: a seat's own (private), or the group's."""
+        t = self.table
+        links = t.host.live.links
+        if links is None:
+            return None
+        link = (links.table_link(t.platform_name, t.id) if s is None
+                else links.seat_link(t.platform_name, t.id, str(t.seats[s]["user_id"])))
+        if link is None:
+            return None
+        return Button(tr(lang, "btn.web_table"), link[0], kind=link[1])
 
     async def refresh_if_due(self) -> None:
         """Mid-burst of AI moves: once the burst has run `host.refresh_interval()` (`ai_refresh`, 3 s,
@@ -135,11 +185,16 @@ class Screen:
             self.lag_timer.cancel()
             self.lag_timer = None
         infos = t.seats.infos()
+        web = self.web_button(None, t.lang)
         v = table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
-                       preset=t.preset_name, time_left=time_left, paused=t.status == "paused")
-        bare = table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
-                          preset=t.preset_name, paused=t.status == "paused")
-        await self.show("table", t.where, v, compare=strip_versions(bare))
+                       preset=t.preset_name, time_left=time_left, paused=t.status == "paused", web=web)
+        if t.status == "active" and "table" in self.messages and self.all_on_web():
+            # Everyone plays on the web table: no edit per play, only when the hand moves on.
+            compare: Any = ("web", pub.get("phase"), pub.get("hand_no"), pub.get("trump"))
+        else:
+            compare = strip_versions(table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
+                                                preset=t.preset_name, paused=t.status == "paused", web=web))
+        await self.show("table", t.where, v, compare=compare)
         await self.render_hands()
         await self.notices.update()
 
@@ -189,7 +244,7 @@ class Screen:
         v = t.seat_view(s) if seen is None else seen
         return hand_view(v, t.seats.infos(), lang, match_id=t.id, version=version,
                          legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
-                         page_size=t.host.page_size(t.platform_name), note=note)
+                         page_size=t.host.page_size(t.platform_name), note=note, web=self.web_button(s, lang))
 
     def _button_actions(self, s: int, v: SeatView) -> list[SeatAction]:
         """The actions a hand shows as buttons: bids and passes while declaring, a revolution when allowed."""
@@ -212,14 +267,23 @@ class Screen:
         m = t.game
         seen = t.seat_view(s)
         hand = list(seen.get("hand") or ())
-        key = (m.phase, tuple(hand))
-        version = self.view_version[s] if self.view_key.get(s) == key else m.version
+        key = (str(m.phase), tuple(hand))
+        version = self.drawn_hands.version_for(s, *key, m.version)
         slot = f"hand{s}"
+        if not force_new and self.on_web(s) and m.phase != "match_over":
+            # Played on the web table: folded away once (no card in it), never edited per play.
+            if slot in self.messages:
+                await self._buttons_index(s, version, key)
+                lang = t.seat_lang(s)
+                folded = hand_on_web_view(seen, t.seats.infos(), lang, match_id=t.id, version=version,
+                                          web=self.web_button(s, lang))
+                await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
+            return
         if (not force_new and s in self.plays_inline and m.phase == "playing"
                 and self.hand_phase.get(s) == "playing" and slot in self.messages):
             # Folded away once (no card in it, so no edit after the next plays); its old buttons
             # are refused from now on if the cards changed, ↻ shows the hand again.
-            self._buttons_index(s, version, key, hand)
+            await self._buttons_index(s, version, key)
             folded = hand_elsewhere_view(seen, t.seats.infos(), t.seat_lang(s), match_id=t.id,
                                          version=version, page=self.page[s])
             await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
@@ -232,15 +296,18 @@ class Screen:
         if (not force_new and m.phase == "dealing" and shown is not None and shown[1] == sig[1]
                 and len(key[1]) % DEAL_REDRAW_EVERY and slot in self.messages):
             return  # cards arriving: every few cards, or at once when what may be declared changes
-        self._buttons_index(s, version, key, hand)
         self.hand_phase[s] = str(m.phase)
-        if t.meta.get("notes", {}).pop(str(s), None):
-            await t.save_meta()
+        self.drawn_hands.draw(s, version, *key)
+        noted = t.meta.get("notes", {}).pop(str(s), None)
+        if self.drawn_hands.store_in_meta() or noted:
+            await t.save_meta()  # before the message goes out: see _buttons_index
         await self.show(slot, t.private_where(s), v, compare=sig, force_new=force_new)
 
-    def _buttons_index(self, s: int, version: int, key: tuple[Any, ...], hand: list[str]) -> None:
-        self.view_version[s], self.view_key[s] = version, key
-        self.shown_hand[s] = hand
+    async def _buttons_index(self, s: int, version: int, key: tuple[str, tuple[str, ...]]) -> None:
+        """Records what seat s's buttons stand for, in the store before the message goes out: should
+        the process die after the send, the buttons drawn still count after the restart."""
+        self.drawn_hands.draw(s, version, *key)
+        await self.save_drawn()
 
     async def take_back_hands(self) -> None:
         """A start that did not happen: the hand messages it sent go again (they showed no card)."""
@@ -252,40 +319,13 @@ class Screen:
                 await t.host.store.set_message(t.id, f"hand{s}", None)
                 await self._delete_quietly(t.private_where(s), mid)
 
-    def restore_buttons(self) -> None:
-        """After a restart: each hand's buttons count from the version at which its cards and phase
-        last changed, as they did before the restart, so a press made before the crash and
-        delivered again (Telegram redelivers unconfirmed updates) is taken, not refused as out of
-        date. Worked out from the match's log, which the store keeps anyway (one replay per table)."""
-        t = self.table
-        if t.match is None:
-            return
-        people = [s for s in t.seats.humans() if not t.seats[s].get("kicked")]
-        if not people:
-            return
-        again = Match.replay(Rules.from_dict(t.rules), t.seed, ())
-
-        def key(s: int) -> tuple[Any, ...]:
-            return (again.phase, tuple(again.view(s).get("hand") or ()))
-
-        since = dict.fromkeys(people, 0)
-        last = {s: key(s) for s in people}
-        for i, action in enumerate(t.match.actions, start=1):
-            again.apply(action)
-            for s in people:
-                k = key(s)
-                if k != last[s]:
-                    last[s], since[s] = k, i
-        for s in people:
-            self._buttons_index(s, since[s], last[s], list(last[s][1]))
-
     def hand_of(self, s: int) -> list[str]:
         """The cards seat s's buttons index into: those of its hand when its buttons' version was set
         (a press with an older version is refused before this is asked), else its hand now."""
-        t = self.table
-        if self.view_key.get(s) is not None and s in self.shown_hand:
-            return self.shown_hand[s]
-        return list(t.seat_view(s).get("hand") or [])
+        cards = self.drawn_hands.cards(s)
+        if cards is not None:
+            return list(cards)
+        return list(self.table.seat_view(s).get("hand") or [])
 
     async def show(self, slot: str, where: Where, v: View, *, compare: Any = None,
                    force_new: bool = False) -> None:
