@@ -39,6 +39,9 @@ class TurnNotices:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.turn_of: dict[int, tuple[object, ...]] = {}  # seat -> the turn its notice is for
+        # seat -> the turn whose notice could not go out (the platform is failing): not tried again
+        # for that turn, so a table drawn again and again during an outage does not wait on it each time
+        self.failed: dict[int, tuple[object, ...]] = {}
 
     def _turn_key(self) -> tuple[object, ...]:
         pub = self.table.public()
@@ -72,7 +75,7 @@ class TurnNotices:
                 continue
             await self._delete(s, mid)
         for s in sorted(want):
-            if slot(s) in messages:
+            if slot(s) in messages or self.failed.get(s) == key:
                 continue
             await self._send(s, key)
 
@@ -81,11 +84,14 @@ class TurnNotices:
         try:
             mid = await t.platform.send(t.private_where(s), PlatformView(self.text(s)))
         except Unreachable as exc:
+            self.failed[s] = key  # tried again once they can be reached (Screen.reachable)
             await t.screen.unreachable(s, exc)
             return
         except PlatformError:
             log.warning("table %s: turn notice for seat %s not delivered", t.id, s)
+            self.failed[s] = key
             return
+        self.failed.pop(s, None)
         t.screen.reachable(s)
         t.screen.messages[slot(s)] = mid
         self.turn_of[s] = key

@@ -62,6 +62,7 @@ class Screen:
         self.may_lag_at: int | None = None
         self.lag_timer: asyncio.TimerHandle | None = None
         self.notices = TurnNotices(table)
+        self.table_trick: tuple[Any, ...] | None = None  # the hand, phase and trick the table last showed
         # Host clock time until which a seat whose web table closed still counts as on the web.
         self.web_until: dict[int, float] = {}
         self.web_timers: list[asyncio.TimerHandle] = []
@@ -195,6 +196,7 @@ class Screen:
             compare = strip_versions(table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
                                                 preset=t.preset_name, paused=t.status == "paused", web=web))
         await self.show("table", t.where, v, compare=compare)
+        self.table_trick = _trick_key(pub)
         await self.render_hands()
         await self.notices.update()
 
@@ -204,8 +206,8 @@ class Screen:
         t = self.table
         if not t.platform.turn_notices or t.status != "active" or "table" not in self.messages:
             return False
-        if "table" not in self.rendered:
-            return False  # never drawn since a restart or a language change
+        if "table" not in self.rendered or self.table_trick != _trick_key(pub):
+            return False  # not drawn yet in this trick (or deal), or since a restart or a language change
         phase = pub.get("phase")
         return bool(phase == "playing" and pub.get("trick")) or phase == "dealing"
 
@@ -232,6 +234,7 @@ class Screen:
 
     def reachable(self, s: int) -> None:
         """A message reached them again: next time they are cut off, the group is told again."""
+        self.notices.failed.pop(s, None)
         cut_off = self.table.meta.get("unreachable")
         if cut_off and s in cut_off:
             cut_off.remove(s)
@@ -369,6 +372,10 @@ class Screen:
             self.table.submit(Redraw())
 
         self.rerender = asyncio.get_running_loop().call_later(RENDER_RETRY, again)
+
+
+def _trick_key(pub: Any) -> tuple[Any, ...]:
+    return (pub.get("hand_no"), pub.get("phase"), pub.get("tricks_played"))
 
 
 def strip_versions(v: View) -> tuple[Any, ...]:
