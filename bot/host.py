@@ -122,6 +122,7 @@ class Host:
         rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers."""
         report = await resume_all(self.store, _rebuild,
                                   keep=lambda m: m.platform in self.platforms and m.id not in self.tables)
+        events = await duplicate_hooks.playing_events(self)  # asked before any table starts moving
         loaded: list[Table] = []
         for stored, match in report.states.values():
             await self.load_chat(stored.platform, stored.chat_id)
@@ -137,7 +138,8 @@ class Host:
         for table in loaded:
             self.add_table(table)
             table.submit(Resume())
-        await duplicate_hooks.resume(self)
+        if events:
+            await duplicate_hooks.resume(self, events)
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""

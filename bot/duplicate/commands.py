@@ -67,7 +67,7 @@ async def command(host: Host, event: Incoming, name: str, args: tuple[str, ...],
 
 async def _adopt_lang(host: Host, event: Incoming, lang: str) -> str:
     """A chat's first table takes its language from the person who opens it (as `new` does)."""
-    if event.where.private:
+    if event.where.private and not host.one_screen(event.where):
         return lang
     chat = await host.load_chat(event.where.platform, event.where.chat_id)
     ulang = normalize_lang(event.user.language)

@@ -42,16 +42,19 @@ async def board_ended(host: Host, table: Table, result: dict[str, Any]) -> None:
         log.exception("after board table %s", table.id)
 
 
-async def resume(host: Host) -> None:
-    """After a restart: every event still playing deals its next board where a room or table is free."""
+async def playing_events(host: Host) -> list[int]:
+    """The duplicate events still being played (none on a store without SQL, such as the in-memory one)."""
     try:
-        open_events = await boards(host).all_open_events()
-    except TypeError:  # a store without SQL (the in-memory one) has no boards
-        return
-    for ev in open_events:
-        if ev.status != "playing":
-            continue
+        return [ev.id for ev in await boards(host).all_open_events() if ev.status == "playing"]
+    except TypeError:
+        return []
+
+
+async def resume(host: Host, event_ids: list[int]) -> None:
+    """After a restart, once the resumed tables are back: each event deals its next board where a room
+    or table is free (a board that ended just before the stop has no successor yet)."""
+    for event_id in event_ids:
         try:
-            await events.advance(host, ev.id)
+            await events.advance(host, event_id)
         except Exception:
-            log.exception("resuming duplicate event %s", ev.id)
+            log.exception("resuming duplicate event %s", event_id)
