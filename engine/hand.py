@@ -264,7 +264,12 @@ class Hand:
         ph = self.phase
         if ph not in (DEALING, DECLARING, CHAO):
             return []
-        level = self.level if ph == CHAO else self.seat_level(seat)
+        if ph == CHAO:
+            level = self.level
+        elif self.open or self.dealer is None:  # as seat_level, without two property calls a card dealt
+            level = self.team_levels[seat % 2] if self.open else self.level
+        else:
+            level = self.team_levels[self.dealer % 2]
         hand = self.hands[seat]
         cur = self.declaration
         cands: list[tuple[int, ...]] = []
@@ -597,7 +602,10 @@ class Hand:
         assert self.order is not None and self.lead is not None and self.dealer is not None
         idx = trick_winner([p for _, p in self.trick], self.lead, self.order)
         winner = self.trick[idx][0]
-        points = sum(POINTS[f] for _, p in self.trick for f in p)
+        points = 0
+        for _, p in self.trick:
+            for f in p:
+                points += POINTS[f]
         if self.is_defender(winner):
             self.defender_points += points
         self.last_trick = self.trick
@@ -610,7 +618,7 @@ class Hand:
         self.trick = []
         self.lead = None
         self.leader = self.turn = winner
-        if sum(self.hands[winner]) == 0:
+        if not any(self.hands[winner]):
             self._finish(winner, lead, winning_play)
             assert self.result is not None
             events.append({"e": "hand_over", **self.result.to_dict()})
