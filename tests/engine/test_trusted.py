@@ -144,3 +144,32 @@ def test_a_hand_set_up_mid_trick_plays_on_like_the_match(name: str) -> None:
         m.play_trusted(seat, faces)
     assert copy.result is not None and h.result is not None
     assert copy.defender_points == h.defender_points and copy.result.outcome == h.result.outcome
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_throw_check_agrees_with_the_rule_seat_by_seat(name: str) -> None:
+    """``check_lead``'s one pass over the other hands fails exactly the units some seat can beat."""
+    from engine.combos import decompose
+    from engine.play import _beats_unit, _failing_units, suit_cards
+
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(12):
+        m = Match.new(preset(name), seed)
+        to_first_lead(m, rng, Tally())
+        h = m.hand
+        if m.phase != "playing":
+            continue
+        assert h.order is not None
+        for seat in range(4):
+            others = [h.hands[s] for s in range(4) if s != seat]
+            for suit in range(5):
+                have = suit_cards(h.hands[seat], suit, h.order)
+                for _ in range(8):
+                    if len(have) < 2:
+                        break
+                    units = decompose(rng.sample(have, rng.randint(2, min(len(have), 8))), h.order)
+                    want = [u for u in units if any(_beats_unit(u, suit_cards(o, suit, h.order), h.order) for o in others)]
+                    assert _failing_units(units, suit, others, h.order) == want
+                    checked += 1
+    assert checked > 500
