@@ -289,6 +289,15 @@ class Hand:
         self.order = order_for(self.level, self.trump, self.rules)
         self._pick_up(self.dealer)
 
+    def fix_trump(self, trump: int) -> None:
+        """A board with its trump marked or drawn (002 2.6 A, C): all dealt, no bidding, the dealer
+        takes the kitty."""
+        assert self.dealer is not None and self.phase == DEALING
+        self.deal(100)
+        self.trump = trump
+        self.order = order_for(self.level, trump, self.rules)
+        self._pick_up(self.dealer)
+
     def _trump_from_kitty(self) -> None:
         self.trump_from_kitty = True
         rule = self.rules.no_declaration

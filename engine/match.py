@@ -33,6 +33,7 @@ from .actions import (
     action_faces,
     as_action,
 )
+from .boards import BoardSpec, check_board_rules
 from .cards import (
     FULL_DECK,
     NUM_FACES,
@@ -106,6 +107,9 @@ class Match:
         self.history: list[HandSummary] = []
         self.last_result: HandSummary | None = None
         self._forced_dealer: int | None = None
+        self.board: BoardSpec | None = check_board_rules(rules) if rules.board else None
+        if self.board is not None:
+            self.levels = [self.board.level, self.board.level]
         self.hand: Hand = self._new_hand(dealer=None, first_drawer=None)
 
     # ----- construction -----
@@ -129,6 +133,11 @@ class Match:
         rng = self._rng()
         deck = list(FULL_DECK)
         rng.shuffle(deck)
+        if self.board is not None:  # one fixed hand: its dealer is dealt first (engine/boards.py)
+            hand = Hand(self.rules, self.levels, self.board.dealer, self.board.dealer, deck)
+            if self.board.trump is not None:
+                hand.fix_trump(self.board.trump)
+            return hand
         if first_drawer is None:
             first_drawer = dealer if dealer is not None else rng.randrange(4)
         return Hand(self.rules, self.levels, dealer, first_drawer, deck)
@@ -289,7 +298,10 @@ class Match:
             dteam = r.declarer_team
             self.levels[dteam] = o.declarer_level
             self.levels[1 - dteam] = o.defender_level
-            if o.passed:
+            if self.board is not None:  # a board is one hand: it ends the match, whoever won it
+                winner = dteam if o.winner == "declarers" else 1 - dteam
+                self.result = {"winner_team": winner, "levels": self._level_strs(), "reason": "board"}
+            elif o.passed:
                 winner = dteam if o.winner == "declarers" else 1 - dteam
                 self.result = {"winner_team": winner, "levels": self._level_strs(), "reason": "target"}
         summary = {**summary, "levels_after": self._level_strs()}
