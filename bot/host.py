@@ -23,14 +23,19 @@ from typing import Any
 import engine as rules_engine
 from bot import chat_commands, inline, opening, tokens
 from bot.clock import CallableClock, Clock, SystemClock
+from bot.duplicate import commands as duplicate_commands
+from bot.duplicate import hooks as duplicate_hooks
+from bot.duplicate.tables import board_start
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.league import league_command
 from bot.league.bridge import record as record_league_match
+from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
+from bot.replays import hand_replay
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
 from bot.table.context import AiPolicy
-from bot.table.messages import Event, Resume
+from bot.table.messages import Event, Resume, UnwatchLive, WatchLive
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
 from engine import Match, Rules
@@ -53,7 +58,7 @@ TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", 
                             "hand", "table"})
 LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
-ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
+ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS | duplicate_commands.COMMANDS
 RECENT_KEYS = 50_000
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
 # event loop, since a worker thread's hand-over costs about as much and the GIL gives no parallelism.
@@ -107,6 +112,7 @@ class Host:
         self.user_langs: dict[tuple[str, str], str] = {}
         self._recent: OrderedDict[str, None] = OrderedDict()
         self.chat_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.live = LiveHub()  # the tables' live watchers (the web table), see bot.live
 
     # ----- lifecycle -----
 
@@ -119,6 +125,7 @@ class Host:
         rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers."""
         report = await resume_all(self.store, _rebuild,
                                   keep=lambda m: m.platform in self.platforms and m.id not in self.tables)
+        events = await duplicate_hooks.playing_events(self)  # asked before any table starts moving
         loaded: list[Table] = []
         for stored, match in report.states.values():
             await self.load_chat(stored.platform, stored.chat_id)
@@ -134,6 +141,8 @@ class Host:
         for table in loaded:
             self.add_table(table)
             table.submit(Resume())
+        if events:
+            await duplicate_hooks.resume(self, events)
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""
@@ -181,9 +190,17 @@ class Host:
         return asyncio.get_running_loop().run_in_executor(self.executor, job)
 
     async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
-        """A match finished or was abandoned: the league records it, a series deals its next game."""
+        """A match finished or was abandoned: the league records it, a series deals its next game;
+        a board table goes to its event or the daily boards instead (`bot.duplicate`)."""
+        if duplicate_hooks.is_board(table):
+            await duplicate_hooks.board_ended(self, table, result)
+            return
         await self.record_league(table, result)
         await opening.next_in_series(self, table, result)
+
+    async def board_start(self, table: Table) -> str | None:
+        """Before a board table deals: why it may not (someone was dealt the board before), else None."""
+        return await board_start(self, table)
 
     def add_table(self, table: Table) -> None:
         self.tables[table.id] = table
@@ -319,6 +336,39 @@ class Host:
                 hand = tuple(table.seat_view(s).get("hand") or ())
         return TableGlance(table.id, table.status, hand_no, hand)
 
+    # ----- live watchers (the web table, bot.live) -----
+
+    def live_where(self, match_id: int, platform: str) -> Where | None:
+        """The group of an open table of this platform, or None (a web page names its table by id)."""
+        table = self.tables.get(match_id)
+        if table is None or table.platform_name != platform:
+            return None
+        return table.where
+
+    def live_seat(self, match_id: int, user_id: str) -> int | None:
+        """The seat this person holds at an open table (None: an onlooker)."""
+        table = self.tables.get(match_id)
+        return None if table is None else table.seat_of(user_id)
+
+    def watch(self, match_id: int, watch: Watch) -> bool:
+        """`watch` is sent this table's frames from now on, the first at once; False if no such table."""
+        table = self.tables.get(match_id)
+        if table is None or table.closed:
+            return False
+        table.submit(WatchLive(watch))
+        return True
+
+    def unwatch(self, match_id: int, fn: Watcher) -> None:
+        table = self.tables.get(match_id)
+        if table is not None and not table.closed:
+            table.submit(UnwatchLive(fn))
+        else:
+            self.live.remove(match_id, fn)
+
+    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> dict[str, Any] | None:
+        """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`)."""
+        return await hand_replay(self.store, platform, chat_of, match_id, hand_no)
+
     def message_ids(self, platform: str) -> list[str]:
         """Every message id the open tables of a platform keep (a new process must not hand them out again)."""
         return [mid for t in self.tables.values() if t.platform_name == platform for mid in t.messages.values()]
@@ -361,6 +411,8 @@ class Host:
             await chat_commands.rules(self, event, args, lang)
         elif name in LEAGUE_COMMANDS:
             await self._league(event, name, args, lang)
+        elif name in duplicate_commands.COMMANDS:
+            await duplicate_commands.command(self, event, name, args, lang)
         elif name == "start" and event.where.private and not self.one_screen(event.where):
             await chat_commands.private_start(self, event, args, lang)
         elif name in TABLE_COMMANDS:
