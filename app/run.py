@@ -16,7 +16,9 @@ from adapters.telegram.run import TelegramRunner
 from app import collector
 from app.console import play_console
 from app.store import open_store
+from bot.cluster import Cluster, worker_name
 from bot.host import Host
+from persistence.postgres import PostgresStore
 
 
 class Runner(Protocol):
@@ -28,7 +30,8 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     """Starts every platform with a token; with none, the terminal table."""
     telegram_config = TelegramConfig.from_env()
     discord_config = DiscordConfig.from_env()
-    store = await open_store(db)
+    bots = telegram_config is not None or discord_config is not None
+    store = await open_store(db, worker=worker_name() if bots else None)
     if telegram_config is None and discord_config is None:
         try:
             return await play_console(store, fresh=fresh, inp=sys.stdin, out=sys.stdout,
@@ -36,6 +39,8 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
         finally:
             await store.close()
     host = Host(store)
+    # On PostgreSQL every process is a worker among possibly several: it drives the tables it holds.
+    cluster = Cluster(host, store, store.cluster()) if isinstance(store, PostgresStore) else None
     started: list[Runner] = []
     try:
         telegram = TelegramRunner(telegram_config, host) if telegram_config is not None else None
@@ -43,7 +48,11 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             host.register(telegram.platform)
             await telegram.connect()
         discord_runner = DiscordRunner(host, discord_config) if discord_config is not None else None
-        await host.start()  # the Discord runner registered its platform on the host when it was built
+        # the Discord runner registered its platform on the host when it was built
+        if cluster is not None:
+            await cluster.start()  # takes its share of the tables
+        else:
+            await host.start()
         collector.tune()  # after resuming: what is loaded now stays for the process's life
         if telegram is not None:
             await telegram.listen()
@@ -56,6 +65,8 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
         for runner in started:
             with contextlib.suppress(Exception):
                 await runner.stop()
+        if cluster is not None:
+            await cluster.stop()  # hands its tables over at once
         await host.stop()
         await store.close()
     return 0

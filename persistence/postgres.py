@@ -23,11 +23,15 @@ from asyncpg.pool import PoolConnectionProxy
 
 from persistence.errors import LeaseLost, MatchClosed, SequenceConflict, StoreError, UnknownMatch
 from persistence.port import AppendResult, Synchronous
+from persistence.postgres_cluster import ClusterLink
 from persistence.postgres_migrate import migrate
-from persistence.sql_store import CLEAR_DEADLINE, SET_DEADLINE, SqlStore, _Append
+from persistence.sql_store import CLEAR_DEADLINE, SET_DEADLINE, Sql, SqlStore, _Append
 
 #: A connection, whether from the pool or on its own.
 Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
+
+#: Seconds a table's lease lasts without its holder's heartbeat: how long a dead worker's tables wait.
+LEASE_TTL = 6.0
 
 #: What a failed statement or connection raises through asyncpg.
 _DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
@@ -86,6 +90,9 @@ class PostgresStore(SqlStore):
         # With a worker name, appends are accepted only for tables whose lease this worker holds.
         self.worker = worker
         self.path = redact(url)  # what tools print; never the password
+        self._url = url
+        #: How long a lease lasts without a heartbeat (the creator of a match holds it at once).
+        self.lease_ttl = LEASE_TTL
 
     @classmethod
     async def open(
@@ -166,6 +173,17 @@ class PostgresStore(SqlStore):
             return await _append_batch(conn, batch, self.worker)
 
     # ------------------------------------------------------------------- leases
+
+    async def _created(self, sql: Sql, match_id: int) -> None:
+        if self.worker is not None:  # whoever opens a table drives it first
+            await sql.run(
+                "INSERT INTO leases (match_id, worker, expires_at) VALUES (?, ?, " + _NOW + " + ?)",
+                (match_id, self.worker, float(self.lease_ttl)),
+            )
+
+    def cluster(self) -> ClusterLink:
+        """This worker's link to the others (who is alive, the inbox); needs a worker name."""
+        return ClusterLink(self._pool, self._url, self._require_worker())
 
     async def acquire_lease(self, match_id: int, ttl: float) -> bool:
         """Take (or renew) this worker's lease on a table for `ttl` seconds of the database's clock.
