@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Protocol
 
+from aiohttp import web
+
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from adapters.telegram.config import TelegramConfig
@@ -16,9 +18,11 @@ from adapters.telegram.run import TelegramRunner
 from app import collector
 from app.console import play_console
 from app.store import open_store
+from app.web import worker_app
 from bot.cluster import Cluster, worker_name
 from bot.host import Host
 from persistence.postgres import PostgresStore
+from persistence.sql_store import SqlStore
 
 
 class Runner(Protocol):
@@ -42,6 +46,8 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     # On PostgreSQL every process is a worker among possibly several: it drives the tables it holds.
     cluster = Cluster(host, store, store.cluster()) if isinstance(store, PostgresStore) else None
     started: list[Runner] = []
+    roles: list[asyncio.Task[None]] = []
+    http = await serve_http(host, store, cluster)
     try:
         telegram = TelegramRunner(telegram_config, host) if telegram_config is not None else None
         if telegram is not None:
@@ -54,14 +60,22 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
         else:
             await host.start()
         collector.tune()  # after resuming: what is loaded now stays for the process's life
-        if telegram is not None:
-            await telegram.listen()
+        if telegram is not None and cluster is not None and telegram.config.mode != "webhook":
+            # long polling: one worker polls, the others wait to take over; updates reach every table's owner
+            started.append(telegram)
+            roles.append(asyncio.create_task(cluster.when_holding("telegram-polling", telegram.listen)))
+        elif telegram is not None:
+            await telegram.listen()  # a webhook: every worker behind the one URL takes updates
             started.append(telegram)
         if discord_runner is not None:
             await discord_runner.start()
             started.append(discord_runner)
         await asyncio.Event().wait()
     finally:
+        for task in roles:
+            task.cancel()
+        if http is not None:
+            await http.cleanup()
         for runner in started:
             with contextlib.suppress(Exception):
                 await runner.stop()
@@ -70,3 +84,17 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
         await host.stop()
         await store.close()
     return 0
+
+
+async def serve_http(host: Host, store: object, cluster: Cluster | None) -> web.AppRunner | None:
+    """The worker's health, readiness and metrics endpoints (app/web.py) at $TRACTOR_HTTP
+    ("host:port", e.g. 127.0.0.1:8080); none when it is not set."""
+    where = os.environ.get("TRACTOR_HTTP", "")
+    if not where:
+        return None
+    address, _, port = where.rpartition(":")
+    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, address or "0.0.0.0", int(port)).start()
+    return runner

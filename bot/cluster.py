@@ -25,7 +25,7 @@ import math
 import os
 import socket
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -93,6 +93,8 @@ class Link(Protocol):
     async def notify(self, worker: str, message: dict[str, Any]) -> None: ...
 
     async def listen(self, on_message: Callable[[dict[str, Any]], None]) -> None: ...
+
+    async def hold(self, role: str) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -172,6 +174,14 @@ class Cluster:
                 raise
             except Exception:
                 log.exception("worker %s: heartbeat failed; trying again", self.worker)
+
+    async def when_holding(self, role: str, start: Callable[[], Awaitable[None]]) -> None:
+        """Runs `start` once this worker holds `role`, which one worker holds at a time (Telegram's
+        long polling: two pollers of one bot make Telegram refuse both). Should the holder die, the
+        next worker waiting gets the role at once."""
+        await self.link.hold(role)
+        log.info("worker %s now holds %s", self.worker, role)
+        await start()
 
     # ----- sharing the tables -----
 

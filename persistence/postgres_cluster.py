@@ -10,6 +10,7 @@ worth a channel each. Times are the database's clock, as for leases.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import Callable, Collection
@@ -32,6 +33,7 @@ class ClusterLink:
         self._url = url
         self.worker = worker
         self._listener: asyncpg.Connection[Any] | None = None
+        self._roles: list[asyncpg.Connection[Any]] = []
 
     async def beat(self, ttl: float) -> list[str]:
         """Says this worker is alive for `ttl` more seconds; the names of every live worker, sorted."""
@@ -140,7 +142,20 @@ class ClusterLink:
 
         await self._listener.add_listener(CHANNEL, received)
 
+    async def hold(self, role: str) -> None:
+        """Waits until this worker holds `role` (one worker at a time: Telegram's long polling).
+
+        A session advisory lock on a connection of its own: held until the worker stops or dies,
+        when the database ends the session and the next waiting worker gets the role at once."""
+        conn = await asyncpg.connect(self._url)
+        self._roles.append(conn)
+        await conn.execute("SELECT pg_advisory_lock(hashtext($1))", f"tractor-role:{role}")
+
     async def close(self) -> None:
+        for conn in self._roles:
+            with contextlib.suppress(Exception):
+                await conn.close()
+        self._roles.clear()
         if self._listener is not None:
             await self._listener.close()
             self._listener = None

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
+from aiohttp.test_utils import TestClient, TestServer
 
+from app.web import worker_app
 from bot.platform import Incoming, Where
 from persistence.postgres import PostgresStore
 from tests.cluster.conftest import Workers, until
@@ -122,3 +124,32 @@ async def until_rows(conn: asyncpg.Connection, sql: str, expected: int) -> None:
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"{sql} never gave {expected}")
+
+
+async def test_one_worker_long_polls_and_the_next_takes_over_when_it_dies(pg_url: str) -> None:
+    a = await PostgresStore.open(pg_url, worker="a")
+    b = await PostgresStore.open(pg_url, worker="b")
+    la, lb = a.cluster(), b.cluster()
+    try:
+        await la.hold("telegram-polling")
+        waiting = asyncio.create_task(lb.hold("telegram-polling"))
+        await asyncio.sleep(0.5)
+        assert not waiting.done()  # two pollers of one bot: Telegram would refuse both
+        await la.close()  # a's process ends, and its database session with it
+        await asyncio.wait_for(waiting, 5)
+    finally:
+        await lb.close()
+        await a.close()
+        await b.close()
+
+
+async def test_health_readiness_and_metrics(workers: Workers) -> None:
+    w1 = await workers.start("w1")
+    await open_lobbies(workers, w1.host, 2)
+    async with TestClient(TestServer(worker_app(w1.host, w1.store, w1.cluster))) as client:
+        assert (await client.get("/healthz")).status == 200
+        ready = await client.get("/readyz")
+        assert ready.status == 200 and (await ready.json())["tables"] == 2
+        text = await (await client.get("/metrics")).text()
+    assert "tractor_tables 2.0" in text and "tractor_workers 1.0" in text
+    assert "tractor_lease_changes_total" in text and "tractor_updates_forwarded_total 0.0" in text
