@@ -152,8 +152,7 @@ class Cluster:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         async with self._lock:
-            for match_id in list(self.host.tables):
-                await self._hand_over(match_id)
+            await asyncio.gather(*(self._hand_over(m) for m in list(self.host.tables)))
             with contextlib.suppress(Exception):
                 await self.link.leave()
         await self.link.close()
@@ -204,8 +203,9 @@ class Cluster:
             running = [m for m in mine if m in self.host.tables]
             for match_id in [m for m in mine if m not in self.host.tables]:
                 await self.store.release_lease(match_id)  # held but not driven (could not be resumed)
-            for match_id in sorted(running, reverse=True)[: max(0, len(running) - share)]:
-                await self._hand_over(match_id)
+            # together: each waits for its table's current step, and leases must be renewed again soon
+            shed = sorted(running, reverse=True)[: max(0, len(running) - share)]
+            await asyncio.gather(*(self._hand_over(m) for m in shed))
             room = share - min(len(running), share)
             got: list[int] = []
             for match_id in (m for m, w in tables if w is None):

@@ -207,9 +207,10 @@ class PostgresStore(SqlStore):
         """The heartbeat: extend every unexpired lease of this worker; returns the tables still held."""
         worker = self._require_worker()
         async with self._pool.acquire() as conn:
+            # rows locked in match-id order, as appends lock them (no deadlock between the two)
             rows = await conn.fetch(
-                "UPDATE leases SET expires_at = " + _NOW + " + $2 WHERE worker = $1 AND expires_at > " + _NOW
-                + " RETURNING match_id",
+                "UPDATE leases SET expires_at = " + _NOW + " + $2 WHERE match_id IN (SELECT match_id FROM leases"
+                " WHERE worker = $1 AND expires_at > " + _NOW + " ORDER BY match_id FOR UPDATE) RETURNING match_id",
                 worker, float(ttl),
             )
         return sorted(int(r[0]) for r in rows)
@@ -323,16 +324,26 @@ _INSERT_ACTION = (
 )
 
 
-async def _append_one(conn: Conn, a: _Append, worker: str | None) -> AppendResult | StoreError:
+async def _held(conn: Conn, batch: list[_Append], worker: str | None) -> set[int] | None:
+    """The tables of the batch whose lease this worker holds (None: no worker, no check).
+
+    Their lease rows stay locked until the transaction ends, so none can pass to another worker
+    between this check and the commit. They are locked in one statement in match-id order, the
+    order the heartbeat locks them in too, so the two never deadlock."""
+    if worker is None:
+        return None
+    rows = await conn.fetch(
+        "SELECT match_id FROM leases WHERE match_id = ANY($1::bigint[]) AND worker = $2 AND expires_at > "
+        + _NOW + " ORDER BY match_id FOR UPDATE",
+        sorted({a.match_id for a in batch}), worker,
+    )
+    return {int(r[0]) for r in rows}
+
+
+async def _append_one(conn: Conn, a: _Append, worker: str | None, held: set[int] | None) -> AppendResult | StoreError:
     """One append inside the caller's transaction; a refusal is returned, not raised (it changed nothing)."""
-    if worker is not None:
-        # The lease row is locked until this transaction ends, so it cannot pass to another worker
-        # between this check and the commit.
-        holder = await conn.fetchval(
-            "SELECT worker FROM leases WHERE match_id = $1 AND expires_at > " + _NOW + " FOR UPDATE", a.match_id
-        )
-        if holder != worker:
-            return LeaseLost(a.match_id, worker)
+    if worker is not None and held is not None and a.match_id not in held:
+        return LeaseLost(a.match_id, worker)
     if await conn.fetchval(_INSERT_ACTION, a.seq, a.text, a.key, a.at, a.match_id) is None:
         return await _why_not_appended(conn, a)
     for kind, at in a.deadlines:
@@ -349,7 +360,8 @@ async def _append_batch(conn: Conn, batch: list[_Append], worker: str | None) ->
     if len(batch) > 1:
         try:
             async with conn.transaction():
-                return [await _append_one(conn, a, worker) for a in batch]
+                held = await _held(conn, batch, worker)
+                return [await _append_one(conn, a, worker, held) for a in batch]
         except _DB_ERRORS:
             pass
     return [await _append_alone(conn, a, worker) for a in batch]
@@ -358,7 +370,7 @@ async def _append_batch(conn: Conn, batch: list[_Append], worker: str | None) ->
 async def _append_alone(conn: Conn, a: _Append, worker: str | None) -> AppendResult | BaseException:
     try:
         async with conn.transaction():
-            return await _append_one(conn, a, worker)
+            return await _append_one(conn, a, worker, await _held(conn, [a], worker))
     except _DB_ERRORS as exc:
         return exc
 

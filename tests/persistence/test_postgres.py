@@ -182,9 +182,9 @@ class TestLeases:
         b = await PostgresStore.open(pg_url, worker="w2")
         try:
             match_id = await a.create_match("telegram", "-1", RULES, SEATS, 7, {})
-            with pytest.raises(LeaseLost):  # nobody holds it yet: no worker may write
-                await a.append_action(match_id, 0, {"t": "deal"}, "k0")
-            assert await a.acquire_lease(match_id, ttl=0.5)
+            with pytest.raises(LeaseLost):  # whoever opens a table holds it first: nobody else may write
+                await b.append_action(match_id, 0, {"t": "deal"}, "k0")
+            assert await a.acquire_lease(match_id, ttl=0.5)  # renews its own
             assert not await b.acquire_lease(match_id, ttl=0.5)  # w1's lease runs
             assert await a.append_action(match_id, 0, {"t": "deal"}, "k0") == "applied"
             with pytest.raises(LeaseLost, match="does not hold its lease"):
