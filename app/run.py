@@ -15,6 +15,8 @@ from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from adapters.web.config import WebConfig
+from adapters.web.server import WebTable
 from app import collector
 from app.console import play_console
 from app.store import open_store
@@ -47,8 +49,19 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     cluster = Cluster(host, store, store.cluster()) if isinstance(store, PostgresStore) else None
     started: list[Runner] = []
     roles: list[asyncio.Task[None]] = []
-    http = await serve_http(host, store, cluster)
+    web_config = WebConfig.from_env()
+    # One aiohttp Application for the process: health, readiness and metrics, and the web table's
+    # routes when it is on (then on its port), else on $TRACTOR_HTTP.
+    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster)
+    http = await serve_http(app) if web_config is None else None
     try:
+        if web_config is not None:  # the web table: links in the chats only with a public address
+            web_table = WebTable(host, web_config)
+            if web_config.public_url:
+                host.live.links = web_table
+            web_table.add_routes(app)
+            await web_table.start(app)
+            started.append(web_table)
         telegram = TelegramRunner(telegram_config, host) if telegram_config is not None else None
         if telegram is not None:
             host.register(telegram.platform)
@@ -86,14 +99,13 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     return 0
 
 
-async def serve_http(host: Host, store: object, cluster: Cluster | None) -> web.AppRunner | None:
-    """The worker's health, readiness and metrics endpoints (app/web.py) at $TRACTOR_HTTP
-    ("host:port", e.g. 127.0.0.1:8080); none when it is not set."""
+async def serve_http(app: web.Application) -> web.AppRunner | None:
+    """Serves the worker's endpoints (app/web.py) at $TRACTOR_HTTP ("host:port", e.g.
+    127.0.0.1:8080); nothing when it is not set."""
     where = os.environ.get("TRACTOR_HTTP", "")
     if not where:
         return None
     address, _, port = where.rpartition(":")
-    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, address or "0.0.0.0", int(port)).start()
