@@ -5,7 +5,9 @@
 For each worker count: a fresh database beside the one named, `--tables` open matches of four
 AI seats (the engine's `auto_action`, on the loop), then that many `fakes.worker_child`
 processes, which share the tables out by their heartbeats. After a warm-up in which the shares
-settle, the actions stored in `--seconds` are counted in the database. The workers' messages go
+settle, the actions stored in `--seconds` are counted in the database. Also timed: from starting the
+workers until every table is held (loaded from its log and running): the resume of `--tables`
+open matches. The workers' messages go
 to a platform that discards them, so this measures the host, the engine and the store; figures
 and the machine's load are in docs/deployment.md.
 """
@@ -46,8 +48,12 @@ async def one_run(url: str, workers: int, tables: int, seconds: float, warmup: f
     procs = [WorkerProcess(target, f"w{k}") for k in range(workers)]
     conn = await asyncpg.connect(target)
     try:
+        t_start = time.monotonic()
         for p in procs:
             await p.start()
+        while int(await conn.fetchval("SELECT count(*) FROM leases")) < tables:  # every table taken
+            await asyncio.sleep(0.05)
+        taken = time.monotonic() - t_start
         await asyncio.sleep(warmup)  # the shares settle (a beat a second) and every table is running
         spread = [int(r[0]) for r in await conn.fetch("SELECT count(*) FROM leases GROUP BY worker")]
         before = int(await conn.fetchval("SELECT count(*) FROM actions"))
@@ -67,7 +73,7 @@ async def one_run(url: str, workers: int, tables: int, seconds: float, warmup: f
     actions = after - before
     return {"workers": workers, "tables": tables, "actions_per_s": actions / elapsed,
             "cpu_ms_per_action": 1000 * cpu / max(1, actions), "spread": float(min(spread or [0])),
-            "spread_max": float(max(spread or [0])), "load": os.getloadavg()[0]}
+            "spread_max": float(max(spread or [0])), "load": os.getloadavg()[0], "taken": taken}
 
 
 def _cpu(p: WorkerProcess) -> float:
@@ -83,7 +89,8 @@ async def main_async(args: argparse.Namespace) -> None:
         r = await one_run(args.postgres, n, args.tables, args.seconds, args.warmup)
         print(f"{n} workers, {args.tables} tables: {r['actions_per_s']:.0f} actions/s,"
               f" {r['cpu_ms_per_action']:.2f} ms CPU/action (workers), tables per worker"
-              f" {r['spread']:.0f}-{r['spread_max']:.0f}, load {r['load']:.1f}", flush=True)
+              f" {r['spread']:.0f}-{r['spread_max']:.0f}, every table taken {r['taken']:.2f} s after the"
+              f" first worker started, load {r['load']:.1f}", flush=True)
 
 
 def main() -> None:

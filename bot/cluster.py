@@ -25,7 +25,7 @@ import math
 import os
 import socket
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -62,7 +62,7 @@ class LeaseStore(Protocol):
     worker: str | None
     lease_ttl: float
 
-    async def acquire_lease(self, match_id: int, ttl: float) -> bool: ...
+    async def acquire_leases(self, match_ids: Sequence[int], ttl: float) -> list[int]: ...
 
     async def renew_leases(self, ttl: float) -> list[int]: ...
 
@@ -207,12 +207,14 @@ class Cluster:
             shed = sorted(running, reverse=True)[: max(0, len(running) - share)]
             await asyncio.gather(*(self._hand_over(m) for m in shed))
             room = share - min(len(running), share)
-            got: list[int] = []
-            for match_id in (m for m, w in tables if w is None):
-                if len(got) >= room:
-                    break
-                if await self.store.acquire_lease(match_id, self.ttl):
-                    got.append(match_id)
+            free = [m for m, w in tables if w is None]
+            if room and free:
+                # each worker starts at its own place in the list, so that workers taking at once
+                # (a dead one's tables) mostly ask for different tables
+                at = (live.index(self.worker) * room) % len(free) if self.worker in live else 0
+                got = await self.store.acquire_leases((free[at:] + free[:at])[:room], self.ttl)
+            else:
+                got = []
             if got:
                 started = await self.host.start(ids=got)
                 for match_id in set(got) - set(started):

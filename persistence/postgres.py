@@ -203,6 +203,19 @@ class PostgresStore(SqlStore):
                 raise UnknownMatch(match_id) from None
         return held is not None
 
+    async def acquire_leases(self, match_ids: Sequence[int], ttl: float) -> list[int]:
+        """`acquire_lease` for many tables in one statement (a worker taking its share); the ones taken."""
+        worker = self._require_worker()
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "INSERT INTO leases (match_id, worker, expires_at) SELECT u.mid, $2, " + _NOW + " + $3"
+                " FROM unnest($1::bigint[]) AS u(mid) WHERE EXISTS (SELECT 1 FROM matches m WHERE m.id = u.mid)"
+                " ON CONFLICT (match_id) DO UPDATE SET worker = excluded.worker, expires_at = excluded.expires_at"
+                " WHERE leases.worker = excluded.worker OR leases.expires_at <= " + _NOW + " RETURNING match_id",
+                sorted(int(m) for m in match_ids), worker, float(ttl),
+            )
+        return sorted(int(r[0]) for r in rows)
+
     async def renew_leases(self, ttl: float) -> list[int]:
         """The heartbeat: extend every unexpired lease of this worker; returns the tables still held."""
         worker = self._require_worker()
