@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Protocol
@@ -83,7 +84,7 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
         if discord_runner is not None:
             await discord_runner.start()
             started.append(discord_runner)
-        await asyncio.Event().wait()
+        await _until_stopped()
     finally:
         for task in roles:
             task.cancel()
@@ -97,6 +98,20 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
         await host.stop()
         await store.close()
     return 0
+
+
+async def _until_stopped() -> None:
+    """Runs until SIGTERM (a supervisor's stop, a deploy) or SIGINT: the `finally` above then hands
+    this worker's tables over at once instead of leaving them to wait for their leases to run out."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
 
 
 async def serve_http(app: web.Application) -> web.AppRunner | None:
