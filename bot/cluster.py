@@ -159,20 +159,24 @@ class Cluster:
         self.host.router = None
 
     async def _run(self) -> None:
+        """Beats every `beat_every` seconds, and serves the inbox whenever a NOTIFY says so; a busy
+        inbox never delays a beat (the leases would run out)."""
+        loop = asyncio.get_running_loop()
+        next_beat = loop.time() + self.beat_every
         while True:
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.beat_every)
-            woken = self._wake.is_set()
-            self._wake.clear()
+                await asyncio.wait_for(self._wake.wait(), max(0.0, next_beat - loop.time()))
             try:
-                if woken:
+                if self._wake.is_set():
+                    self._wake.clear()
                     await self.drain()
-                else:
+                if loop.time() >= next_beat:
+                    next_beat = loop.time() + self.beat_every
                     await self.beat()
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("worker %s: heartbeat failed; trying again", self.worker)
+                log.exception("worker %s: heartbeat or inbox failed; trying again", self.worker)
 
     async def when_holding(self, role: str, start: Callable[[], Awaitable[None]]) -> None:
         """Runs `start` once this worker holds `role`, which one worker holds at a time (Telegram's
