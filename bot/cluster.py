@@ -203,6 +203,8 @@ class Cluster:
             self.stats.workers = max(1, len(live))
             tables = await self.link.open_tables(self.host.platforms)
             share = math.ceil(len(tables) / self.stats.workers)
+            for match_id in held - {m for m, _ in tables}:
+                await self.store.release_lease(match_id)  # its match ended (or was set aside)
             mine = [m for m, w in tables if w == self.worker]
             running = [m for m in mine if m in self.host.tables]
             for match_id in [m for m in mine if m not in self.host.tables]:
