@@ -291,6 +291,9 @@ async def run_failover(url: str, *, workers: int = 3, tables: int = 6, kills: in
                 if not done and (t.match is None or t.match.version <= at_last_kill[t.match_id]):
                     assert t.match_id is not None
                     report.stuck.append(t.match_id)
+            for w in c.workers:  # the logs are checked at rest
+                if w.alive:
+                    await w.kill()
             await _check(conn, c, report)
         finally:
             for w in c.workers:
@@ -320,7 +323,7 @@ async def _check(conn: asyncpg.Pool, c: Cluster, report: FailoverReport) -> None
     for mid, rules, seed, version in await conn.fetch("SELECT id, rules, seed, version FROM matches"):
         actions = [json.loads(r[0]) for r in await conn.fetch(
             "SELECT action FROM actions WHERE match_id = $1 ORDER BY seq", mid)]
-        assert len(actions) == version
+        assert len(actions) == version, (mid, len(actions), version)
         if actions:
             engine.Match.replay(engine.Rules.from_dict(json.loads(rules)), int(seed), actions)
         report.actions += int(version)
