@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import shlex
 import sys
 from collections.abc import Sequence
 
+from app import logs
 from app.console import play_console
 from app.db import db_command
 from app.run import run_bots
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Console-script entry point."""
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    logging.basicConfig(level=os.environ.get("TRACTOR_LOG", "WARNING"))
+    logs.configure()
     cmd = args.cmd or "run"
     try:
         if cmd == "db":
