@@ -50,8 +50,8 @@ class TableGlance:
     hand: tuple[str, ...]
 
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
-                            "hand", "table"})
-LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
+                            "forfeit", "hand", "table"})
+LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking", "replay"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
@@ -392,7 +392,7 @@ class Host:
         if platform is None or not platform.sends_files:
             return
         files = [(f"{name}.png", getattr(reply, "image_png", None)),
-                 (f"{name}.csv", (getattr(reply, "csv", None) or "").encode("utf-8") or None)]
+                 (f"{name}.csv", getattr(reply, "csv_bytes", None))]
         for filename, data in files:
             if data:
                 try:

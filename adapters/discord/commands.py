@@ -125,6 +125,15 @@ class TractorGroup(app_commands.Group):
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
         await _run(interaction, "abandon")
 
+    @app_commands.command(name="forfeit", description="Concede for your team (both partners) · 认输")
+    async def forfeit(self, interaction: discord.Interaction[Any]) -> None:
+        await _run(interaction, "forfeit")
+
+    @app_commands.command(name="replay", description="Replay a finished match, or one hand of it · 回放")
+    @app_commands.describe(match="Match id from history · 对局编号", hand="One hand, trick by trick · 第几副")
+    async def replay(self, interaction: discord.Interaction[Any], match: int, hand: int | None = None) -> None:
+        await _run(interaction, "replay", match, hand)
+
     @app_commands.command(name="standings", description="League standings · 排行榜")
     async def standings(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
         await _run(interaction, "standings", args)

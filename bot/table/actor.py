@@ -27,7 +27,7 @@ from typing import Any
 from bot.i18n import tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.settings import TableSettings
-from bot.table import announce, lobby, moves, timers
+from bot.table import announce, forfeit, lobby, moves, timers
 from bot.table.ai_moves import AiSeats
 from bot.table.context import TableHost
 from bot.table.messages import (
@@ -274,6 +274,8 @@ class Table:
             await lobby.start(self, ev)
         elif name in ("pause", "resume", "abandon"):
             await lobby.vote(self, ev, name)
+        elif name == "forfeit":
+            await forfeit.concede(self, ev)
         elif name == "back":
             if s is None:
                 await self.answer(ev, tr(lang, "err.not_seated"))
