@@ -13,6 +13,8 @@ from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from adapters.web.config import WebConfig
+from adapters.web.server import WebTable
 from app import collector
 from app.console import play_console
 from app.store import open_store
@@ -37,7 +39,14 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             await store.close()
     host = Host(store)
     started: list[Runner] = []
+    web_config = WebConfig.from_env()
     try:
+        if web_config is not None:  # the web table: links in the chats only with a public address
+            web = WebTable(host, web_config)
+            if web_config.public_url:
+                host.live.links = web
+            await web.start()
+            started.append(web)
         telegram = TelegramRunner(telegram_config, host) if telegram_config is not None else None
         if telegram is not None:
             host.register(telegram.platform)

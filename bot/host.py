@@ -26,11 +26,13 @@ from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.league import league_command
 from bot.league.bridge import record as record_league_match
+from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
+from bot.replays import hand_replay
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
 from bot.table.context import AiPolicy
-from bot.table.messages import Event, Resume
+from bot.table.messages import Event, Resume, UnwatchLive, WatchLive
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
 from engine import Match, Rules
@@ -107,6 +109,7 @@ class Host:
         self.user_langs: dict[tuple[str, str], str] = {}
         self._recent: OrderedDict[str, None] = OrderedDict()
         self.chat_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.live = LiveHub()  # the tables' live watchers (the web table), see bot.live
 
     # ----- lifecycle -----
 
@@ -318,6 +321,39 @@ class Host:
             if s is not None:
                 hand = tuple(table.seat_view(s).get("hand") or ())
         return TableGlance(table.id, table.status, hand_no, hand)
+
+    # ----- live watchers (the web table, bot.live) -----
+
+    def live_where(self, match_id: int, platform: str) -> Where | None:
+        """The group of an open table of this platform, or None (a web page names its table by id)."""
+        table = self.tables.get(match_id)
+        if table is None or table.platform_name != platform:
+            return None
+        return table.where
+
+    def live_seat(self, match_id: int, user_id: str) -> int | None:
+        """The seat this person holds at an open table (None: an onlooker)."""
+        table = self.tables.get(match_id)
+        return None if table is None else table.seat_of(user_id)
+
+    def watch(self, match_id: int, watch: Watch) -> bool:
+        """`watch` is sent this table's frames from now on, the first at once; False if no such table."""
+        table = self.tables.get(match_id)
+        if table is None or table.closed:
+            return False
+        table.submit(WatchLive(watch))
+        return True
+
+    def unwatch(self, match_id: int, fn: Watcher) -> None:
+        table = self.tables.get(match_id)
+        if table is not None and not table.closed:
+            table.submit(UnwatchLive(fn))
+        else:
+            self.live.remove(match_id, fn)
+
+    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> dict[str, Any] | None:
+        """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`)."""
+        return await hand_replay(self.store, platform, chat_of, match_id, hand_no)
 
     def message_ids(self, platform: str) -> list[str]:
         """Every message id the open tables of a platform keep (a new process must not hand them out again)."""

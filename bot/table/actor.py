@@ -39,6 +39,8 @@ from bot.table.messages import (
     SeatLanguage,
     Stop,
     Tick,
+    UnwatchLive,
+    WatchLive,
 )
 from bot.table.render import Screen
 from bot.table.seats import Seats
@@ -188,7 +190,14 @@ class Table:
             if s is not None:
                 self.seats[s]["lang"] = message.lang
                 self.screen.forget(f"hand{s}")
+        elif isinstance(message, WatchLive):
+            self.host.live.add(self, message.watch)
+            return
+        elif isinstance(message, UnwatchLive):
+            self.screen.web_left(self.host.live.remove(self.id, message.fn))
+            return
         await moves.advance(self)
+        self.host.live.publish(self)
 
     # ----- seats -----
 

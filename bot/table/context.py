@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.clock import Clock
+from bot.live import LiveHub
 from bot.platform import Incoming, Platform, User
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class TableHost(Protocol):
 
     store: Any  # persistence.store.Store (or the in-memory store)
     clock: Clock
+    live: LiveHub
 
     @property
     def ai_policy(self) -> AiPolicy: ...
