@@ -25,6 +25,7 @@ from bot import chat_commands, inline, opening, tokens
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.league import league_command
+from bot.league import tournament_host as tournaments
 from bot.league.bridge import record as record_league_match
 from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
@@ -54,7 +55,7 @@ class TableGlance:
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
                             "forfeit", "hand", "table"})
 LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking", "replay"})
-HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
+HOST_COMMANDS = frozenset({"new", "rules", "lang", "help", "tournament"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
 RECENT_KEYS = 50_000
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
@@ -137,6 +138,7 @@ class Host:
         for table in loaded:
             self.add_table(table)
             table.submit(Resume())
+        await tournaments.resume(self)  # a tournament whose chat has no table opens its next match
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""
@@ -187,6 +189,10 @@ class Host:
         """A match finished or was abandoned: the league records it, a series deals its next game."""
         await self.record_league(table, result)
         await opening.next_in_series(self, table, result)
+        try:
+            await tournaments.match_ended(self, table, result)
+        except Exception:
+            log.exception("tournament step failed after match %s", table.id)
 
     def add_table(self, table: Table) -> None:
         self.tables[table.id] = table
@@ -397,6 +403,8 @@ class Host:
             await chat_commands.rules(self, event, args, lang)
         elif name in LEAGUE_COMMANDS:
             await self._league(event, name, args, lang)
+        elif name == "tournament":
+            await tournaments.command(self, event, args, lang)
         elif name == "start" and event.where.private and not self.one_screen(event.where):
             await chat_commands.private_start(self, event, args, lang)
         elif name in TABLE_COMMANDS:

@@ -134,6 +134,11 @@ class TractorGroup(app_commands.Group):
     async def replay(self, interaction: discord.Interaction[Any], match: int, hand: int | None = None) -> None:
         await _run(interaction, "replay", match, hand)
 
+    @app_commands.command(name="tournament", description="Knockout, round robin or Swiss in this channel · 比赛")
+    @app_commands.describe(args="e.g. new knockout · team NAME · join NAME · ai 6 · start · forfeit TEAM · 例如")
+    async def tournament(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "tournament", args)
+
     @app_commands.command(name="standings", description="League standings · 排行榜")
     async def standings(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
         await _run(interaction, "standings", args)

@@ -36,6 +36,7 @@ from bot.table.messages import (
     Event,
     Message,
     Resume,
+    Ruling,
     SeatLanguage,
     Stop,
     Tick,
@@ -195,6 +196,10 @@ class Table:
             return
         elif isinstance(message, UnwatchLive):
             self.screen.web_left(self.host.live.remove(self.id, message.fn))
+            return
+        elif isinstance(message, Ruling):
+            if not self.closed:
+                await forfeit.award(self, message.team, message.why)
             return
         await moves.advance(self)
         self.host.live.publish(self)

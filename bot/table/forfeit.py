@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.i18n import tr
 from bot.platform import Incoming
+from bot.table.seats import SeatKind
 
 if TYPE_CHECKING:
     from bot.table import Table
@@ -58,3 +59,20 @@ async def concede(table: Table, ev: Incoming) -> None:
         return
     table.meta["votes"] = {}
     await award(table, team, "conceded")
+
+
+async def no_show(table: Table) -> None:
+    """The lobby's clock ran out on a tournament match: a team with an empty seat forfeits (000, 001f);
+    with both teams incomplete, both forfeit (the tournament advances nobody)."""
+    lang = table.lang
+    minutes = round(table.settings.lobby / 60)
+    missing = sorted({s % 2 for s in range(4) if table.seats[s].get("kind") == SeatKind.EMPTY})
+    if not missing:
+        return
+    if len(missing) == 2:
+        await table.close("abandoned", {"reason": "abandoned", "double_forfeit": True})
+        await table.say(tr(lang, "forfeit.both_late", minutes=minutes))
+        await table.host.match_ended(table, {"reason": "abandoned", "double_forfeit": True})
+        return
+    await table.say(tr(lang, "forfeit.late", team=tr(lang, f"team.{missing[0]}"), minutes=minutes))
+    await award(table, missing[0], "late")
