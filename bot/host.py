@@ -137,6 +137,7 @@ class Host:
             for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
+        await tournaments.resume(self, loaded)  # a tournament whose chat has no table opens its next match
         # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
         # loading of every table after it (they share the store).
         for table in loaded:
@@ -144,7 +145,6 @@ class Host:
             table.submit(Resume())
         if events:
             await duplicate_hooks.resume(self, events)
-        await tournaments.resume(self)  # a tournament whose chat has no table opens its next match
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""

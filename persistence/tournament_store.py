@@ -57,6 +57,14 @@ class TournamentStore:
             return cls(store)  # type: ignore[arg-type]
         raise TypeError(f"{type(store).__name__} is not a store tournaments can use")
 
+    @classmethod
+    def maybe(cls, store: object) -> TournamentStore | None:
+        """The tournament store over `store`, or None for a store without SQL (the in-memory one)."""
+        try:
+            return cls.of(store)
+        except TypeError:
+            return None
+
     async def create(self, platform: str, chat_id: str, status: str, state: dict[str, Any]) -> int:
         """A new tournament row; returns its id (the state's own id is filled in by the caller)."""
         now = _now()

@@ -27,7 +27,7 @@ KEYS: tuple[str, ...] = (
     N_("league.replay_still_playing"), N_("league.replay_title"), N_("league.replay_hand_line"),
     N_("league.replay_won_declarers"), N_("league.replay_won_defenders"), N_("league.replay_unfinished_hand"),
     N_("league.replay_no_hand"), N_("league.replay_hand_title"), N_("league.replay_more"),
-    N_("league.tour_round"), N_("league.tour_final"), N_("league.tour_final_one"), N_("league.tour_semi"),
+    N_("league.tour_round"), N_("league.tour_final"), N_("league.tour_no_store"), N_("league.tour_final_one"), N_("league.tour_semi"),
     N_("league.tour_quarter"), N_("league.tour_bye"), N_("league.tour_line_bye"),
     N_("league.tour_double_forfeit"), N_("league.tour_won_forfeit"), N_("league.tour_won"),
     N_("league.tour_playing"), N_("league.tour_waiting"), N_("league.tour_next"), N_("league.col_team"),

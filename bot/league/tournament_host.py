@@ -69,7 +69,10 @@ async def command(host: Host, event: Incoming, args: tuple[str, ...], lang: str)
     if event.where.private:
         await host.answer(event, t("group_only", lang))
         return
-    store = TournamentStore.of(host.store)
+    store = TournamentStore.maybe(host.store)
+    if store is None:
+        await host.answer(event, t("tour_no_store", lang))
+        return
     sub = args[0].lower() if args else "show"
     rest = args[1:]
     admin = event.extra.get("admin") == "1"
@@ -271,9 +274,9 @@ async def _open(host: Host, tour: Tournament, p: Pairing) -> None:
 async def match_ended(host: Host, table: Table, result: dict[str, Any]) -> None:
     """A tournament table ended: record the game, move the tournament on, open the next match."""
     info = table.meta.get("tournament")
-    if not isinstance(info, dict):
+    store = TournamentStore.maybe(host.store)
+    if not isinstance(info, dict) or store is None:
         return
-    store = TournamentStore.of(host.store)
     row = await store.get(int(info["id"]))
     if row is None or row.status != "running":
         return
@@ -314,18 +317,21 @@ async def _after(host: Host, tour: Tournament, p: Pairing, lang: str) -> None:
     await open_next(host, tour)
 
 
-async def resume(host: Host) -> None:
-    """After a restart: every running tournament whose chat has no table opens its next match."""
-    store = TournamentStore.of(host.store)
+async def resume(host: Host, loaded: list[Table]) -> None:
+    """At start-up, before the resumed tables run: a running tournament whose chat has no table
+    (`loaded` are the tables being resumed) opens its next match."""
+    store = TournamentStore.maybe(host.store)
+    if store is None:
+        return
+    busy = {(t.platform_name, t.chat_id) for t in loaded}
+    alive = {t.id for t in loaded}
     for row in await store.all_running():
-        if row.platform not in host.platforms:
+        if row.platform not in host.platforms or (row.platform, row.chat_id) in busy:
             continue
         tour = Tournament.from_dict(row.state)
         for p in tour.pairings:  # a table that ended while the host was down is played again
-            if p.match_id is not None and p.match_id not in host.tables:
-                stored = await host.store.get_match(p.match_id)
-                if stored is None or stored.status in ("finished", "abandoned"):
-                    p.match_id = None
+            if p.match_id is not None and p.match_id not in alive:
+                p.match_id = None
         await _save(store, tour)
         await open_next(host, tour)
 

@@ -35,7 +35,9 @@ def round_name(tour: Tournament, round_no: int, lang: str) -> str:
         return t("tour_round", lang, n=round_no)
     left = tour.rounds - round_no
     if left == 0:
-        return t("tour_final", lang, n=tour.final_best_of) if tour.final_best_of > 1 else t("tour_final_one", lang)
+        if tour.final_best_of > 1:
+            return t("tour_final", lang, n=tour.final_best_of, need=tour.final_best_of // 2 + 1)
+        return t("tour_final_one", lang)
     if left == 1:
         return t("tour_semi", lang)
     if left == 2:

@@ -230,10 +230,10 @@ def test_bracket_and_table_as_text_and_png() -> None:
     win(ko, "T4")
     text = tournament_text(ko, "en").splitlines()
     assert text[0] == "🏆 Tournament #1 · knockout (seeded) · classic"
-    assert "Quarter-finals" in text and "Semi-finals" in text and "Final (best of 3)" in text
+    assert "Quarter-finals" in text and "Semi-finals" in text and "Final (best of 3: first to 2)" in text
     assert "  [1] T1 has a bye" in text and "  [4] T4 — [5] T5 · [4] T4 won" in text
     zh = tournament_text(ko, "zh")
-    assert "半决赛" in zh and "决赛（三局两胜）" in zh
+    assert "半决赛" in zh and "决赛（3局2胜）" in zh
     png = tournament_png(ko, "zh")
     assert png is not None
     img = Image.open(io.BytesIO(png))
