@@ -2,7 +2,7 @@
 
 A tournament is stored whole as the JSON its model writes (`bot.league.tournament`,
 `Tournament.to_dict()`), one row each, from migration 0004_tournaments.sql
-(SQLite) / 0005_tournaments.sql (PostgreSQL). Statements run through the
+(SQLite) / 0006_tournaments.sql (PostgreSQL). Statements run through the
 store's `transaction()` and `fetchall()` like the league's, in the SQL both
 dialects share.
 """
