@@ -47,6 +47,7 @@ class Connection:
 
     ws: web.WebSocketResponse
     seat: int | None = None
+    tap: Callable[[int | None, str], None] | None = None  # sees every text sent (the tests' leak scan)
     latest: str | None = None
     sent: str | None = None
     notices: list[str] = field(default_factory=list)
@@ -67,11 +68,16 @@ class Connection:
             await self.wake.wait()
             self.wake.clear()
             while self.notices:
-                await self.ws.send_str(self.notices.pop(0))
+                await self._send(self.notices.pop(0))
             latest = self.latest
             if latest is not None and latest != self.sent:
                 self.sent = latest
-                await self.ws.send_str(latest)
+                await self._send(latest)
+
+    async def _send(self, text: str) -> None:
+        if self.tap is not None:
+            self.tap(self.seat, text)
+        await self.ws.send_str(text)
 
 
 class _Reply:
@@ -94,6 +100,7 @@ class WebTable:
         self.clock = clock
         self.signer = LinkSigner(config.secret, config.link_ttl)
         self.connections: set[Connection] = set()
+        self.tap: Callable[[int | None, str], None] | None = None
         self._runner: web.AppRunner | None = None
         self._keys = 0
 
@@ -164,7 +171,7 @@ class WebTable:
     async def socket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=16 * 1024)
         await ws.prepare(request)
-        conn = Connection(ws)
+        conn = Connection(ws, tap=self.tap)
         try:
             hello = await asyncio.wait_for(ws.receive_json(), HELLO_TIMEOUT)
             person = self.authenticate(hello.get("auth"))
