@@ -23,6 +23,9 @@ from typing import Any
 import engine as rules_engine
 from bot import chat_commands, inline, opening, tokens
 from bot.clock import CallableClock, Clock, SystemClock
+from bot.duplicate import commands as duplicate_commands
+from bot.duplicate import hooks as duplicate_hooks
+from bot.duplicate.tables import board_start
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.league import league_command
 from bot.league.bridge import record as record_league_match
@@ -55,7 +58,7 @@ TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", 
                             "hand", "table"})
 LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
-ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
+ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS | duplicate_commands.COMMANDS
 RECENT_KEYS = 50_000
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
 # event loop, since a worker thread's hand-over costs about as much and the GIL gives no parallelism.
@@ -122,6 +125,7 @@ class Host:
         rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers."""
         report = await resume_all(self.store, _rebuild,
                                   keep=lambda m: m.platform in self.platforms and m.id not in self.tables)
+        events = await duplicate_hooks.playing_events(self)  # asked before any table starts moving
         loaded: list[Table] = []
         for stored, match in report.states.values():
             await self.load_chat(stored.platform, stored.chat_id)
@@ -137,6 +141,8 @@ class Host:
         for table in loaded:
             self.add_table(table)
             table.submit(Resume())
+        if events:
+            await duplicate_hooks.resume(self, events)
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""
@@ -184,9 +190,17 @@ class Host:
         return asyncio.get_running_loop().run_in_executor(self.executor, job)
 
     async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
-        """A match finished or was abandoned: the league records it, a series deals its next game."""
+        """A match finished or was abandoned: the league records it, a series deals its next game;
+        a board table goes to its event or the daily boards instead (`bot.duplicate`)."""
+        if duplicate_hooks.is_board(table):
+            await duplicate_hooks.board_ended(self, table, result)
+            return
         await self.record_league(table, result)
         await opening.next_in_series(self, table, result)
+
+    async def board_start(self, table: Table) -> str | None:
+        """Before a board table deals: why it may not (someone was dealt the board before), else None."""
+        return await board_start(self, table)
 
     def add_table(self, table: Table) -> None:
         self.tables[table.id] = table
@@ -397,6 +411,8 @@ class Host:
             await chat_commands.rules(self, event, args, lang)
         elif name in LEAGUE_COMMANDS:
             await self._league(event, name, args, lang)
+        elif name in duplicate_commands.COMMANDS:
+            await duplicate_commands.command(self, event, name, args, lang)
         elif name == "start" and event.where.private and not self.one_screen(event.where):
             await chat_commands.private_start(self, event, args, lang)
         elif name in TABLE_COMMANDS:
