@@ -15,7 +15,7 @@ import contextlib
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 import engine as rules_engine
 from bot import chat_commands, inline, opening, tokens
 from bot.clock import CallableClock, Clock, SystemClock
+from bot.cluster import Router
 from bot.duplicate import commands as duplicate_commands
 from bot.duplicate import hooks as duplicate_hooks
 from bot.duplicate.tables import board_start
@@ -35,7 +36,7 @@ from bot.replays import hand_replay
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
 from bot.table.context import AiPolicy
-from bot.table.messages import Event, Resume, UnwatchLive, WatchLive
+from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
 from engine import Match, Rules
@@ -111,6 +112,9 @@ class Host:
         self.chats: dict[tuple[str, str], dict[str, Any]] = {}
         self.user_langs: dict[tuple[str, str], str] = {}
         self._recent: OrderedDict[str, None] = OrderedDict()
+        self._rerouted: set[asyncio.Future[None]] = set()
+        #: With several workers on one database (bot.cluster): sends an update for another worker's table on.
+        self.router: Router | None = None
         self.chat_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.live = LiveHub()  # the tables' live watchers (the web table), see bot.live
 
@@ -120,12 +124,16 @@ class Host:
         """Adds an adapter; events from it name it by `platform.name`."""
         self.platforms[platform.name] = platform
 
-    async def start(self) -> None:
+    async def start(self, *, ids: Collection[int] | None = None) -> list[int]:
         """Resumes the unfinished matches of the registered platforms (`persistence.replay.resume_all`
-        rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers."""
-        report = await resume_all(self.store, _rebuild,
+        rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers.
+
+        `ids`: only these tables (a worker taking them over). Returns the ids of the tables started."""
+        report = await resume_all(self.store, _rebuild, ids=ids,
                                   keep=lambda m: m.platform in self.platforms and m.id not in self.tables)
-        events = await duplicate_hooks.playing_events(self)  # asked before any table starts moving
+        # asked before any table starts moving; a worker taking some tables over (ids) leaves the
+        # duplicate events to their boards' own tables
+        events = await duplicate_hooks.playing_events(self) if ids is None else []
         loaded: list[Table] = []
         for stored, match in report.states.values():
             await self.load_chat(stored.platform, stored.chat_id)
@@ -143,6 +151,37 @@ class Host:
             table.submit(Resume())
         if events:
             await duplicate_hooks.resume(self, events)
+        return [t.id for t in loaded]
+
+    async def hand_over(self, match_id: int) -> None:
+        """Stops a table after its queued work, so that another worker may drive it (bot.cluster)."""
+        table = self.tables.get(match_id)
+        if table is None:
+            return
+        self._unroute(table)
+        await table.stop()
+
+    def drop(self, match_id: int) -> None:
+        """Stops a table at once: its lease ran out, another worker may drive it already."""
+        table = self.tables.get(match_id)
+        if table is not None:
+            self.lost(table, None)
+
+    def lost(self, table: Table, message: Message | None) -> None:
+        """The store refused this table's write (its lease is gone): the actor ends without another
+        word, and the update it was serving goes on to the table's new owner."""
+        self._unroute(table)
+        table.abandon()
+        if isinstance(message, Event) and self.router is not None:
+            task = asyncio.ensure_future(self.handle(message.event))
+            self._rerouted.add(task)
+            task.add_done_callback(self._rerouted.discard)
+
+    def _unroute(self, table: Table) -> None:
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        if self.by_chat.get((table.platform_name, table.chat_id)) is table:
+            del self.by_chat[(table.platform_name, table.chat_id)]
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""
@@ -276,9 +315,13 @@ class Host:
 
     # ----- events -----
 
-    async def handle(self, event: Incoming) -> None:
-        """Every adapter feeds every parsed update here; bad input gets a short answer and changes nothing."""
+    async def handle(self, event: Incoming, *, forwarded: bool = False) -> None:
+        """Every adapter feeds every parsed update here; bad input gets a short answer and changes nothing.
+
+        `forwarded`: another worker received it for a table this one drives (bot.cluster)."""
         if event.kind == "inline_query":
+            return
+        if self.router is not None and not forwarded and await self.router.route(event):
             return
         if event.key:
             if event.key in self._recent or await self.store.seen_key(event.key):

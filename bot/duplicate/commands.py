@@ -54,6 +54,11 @@ def _options(args: tuple[str, ...], presets: tuple[str, ...]) -> tuple[dict[str,
 
 async def command(host: Host, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
     sub = args[0].lower() if args else ""
+    try:
+        boards(host)
+    except TypeError:  # a store without SQL (the in-memory one): nowhere to keep boards
+        await host.answer(event, tr(lang, "board.no_store"))
+        return
     if sub in ("new", "play", "pairs", "room", "table"):
         lang = await _adopt_lang(host, event, lang)
     rest = args[1:]

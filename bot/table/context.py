@@ -18,6 +18,7 @@ from bot.platform import Incoming, Platform, User
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
+    from bot.table.messages import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,8 @@ class TableHost(Protocol):
     async def answer(self, event: Incoming, text: str) -> None: ...
 
     def forget(self, table: Table) -> None: ...
+
+    def lost(self, table: Table, message: Message | None) -> None: ...
 
     async def match_ended(self, table: Table, result: dict[str, Any]) -> None: ...
 
