@@ -13,7 +13,8 @@
       teamA: "Team A", teamB: "Team B", phase: {dealing: "dealing", declaring: "declaring", burying: "burying",
         chao: "炒底", playing: "playing", hand_over: "hand over", match_over: "match over"},
       refused: {forged: "This link is not valid.", expired: "This link has expired: open the table again from the chat.",
-        malformed: "This link is not valid.", no_table: "This table is closed."},
+        malformed: "This link is not valid.", no_table: "This table is closed.",
+        not_seated: "Open this table from its group's link."},
       bury8: (n) => `Bury (${n}/8)`, selectFirst: "Select cards first.", kitty: "Kitty", noHand: "No finished hand yet.",
     },
     zh: {
@@ -26,7 +27,7 @@
       teamA: "A队", teamB: "B队", phase: {dealing: "发牌", declaring: "亮主", burying: "扣底",
         chao: "炒底", playing: "出牌", hand_over: "本局结束", match_over: "比赛结束"},
       refused: {forged: "链接无效。", expired: "链接已过期：请从聊天中重新打开牌桌。", malformed: "链接无效。",
-        no_table: "这张牌桌已关闭。"},
+        no_table: "这张牌桌已关闭。", not_seated: "请从群里的链接打开这张牌桌。"},
       bury8: (n) => `扣底 (${n}/8)`, selectFirst: "请先选牌。", kitty: "底牌", noHand: "还没有打完的局。",
     },
   };
@@ -46,9 +47,8 @@
 
   const auth = tg ? {tg: tg.initData} : {link: hashParams.get("k") || ""};
   let matchId = parseInt(params.get("m") || "", 10);
-  if (tg && tg.initDataUnsafe && /^m\d+$/.test(tg.initDataUnsafe.start_param || "")) {
-    matchId = parseInt(tg.initDataUnsafe.start_param.slice(1), 10);
-  }
+  const start = /^m(\d+)/.exec(tg && tg.initDataUnsafe && tg.initDataUnsafe.start_param || "");
+  if (start) matchId = parseInt(start[1], 10);
   if (isNaN(matchId)) matchId = null;
 
   const L = () => T[lang === "en" ? "en" : lang === "zh" ? "zh" : (st && st.lang && st.lang.startsWith("zh") ? "zh" : "en")];
@@ -107,9 +107,10 @@
   }
 
   function onNotice(msg) {
+    const a = pending.get(msg.key);
     pending.delete(msg.key);
     if (msg.ok) { say(""); return; }
-    say(msg.text || L().refused.forged, true);
+    say(msg.text || L().refused.forged, a !== "hint");
   }
 
   function onState(msg) {
