@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 BEAT = 1.0
 #: Replies waited for at most this many at once (old ones are dropped: their updates are long gone).
 PENDING_REPLIES = 10_000
+#: Tables a worker takes in one beat at most: loading and replaying them is work on the event loop.
+TAKE_PER_BEAT = 250
 #: Updates that waited this long in an inbox are dropped (their table ended meanwhile).
 INBOX_MAX_AGE = 120.0
 
@@ -128,6 +130,7 @@ class Cluster:
         self.stats = ClusterStats()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._pending: OrderedDict[str, Replier] = OrderedDict()
         self._ids = itertools.count(1)
@@ -142,15 +145,17 @@ class Cluster:
         await self.link.listen(self._on_message)
         await self.beat()
         self._task = asyncio.create_task(self._run(), name=f"cluster-{self.worker}")
+        self._renewer = asyncio.create_task(self._renewing(), name=f"leases-{self.worker}")
 
     async def stop(self) -> None:
         """A clean stop: every table this worker drives is handed over at once (no waiting for a
         lease to run out), then the worker leaves."""
         self.stopping = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._renewer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         async with self._lock:
             await asyncio.gather(*(self._hand_over(m) for m in list(self.host.tables)))
             with contextlib.suppress(Exception):
@@ -193,12 +198,7 @@ class Cluster:
         and takes free tables up to it, then serves their waiting updates."""
         async with self._lock:
             self.stats.beats += 1
-            held = set(await self.store.renew_leases(self.ttl))
-            for match_id in [m for m in self.host.tables if m not in held]:
-                log.warning("worker %s lost table %s (its lease ran out)", self.worker, match_id)
-                self.host.drop(match_id)
-                self.stats.lost += 1
-                self.stats.lease_changes += 1
+            held = await self.renew()
             live = await self.link.beat(self.ttl)
             self.stats.workers = max(1, len(live))
             tables = await self.link.open_tables(self.host.platforms)
@@ -212,7 +212,7 @@ class Cluster:
             # together: each waits for its table's current step, and leases must be renewed again soon
             shed = sorted(running, reverse=True)[: max(0, len(running) - share)]
             await asyncio.gather(*(self._hand_over(m) for m in shed))
-            room = share - min(len(running), share)
+            room = min(share - min(len(running), share), TAKE_PER_BEAT)
             free = [m for m, w in tables if w is None]
             if room and free:
                 # each worker starts at its own place in the list, so that workers taking at once
@@ -231,6 +231,26 @@ class Cluster:
             if self.stats.beats % 30 == 0:
                 await self.link.prune(INBOX_MAX_AGE)
         await self.drain()
+
+    async def renew(self) -> set[int]:
+        """Renews this worker's leases and stops driving any table whose lease ran out; the tables held."""
+        held = set(await self.store.renew_leases(self.ttl))
+        for match_id in [m for m in self.host.tables if m not in held]:
+            log.warning("worker %s lost table %s (its lease ran out)", self.worker, match_id)
+            self.host.drop(match_id)
+            self.stats.lost += 1
+            self.stats.lease_changes += 1
+        return held
+
+    async def _renewing(self) -> None:
+        """The leases' own heartbeat, apart from `beat`: taking many tables at once (loading and
+        replaying them) can outlast a lease, and must not let the ones already held run out."""
+        while True:
+            await asyncio.sleep(self.beat_every)
+            try:
+                await self.renew()
+            except Exception:
+                log.exception("worker %s: renewing its leases failed; trying again", self.worker)
 
     async def _hand_over(self, match_id: int) -> None:
         await self.host.hand_over(match_id)

@@ -20,6 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
+from app import collector
 from app.web import worker_app
 from bot.cluster import Cluster, decode
 from bot.host import Host
@@ -95,6 +96,7 @@ async def run(url: str, name: str, port: int) -> None:
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()
     await cluster.start()
+    collector.tune()  # as `tractor-host run` does once its first tables are loaded
     print("ready", flush=True)
     await asyncio.Event().wait()
 
