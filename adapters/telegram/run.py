@@ -37,7 +37,8 @@ from adapters.telegram.request import BoundedHTTPXRequest
 log = logging.getLogger(__name__)
 
 COMMANDS = ("new", "join", "leave", "start", "addbot", "kick", "rules", "lang", "help", "back", "pause",
-            "resume", "abandon", "standings", "stats", "history", "season", "export")
+            "resume", "abandon", "forfeit", "standings", "stats", "history", "replay", "season", "export",
+            "tournament", "board", "daily", "duplicate")
 DRAIN_ON_STOP = 10.0
 # How often (real seconds) the flood gate's counts are written to the store while messages go out:
 # a crash loses at most this much of them, within the one message of headroom the limits keep.

@@ -27,7 +27,7 @@ from typing import Any
 from bot.i18n import tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.settings import TableSettings
-from bot.table import announce, lobby, moves, timers
+from bot.table import announce, forfeit, lobby, moves, timers
 from bot.table.ai_moves import AiSeats
 from bot.table.context import TableHost
 from bot.table.messages import (
@@ -36,6 +36,7 @@ from bot.table.messages import (
     Event,
     Message,
     Resume,
+    Ruling,
     SeatLanguage,
     Stop,
     Tick,
@@ -46,6 +47,7 @@ from bot.table.render import Screen
 from bot.table.seats import Seats
 from engine import Match
 from engine.views import DeclarationView, PublicView, SeatView
+from persistence.errors import LeaseLost
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +139,14 @@ class Table:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
 
+    def abandon(self) -> None:
+        """Ends the actor without another word or write: another worker drives this table now.
+        What is still queued finds the table closed (an append would be refused by the store)."""
+        self.closed = True
+        self.timers.cancel()
+        self.screen.cancel()
+        self.queue.put_nowait(Stop())
+
     def busy(self) -> bool:
         """Something is queued or an AI is thinking (tests wait for this to end)."""
         # an AI move is in flight until its answer is processed (which clears ai.pending)
@@ -151,6 +161,9 @@ class Table:
                     return
                 try:
                     await self._process(message)
+                except LeaseLost:
+                    log.warning("table %s: lease lost; another worker drives it now", self.id)
+                    self.host.lost(self, message)
                 except Exception:
                     log.exception("table %s failed on %s", self.id, type(message).__name__)
                     if isinstance(message, Event):
@@ -195,6 +208,10 @@ class Table:
             return
         elif isinstance(message, UnwatchLive):
             self.screen.web_left(self.host.live.remove(self.id, message.fn))
+            return
+        elif isinstance(message, Ruling):
+            if not self.closed:
+                await forfeit.award(self, message.team, message.why)
             return
         await moves.advance(self)
         self.host.live.publish(self)
@@ -289,6 +306,8 @@ class Table:
             await lobby.start(self, ev)
         elif name in ("pause", "resume", "abandon"):
             await lobby.vote(self, ev, name)
+        elif name == "forfeit":
+            await forfeit.concede(self, ev)
         elif name == "back":
             if s is None:
                 await self.answer(ev, tr(lang, "err.not_seated"))

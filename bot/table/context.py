@@ -18,6 +18,7 @@ from bot.platform import Incoming, Platform, User
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
+    from bot.table.messages import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,4 +61,8 @@ class TableHost(Protocol):
 
     def forget(self, table: Table) -> None: ...
 
+    def lost(self, table: Table, message: Message | None) -> None: ...
+
     async def match_ended(self, table: Table, result: dict[str, Any]) -> None: ...
+
+    async def board_start(self, table: Table) -> str | None: ...

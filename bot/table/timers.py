@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bot.ai import move_seed
 from bot.clock import Clock
 from bot.i18n import tr
-from bot.table import moves
+from bot.table import forfeit, moves
 from bot.table.messages import Message, Tick
 from engine import IllegalAction
 from engine.actions import TimeUp
@@ -132,7 +132,9 @@ async def on_tick(table: Table, kind: str) -> None:
         return
     if kind == "lobby":
         await table.timers.set(kind, None)
-        if table.status == "lobby":
+        if table.status == "lobby" and table.meta.get("tournament"):
+            await forfeit.no_show(table)  # 000, 001f: a team still missing forfeits
+        elif table.status == "lobby":
             await table.close("abandoned", {"reason": "lobby_expired"})
             await table.say(tr(table.lang, "lobby.expired"))
         return
@@ -145,6 +147,12 @@ async def on_tick(table: Table, kind: str) -> None:
             await moves.apply(table, TimeUp(), None, ended=kind)
         except IllegalAction:
             await table.timers.set(kind, None)
+            return
+        if isinstance(table.meta.get("board"), dict):  # a board's clock (002: 12 minutes): played out at once
+            for s in table.seats.humans():
+                table.seats[s]["away"] = True
+            await table.save_seats()
+            await table.say(tr(table.lang, "board.time_up"))
         return
     if kind in ("deal", "declare", "next"):
         sys_action = m.system_action()
