@@ -39,6 +39,7 @@ class NullPlatform:
     name = "fake"
     hand_page_size = 40
     one_screen = False
+    turn_notices = False
     sends_files = False
 
     def __init__(self) -> None:

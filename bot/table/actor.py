@@ -178,8 +178,10 @@ class Table:
                     finally:
                         # a failed render must not leave the table without its timers
                         self.timers.rearm(self.status in ("active", "lobby"))
-            except Exception:
-                log.exception("table %s could not render", self.id)
+            except LeaseLost:  # drawing writes too (turn notices): another worker drives the table now
+                log.warning("table %s: lease lost while drawing", self.id)
+            except Exception as exc:
+                log.exception("table %s could not render: %r", self.id, exc)
             finally:
                 self.queue.task_done()
 

@@ -344,8 +344,10 @@ class Screen:
                 old, mid = mid, await t.platform.send(where, v)
                 self.messages[slot] = mid
                 await t.host.store.set_message(t.id, slot, mid)
-                if old is not None and where.private:
-                    await self._delete_quietly(where, old)  # its buttons are out of date: gone, not refused
+                if old is not None and where.private and t.platform.turn_notices:
+                    # its buttons are out of date: gone, not refused (where the newest private
+                    # message is the one people look at; Discord keeps its DM history as it was)
+                    await self._delete_quietly(where, old)
             self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", t.id, slot)
