@@ -11,8 +11,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import NO_TRUMP, NUM_FACES, POINTS, SMALL_JOKER, cards_str, rank_of, rank_str, trump_str
-from .combos import decompose
+from .cards import (
+    BIG_JOKER,
+    NO_TRUMP,
+    NUM_FACES,
+    POINTS,
+    SMALL_JOKER,
+    cards_str,
+    rank_of,
+    rank_str,
+    trump_str,
+)
+from .combos import Unit, decompose
 from .declare import Declaration, validate
 from .errors import IllegalAction, IllegalCode
 from .order import Order, order_for
@@ -229,6 +239,43 @@ class Hand:
         held = self.hands[seat][faces[0]]
         return validate(self.rules, self.declaration, seat, faces, held, level, open_hand)
 
+    def declare_options(self, seat: int) -> list[tuple[int, ...]]:
+        """Every declaration (in the 炒底 round, every bid) ``seat`` could make now, as faces.
+
+        Only level cards and joker pairs can be shown, so only those are tried;
+        once something is shown a single can only reinforce one's own single
+        (``declare.validate``), so other singles are not tried.
+        """
+        ph = self.phase
+        if ph not in (DEALING, DECLARING, CHAO):
+            return []
+        level = self.level if ph == CHAO else self.seat_level(seat)
+        hand = self.hands[seat]
+        cur = self.declaration
+        cands: list[tuple[int, ...]] = []
+        for f in (level, 13 + level, 26 + level, 39 + level):
+            n = hand[f]
+            if n:
+                if cur is None or (cur.seat == seat and cur.face == f and cur.count == 1):
+                    cands.append((f,))
+                if n == 2:
+                    cands.append((f, f))
+        if hand[SMALL_JOKER] == 2:
+            cands.append((SMALL_JOKER, SMALL_JOKER))
+        if hand[BIG_JOKER] == 2:
+            cands.append((BIG_JOKER, BIG_JOKER))
+        if not cands:
+            return cands
+        check = self.check_chao if ph == CHAO else self.check_declare
+        out: list[tuple[int, ...]] = []
+        for c in cands:
+            try:
+                check(seat, c)
+            except IllegalAction:
+                continue
+            out.append(c)
+        return out
+
     def declare(self, seat: int, faces: Sequence[int]) -> Declaration:
         return self.do_declare(self.check_declare(seat, faces))
 
@@ -287,6 +334,15 @@ class Hand:
         self.forced = False
         assert self.dealer is not None and self.trump is not None
         self.order = order_for(self.level, self.trump, self.rules)
+        self._pick_up(self.dealer)
+
+    def fix_trump(self, trump: int) -> None:
+        """A board with its trump marked or drawn (002 2.6 A, C): all dealt, no bidding, the dealer
+        takes the kitty."""
+        assert self.dealer is not None and self.phase == DEALING
+        self.deal(100)
+        self.trump = trump
+        self.order = order_for(self.level, trump, self.rules)
         self._pick_up(self.dealer)
 
     def _trump_from_kitty(self) -> None:
@@ -433,15 +489,11 @@ class Hand:
 
     def do_play(self, seat: int, faces: Sequence[int], lead: Lead | None) -> list[dict[str, Any]]:
         """Apply a play ``check_play`` accepted for this very state (``lead``: what it returned)."""
-        hand = self.hands[seat]
         events: list[dict[str, Any]] = []
         if lead is not None:
             played = lead.faces
             if lead.failed:
-                penalty = self._throw_penalty(len(lead.attempted), len(lead.faces))
-                if penalty:
-                    self.penalties += penalty if not self.is_defender(seat) else -penalty
-                    self.defender_points += penalty if not self.is_defender(seat) else -penalty
+                penalty = self._charge_throw(seat, lead)
                 events.append(
                     {
                         "e": "throw_failed",
@@ -454,15 +506,57 @@ class Hand:
             self.lead = lead
         else:
             played = tuple(faces)
+        if self._lay(seat, played):
+            events.extend(self._end_trick())
+        return events
+
+    def play_trusted(self, seat: int, faces: Sequence[int]) -> None:
+        """The trusted path: ``seat`` (the seat to play) plays ``faces``, known legal, nothing re-checked.
+
+        For playouts whose moves the engine generated (``engine.randplay``, the
+        AI's policy): the cards are not checked against the hand or the
+        follow rules. What is not a check but a rule still runs: a throw is
+        tested against the other hands and a failed one is corrected and
+        penalised, the trick is won and scored, the hand ends. No events.
+        """
+        if not self.trick:
+            order = self.order
+            assert order is not None
+            f = faces[0]
+            n = len(faces)
+            if n == 1:
+                lead = Lead((f,), order.suit[f], (Unit(0, order.rank[f], (f,)),), (f,))
+            elif n == 2 and faces[1] == f:
+                t = (f, f)
+                lead = Lead(t, order.suit[f], (Unit(1, order.rank[f], t),), t)
+            else:
+                lead = check_lead(faces, self.hands[seat], [self.hands[s] for s in range(4) if s != seat], order)
+                if lead.failed:
+                    self._charge_throw(seat, lead)
+            self.lead = lead
+            faces = lead.faces
+        if self._lay(seat, tuple(faces)):
+            self._end_trick()
+
+    def _charge_throw(self, seat: int, lead: Lead) -> int:
+        """A failed throw's penalty, counted for the other side; returns it."""
+        penalty = self._throw_penalty(len(lead.attempted), len(lead.faces))
+        if penalty:
+            self.penalties += penalty if not self.is_defender(seat) else -penalty
+            self.defender_points += penalty if not self.is_defender(seat) else -penalty
+        return penalty
+
+    def _lay(self, seat: int, played: tuple[int, ...]) -> bool:
+        """Take the cards from the hand onto the trick; True when the trick is complete."""
+        hand = self.hands[seat]
         for f in played:
             hand[f] -= 1
         self.played.add(seat)
-        self.trick.append((seat, tuple(played)))
+        self.trick.append((seat, played))
         if len(self.trick) < 4:
             self.turn = (seat + 1) % 4
-            return events
-        events.extend(self._end_trick())
-        return events
+            return False
+        return True
 
     def _throw_penalty(self, attempted: int, played: int) -> int:
         pts = self.rules.throw_penalty_points
@@ -528,7 +622,7 @@ class Hand:
             "dealer": self.dealer,
             "declarers": None if self.dealer is None else [self.dealer % 2, self.dealer % 2 + 2],
             "level": rank_str(self.level),
-            "trump": _trump_name(self.trump),
+            "trump": trump_name(self.trump),
             "declaration": None if d is None else {"seat": d.seat, "cards": cards_str([d.face] * d.count)},
             "trick": [(s, cards_str(p)) for s, p in self.trick],
             "leader": self.leader,
@@ -554,7 +648,8 @@ class Hand:
         return [] if self.lead is None else [u.pairs for u in self.lead.units]
 
 
-def _trump_name(trump: int | None) -> TrumpName | None:
+def trump_name(trump: int | None) -> TrumpName | None:
+    """The trump as views name it."""
     name = trump_str(trump)
     return None if name is None else _TRUMP_NAMES[name]
 

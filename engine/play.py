@@ -125,6 +125,15 @@ def check_follow(faces: Sequence[int], hand: Sequence[int], lead: Lead, order: O
 
 def trick_winner(plays: Sequence[Sequence[int]], lead: Lead, order: Order) -> int:
     """Index (in play order) of the winning play. Equal cards: the first played wins."""
+    if len(lead.faces) == 1:  # singles: the best card of the led suit, or the best trump
+        osuit, orank = order.suit, order.rank
+        best = 0
+        bf = plays[0][0]
+        for i in range(1, len(plays)):
+            f = plays[i][0]
+            if (osuit[f] == osuit[bf] and orank[f] > orank[bf]) or (osuit[f] == TRUMP and osuit[bf] != TRUMP):
+                best, bf = i, f
+        return best
     single = len(lead.units) == 1
     shape = lead.units[0]
     best = 0

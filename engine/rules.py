@@ -62,6 +62,8 @@ class Rules:
     # -- revolution (革命 / 炸分) --
     revolution: bool = True
     revolution_max_points: int = 15
+    # -- a board (document 002): "<dealer>/<level>/<trump or bid>", see engine/boards.py; "" for a match --
+    board: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,6 +76,8 @@ class Rules:
             cached["target"] = None if self.target is None else RANKS[self.target]
             cached["must_play"] = [RANKS[r] for r in self.must_play]
             cached.pop("extra")
+            if not self.board:
+                cached.pop("board")  # a match's rules read as they did before boards existed
             object.__setattr__(self, "_as_dict", cached)
         return {**cached, "must_play": list(cached["must_play"])}
 

@@ -33,7 +33,7 @@ class Phase(StrEnum):
 #: The suit letters, ``"NT"`` for no trump; ``None`` in a view while undecided.
 TrumpName: TypeAlias = Literal["S", "H", "D", "C", "NT"]
 HandEnd: TypeAlias = Literal["played", "revolution", "redeal"]
-MatchEnd: TypeAlias = Literal["target", "time_limit"]
+MatchEnd: TypeAlias = Literal["target", "time_limit", "board"]
 Side: TypeAlias = Literal["declarers", "defenders"]
 #: One seat's cards in a trick: ``(seat, cards)``; JSON shows it as a two-item list.
 TrickPlay: TypeAlias = tuple[int, list[str]]

@@ -49,6 +49,9 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         await table.answer(ev, tr(lang, "err.not_playing"))
         return
     screen = table.screen
+    if tok.version > table.game.version:  # never drawn: no state of this match had that version yet
+        await table.answer(ev, tr(table.seat_lang(s), "err.stale"))
+        return
     if code == tokens.HAND:
         await screen.send_hand(s, force_new=True)
         await table.answer(ev, "✓")
@@ -70,9 +73,11 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
             await table.answer(ev, tr(lang, "err.stale"))
             return
         sel.symmetric_difference_update({i})
+        await screen.save_drawn()
         await table.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
     elif code == tokens.CLEAR:
         sel.clear()
+        await screen.save_drawn()
         await table.answer(ev, "✓")
     elif code == tokens.PAGE:
         screen.page[s] = _b36_or(tok.arg, 0)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bot import tokens
 from bot.i18n import tr
 from bot.platform import PlatformError, Unreachable, View, Where
+from bot.table.drawn import DrawnHands
 from bot.table.messages import Redraw
 from bot.views import hand_elsewhere_view, hand_view, lobby_view, table_view
 from engine.actions import Revolt, SeatAction
@@ -40,15 +41,13 @@ class Screen:
         self.table = table
         self.messages: dict[str, str] = dict(messages or {})  # slot -> platform message id (persisted)
         self.rendered: dict[str, Any] = {}  # slot -> the content last shown there
-        self.selection: dict[int, set[int]] = {s: set() for s in range(4)}
+        # What each seat's buttons were drawn for (version, phase, cards) and the cards picked on
+        # them, kept in the match's meta: while a hand's phase and cards hold, redrawing it (a card
+        # selected, say, or after a restart) keeps its buttons' version, so a button on a message
+        # drawn earlier still counts.
+        self.drawn_hands = DrawnHands(table.meta)
+        self.selection: dict[int, set[int]] = self.drawn_hands.selection
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)
-        self.view_version: dict[int, int] = dict.fromkeys(range(4), 0)
-        # What each seat's buttons index into (phase and cards) when view_version was set: while it
-        # holds, redrawing the hand (a card selected, say) keeps the buttons' version, so a button
-        # on a keyboard whose redraw has not arrived yet still counts.
-        self.view_key: dict[int, tuple[Any, ...]] = {}
-        # The cards each seat's buttons index into, as last drawn (a press maps its indices with them).
-        self.shown_hand: dict[int, list[str]] = {}
         # Seats that play from the group (inline mode): while the hand is being played, their
         # private hand is redrawn lazily (see send_hand), not after each of their plays.
         self.plays_inline: set[int] = set()
@@ -60,6 +59,16 @@ class Screen:
         # the timer that bounds how long it lags.
         self.may_lag_at: int | None = None
         self.lag_timer: asyncio.TimerHandle | None = None
+
+    @property
+    def view_version(self) -> dict[int, int]:
+        """Per seat, the oldest version whose hand buttons still count."""
+        return {s: self.drawn_hands.version(s) for s in range(4)}
+
+    async def save_drawn(self) -> None:
+        """Writes what the hands' buttons stand for to the store, when it changed."""
+        if self.drawn_hands.store_in_meta():
+            await self.table.save_meta()
 
     def forget(self, slot: str) -> None:
         """Draw this slot again next time, even if its content looks the same."""
@@ -174,14 +183,14 @@ class Screen:
         m = t.game
         seen = t.seat_view(s)
         hand = list(seen.get("hand") or ())
-        key = (m.phase, tuple(hand))
-        version = self.view_version[s] if self.view_key.get(s) == key else m.version
+        key = (str(m.phase), tuple(hand))
+        version = self.drawn_hands.version_for(s, *key, m.version)
         slot = f"hand{s}"
         if (not force_new and s in self.plays_inline and m.phase == "playing"
                 and self.hand_phase.get(s) == "playing" and slot in self.messages):
             # Folded away once (no card in it, so no edit after the next plays); its old buttons
             # are refused from now on if the cards changed, ↻ shows the hand again.
-            self._buttons_index(s, version, key, hand)
+            await self._buttons_index(s, version, key)
             folded = hand_elsewhere_view(seen, t.seats.infos(), t.seat_lang(s), match_id=t.id,
                                          version=version, page=self.page[s])
             await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
@@ -194,23 +203,26 @@ class Screen:
         if (not force_new and m.phase == "dealing" and shown is not None and shown[1] == sig[1]
                 and len(key[1]) % DEAL_REDRAW_EVERY and slot in self.messages):
             return  # cards arriving: every few cards, or at once when what may be declared changes
-        self._buttons_index(s, version, key, hand)
         self.hand_phase[s] = str(m.phase)
-        if t.meta.get("notes", {}).pop(str(s), None):
-            await t.save_meta()
+        self.drawn_hands.draw(s, version, *key)
+        noted = t.meta.get("notes", {}).pop(str(s), None)
+        if self.drawn_hands.store_in_meta() or noted:
+            await t.save_meta()  # before the message goes out: see _buttons_index
         await self.show(slot, t.private_where(s), v, compare=sig, force_new=force_new)
 
-    def _buttons_index(self, s: int, version: int, key: tuple[Any, ...], hand: list[str]) -> None:
-        self.view_version[s], self.view_key[s] = version, key
-        self.shown_hand[s] = hand
+    async def _buttons_index(self, s: int, version: int, key: tuple[str, tuple[str, ...]]) -> None:
+        """Records what seat s's buttons stand for, in the store before the message goes out: should
+        the process die after the send, the buttons drawn still count after the restart."""
+        self.drawn_hands.draw(s, version, *key)
+        await self.save_drawn()
 
     def hand_of(self, s: int) -> list[str]:
         """The cards seat s's buttons index into: those of its hand when its buttons' version was set
         (a press with an older version is refused before this is asked), else its hand now."""
-        t = self.table
-        if self.view_key.get(s) is not None and s in self.shown_hand:
-            return self.shown_hand[s]
-        return list(t.seat_view(s).get("hand") or [])
+        cards = self.drawn_hands.cards(s)
+        if cards is not None:
+            return list(cards)
+        return list(self.table.seat_view(s).get("hand") or [])
 
     async def show(self, slot: str, where: Where, v: View, *, compare: Any = None,
                    force_new: bool = False) -> None:

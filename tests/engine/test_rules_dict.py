@@ -14,6 +14,8 @@ def slow_to_dict(r: engine.Rules) -> dict[str, object]:
     d["target"] = None if r.target is None else RANKS[r.target]
     d["must_play"] = [RANKS[x] for x in r.must_play]
     d.pop("extra")
+    if not r.board:
+        d.pop("board")  # only a board's rules carry one
     return d
 
 
