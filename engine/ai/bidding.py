@@ -73,9 +73,12 @@ def _level(seen: Seen, dealer: int) -> int:
 
 
 def _others_bid(seen: Seen, hands: list[list[int]]) -> tuple[int, int] | None:
-    """(seat, trump) of the first other seat that would declare as ``basic`` does, if any."""
-    for i in range(1, 4):
-        s = (seen.seat + i) % 4
+    """(seat, trump) of the first other seat still to act that would declare as ``basic`` does, if any
+    (the engine asks the seats that have not passed in seat order)."""
+    waiting = seen.view.get("to_act") or [(seen.seat + i) % 4 for i in range(1, 4)]
+    for s in sorted(int(x) for x in waiting):
+        if s == seen.seat:
+            continue
         level = _level(seen, s)
         best: tuple[float, int] | None = None
         for f in range(NUM_FACES):
