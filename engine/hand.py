@@ -2,7 +2,9 @@
 
 The hand changes in place as actions arrive; nothing is cloned. A hand can
 also be set up in the middle of play (``Hand.at_trick``) for the
-conformance cases and for AI sampling.
+conformance cases and for AI sampling. (Past 400 lines: every phase of a
+hand changes the same state, and each checked step sits beside the trusted
+step that applies it.)
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .cards import (
     trump_str,
 )
 from .combos import Unit, decompose
-from .declare import Declaration, validate
+from .declare import Declaration, judge, validate
 from .errors import IllegalAction, IllegalCode
 from .order import Order, order_for
 from .play import Lead, check_follow, check_lead, holds, trick_winner
@@ -146,8 +148,15 @@ class Hand:
         kitty: Sequence[int],
         defender_points: int = 0,
         defender_level: int = 0,
+        trick: Sequence[tuple[int, Sequence[int]]] = (),
+        lead: Lead | None = None,
     ) -> Hand:
-        """A hand already in play: the given counts, trump and leader."""
+        """A hand already in play: the given counts, trump and leader.
+
+        ``trick`` and ``lead``: a trick already begun (its plays, in order,
+        from ``leader``, and the lead as the engine accepted it); the next
+        seat is to play. For playouts from the middle of a trick.
+        """
         dealer = declarers[0]
         levels = [0, 0]
         levels[team_of(dealer)] = level
@@ -160,6 +169,12 @@ class Hand:
         h.order = order_for(level, trump, rules)
         h.phase = PLAYING
         h.leader = h.turn = leader
+        if trick:
+            if lead is None or trick[0][0] != leader:
+                raise ValueError("a trick begun needs its lead, led by the leader")
+            h.trick = [(s, tuple(p)) for s, p in trick]
+            h.lead = lead
+            h.turn = (trick[-1][0] + 1) % 4
         h.defender_points = defender_points
         h.played = set(range(4))
         return h
@@ -249,7 +264,12 @@ class Hand:
         ph = self.phase
         if ph not in (DEALING, DECLARING, CHAO):
             return []
-        level = self.level if ph == CHAO else self.seat_level(seat)
+        if ph == CHAO:
+            level = self.level
+        elif self.open or self.dealer is None:  # as seat_level, without two property calls a card dealt
+            level = self.team_levels[seat % 2] if self.open else self.level
+        else:
+            level = self.team_levels[self.dealer % 2]
         hand = self.hands[seat]
         cur = self.declaration
         cands: list[tuple[int, ...]] = []
@@ -266,14 +286,23 @@ class Hand:
             cands.append((BIG_JOKER, BIG_JOKER))
         if not cands:
             return cands
-        check = self.check_chao if ph == CHAO else self.check_declare
+        # what check_declare / check_chao ask, without raising for every refusal
+        if ph == CHAO:
+            if seat != self.chao_turn:
+                return []
+            open_hand = False
+        else:
+            if self.forced and (self.dealer is None or team_of(seat) != team_of(self.dealer)):
+                return []
+            open_hand = self.open
+        rules = self.rules
         out: list[tuple[int, ...]] = []
         for c in cands:
-            try:
-                check(seat, c)
-            except IllegalAction:
+            if len(c) == 2 and self.shown_before(seat, c):
                 continue
-            out.append(c)
+            got = judge(rules, cur, seat, c, hand[c[0]], level, open_hand)
+            if type(got) is Declaration and (ph != CHAO or got.count >= 2):
+                out.append(c)
         return out
 
     def declare(self, seat: int, faces: Sequence[int]) -> Declaration:
@@ -573,7 +602,10 @@ class Hand:
         assert self.order is not None and self.lead is not None and self.dealer is not None
         idx = trick_winner([p for _, p in self.trick], self.lead, self.order)
         winner = self.trick[idx][0]
-        points = sum(POINTS[f] for _, p in self.trick for f in p)
+        points = 0
+        for _, p in self.trick:
+            for f in p:
+                points += POINTS[f]
         if self.is_defender(winner):
             self.defender_points += points
         self.last_trick = self.trick
@@ -586,7 +618,7 @@ class Hand:
         self.trick = []
         self.lead = None
         self.leader = self.turn = winner
-        if sum(self.hands[winner]) == 0:
+        if not any(self.hands[winner]):
             self._finish(winner, lead, winning_play)
             assert self.result is not None
             events.append({"e": "hand_over", **self.result.to_dict()})

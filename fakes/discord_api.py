@@ -4,9 +4,27 @@ It plays Discord's part in adapter tests: it answers login, hands the client a
 gateway session, dispatches interactions that simulated users make (slash
 commands, autocomplete, button presses, select choices) and records every
 message the bot sends, keeping what is ephemeral or in a DM (seen by one user)
-apart from what the whole channel sees. It enforces the rules that bite in
-production: an interaction must be answered once and within 3 s, webhook
-tokens expire, components stay within Discord's limits.
+apart from what the whole channel sees. It is as strict as Discord where that
+bites in production, by default:
+
+- an interaction is answered once and within 3 s (else 404 10062);
+- an interaction token lives 15 minutes by the fake's clock (`advance` ages it;
+  then 401 with code 50027, "Invalid Webhook Token");
+- a token edits or deletes only the messages of its own interaction (its
+  response, its follow-ups, the message its component was on), else 404 10008;
+- the first follow-up after a deferred ("thinking") reply fills that reply;
+- content over 2,000 characters, more than 5 rows or 5 items a row, a select
+  with more than 25 options, a custom_id over 100 characters, a label over 80:
+  400 with code 50035, nothing stored;
+- rate limits: per route (a channel's messages 5 per 5 s, an interaction
+  token's webhook 5 per 2 s) and 50 requests a second in all (interaction
+  callbacks excepted), every answer with `X-RateLimit-*` headers and a 429 with
+  `retry_after` beyond them;
+- the gateway expects heartbeats within the interval it gave, resumes only a
+  session it knows (else op 9, invalid session), and can be told to drop one.
+
+`limits=False` turns the rate limits off, for benchmarks that measure the bot
+alone; nothing else is optional.
 """
 
 from __future__ import annotations
@@ -30,6 +48,11 @@ JSON = dict[str, Any]
 EPHEMERAL = 64
 _BODY: web.RequestKey[Any] = web.RequestKey("body", object)
 ANSWER_WINDOW_S = 3.0
+TOKEN_LIFE_S = 15 * 60.0
+CHANNEL_LIMIT = (5, 5.0)  # writes to one channel's messages: 5 per 5 s
+WEBHOOK_LIMIT = (5, 2.0)  # requests on one interaction token's webhook
+GLOBAL_LIMIT = (50, 1.0)  # all requests of the bot but interaction callbacks
+MAX_CONTENT, MAX_ROWS, MAX_ROW_ITEMS, MAX_OPTIONS, MAX_CUSTOM_ID, MAX_LABEL = 2000, 5, 5, 25, 100, 80
 
 # Interaction callback types (Discord API).
 PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE, MODAL = 1, 4, 5, 6, 7, 8, 9
@@ -151,6 +174,47 @@ class FakeMessage:
         return data
 
 
+def form_problems(body: JSON) -> list[str]:
+    """What Discord would refuse in a message body (content, rows, items, options, custom_ids)."""
+    out: list[str] = []
+    content = body.get("content")
+    if isinstance(content, str) and len(content) > MAX_CONTENT:
+        out.append(f"content of {len(content)} characters (max {MAX_CONTENT})")
+    rows = body.get("components") or []
+    if not isinstance(rows, list):
+        return [*out, "components is not a list"]
+    if len(rows) > MAX_ROWS:
+        out.append(f"{len(rows)} action rows (max {MAX_ROWS})")
+    for row in rows:
+        inner = row.get("components", [])
+        if len(inner) > MAX_ROW_ITEMS:
+            out.append(f"a row with {len(inner)} components")
+        if any(c.get("type") == 3 for c in inner) and len(inner) > 1:
+            out.append("a select must be alone in its row")
+    ids = [c.get("custom_id") for c in _walk(rows) if c.get("custom_id")]
+    if len(ids) != len(set(ids)):
+        out.append("duplicate custom_id")
+    for component in _walk(rows):
+        cid = component.get("custom_id")
+        if cid is not None and not 1 <= len(str(cid)) <= MAX_CUSTOM_ID:
+            out.append(f"custom_id of {len(str(cid))} characters (max {MAX_CUSTOM_ID})")
+        if len(str(component.get("label", ""))) > MAX_LABEL:
+            out.append(f"label over {MAX_LABEL} characters")
+        options = component.get("options", [])
+        if component.get("type") == 3:
+            if not 1 <= len(options) <= MAX_OPTIONS:
+                out.append(f"a select with {len(options)} options (1 to {MAX_OPTIONS})")
+            if int(component.get("max_values", 1)) > max(1, len(options)):
+                out.append("max_values above the number of options")
+        values = [o.get("value") for o in options]
+        if len(values) != len(set(values)):
+            out.append("duplicate select values")
+        for o in options:
+            if len(str(o.get("value", ""))) > 100 or len(str(o.get("label", ""))) > 100:
+                out.append("select option value or label over 100 characters")
+    return out
+
+
 def _walk(components: list[JSON]) -> Iterator[JSON]:
     for component in components:
         yield component
@@ -176,6 +240,7 @@ class FakeInteraction:
     original_id: int | None = None  # message the response created (types 4 and 5)
     late: bool = False
     expired: bool = False
+    owned: set[int] = field(default_factory=set)  # messages this token may edit or delete
     answered_at: float | None = None
     choices: list[JSON] = field(default_factory=list)
 
@@ -187,7 +252,8 @@ class FakeInteraction:
 class FakeDiscord:
     """Fake REST + gateway. Use `async with FakeDiscord() as fake:` or `start`/`stop`."""
 
-    def __init__(self, *, guild_id: int = 9000, channel_id: int = 9100, app_id: int = 4242) -> None:
+    def __init__(self, *, guild_id: int = 9000, channel_id: int = 9100, app_id: int = 4242,
+                 limits: bool = True, heartbeat_ms: int = 41250) -> None:
         self.guild_id = guild_id
         self.channel_id = channel_id
         self.app_id = app_id
@@ -214,10 +280,19 @@ class FakeDiscord:
         self._saved: tuple[str, yarl.URL] | None = None
         self.unreachable_users: set[int] = set()
         self.observer: Callable[[], Any] | None = None  # called at every message version (leak tests)
-        # Discord limits writes per channel (about 5 per 5 s); set (count, seconds) to answer 429 beyond it
-        self.channel_limit: tuple[int, float] | None = None
-        self.rate_limited = 0
-        self._channel_writes: dict[int, list[float]] = {}
+        # Rate limits (count, seconds) per bucket kind; None turns one off.
+        self.channel_limit: tuple[int, float] | None = CHANNEL_LIMIT if limits else None
+        self.webhook_limit: tuple[int, float] | None = WEBHOOK_LIMIT if limits else None
+        self.global_limit: tuple[int, float] | None = GLOBAL_LIMIT if limits else None
+        self.rate_limited = 0  # 429s answered
+        self.global_limited = 0
+        self._hits: dict[str, list[float]] = {}
+        self.skew = 0.0  # how far the fake's clock runs ahead of the loop's (`advance`)
+        self.heartbeat_ms = heartbeat_ms
+        self.heartbeats = 0
+        self.invalid_sessions = 0
+        self.sessions: set[str] = set()
+        self.guild_ids: set[int] = {guild_id}  # guilds the bot is in; others are "unknown guilds"
 
     # ---- lifecycle -------------------------------------------------------
 
@@ -300,7 +375,14 @@ class FakeDiscord:
                 f"Bot {self.token}", None,
             ):
                 return _error(401, 0, "401: Unauthorized")
-            return await handler(request)  # type: ignore[no-any-return]
+            bucket, limit = self._bucket(request)
+            limited = self._take(bucket, limit)
+            if limited is not None:
+                return limited
+            response: web.StreamResponse = await handler(request)
+            if limit is not None:
+                self._headers(response, bucket, limit)
+            return response
         finally:
             self._open_requests -= 1
             self._last_request = asyncio.get_running_loop().time()
@@ -358,6 +440,17 @@ class FakeDiscord:
         for interaction in self.interactions.values():
             interaction.expired = True
 
+    def now(self) -> float:
+        """The fake's clock: the loop's, plus what `advance` added."""
+        return asyncio.get_running_loop().time() + self.skew
+
+    def advance(self, seconds: float) -> None:
+        """Moves the fake's clock on: tokens age (15 minutes and they are dead), as in real time."""
+        self.skew += seconds
+
+    def token_dead(self, interaction: FakeInteraction) -> bool:
+        return interaction.expired or self.now() - interaction.created > TOKEN_LIFE_S
+
     # ---- simulated users -------------------------------------------------
 
     def _member(self, user: FakeUser) -> JSON:
@@ -376,16 +469,18 @@ class FakeDiscord:
 
     async def _dispatch_interaction(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
-        message: FakeMessage | None = None, wait: bool = True,
+        message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None,
     ) -> FakeInteraction:
         cid = channel_id if channel_id is not None else (message.channel_id if message else self.channel_id)
-        guild = cid not in self.dm_channels
+        guild = cid not in self.dm_channels and guild_id != 0
         iid = next(self._ids)
         loop = asyncio.get_running_loop()
         interaction = FakeInteraction(
             id=iid, token=f"itoken{iid}", type=itype, user=user, channel_id=cid, guild=guild,
-            message_id=message.id if message else None, data=data, created=loop.time(),
+            message_id=message.id if message else None, data=data, created=loop.time() + self.skew,
         )
+        if message is not None:
+            interaction.owned.add(message.id)
         self.interactions[iid] = interaction
         payload: JSON = {
             "id": str(iid), "application_id": str(self.app_id), "type": itype, "token": interaction.token,
@@ -395,7 +490,7 @@ class FakeDiscord:
             "context": 0 if guild else 1,
         }
         if guild:
-            payload["guild_id"] = str(self.guild_id)
+            payload["guild_id"] = str(self.guild_id if guild_id is None else guild_id)
             payload["guild_locale"] = "en-US"
             payload["member"] = self._member(user)
         else:
@@ -490,10 +585,35 @@ class FakeDiscord:
         while self.resumed == before and loop.time() - start < limit_s:
             await asyncio.sleep(0.01)
 
+    async def invalidate_session(self, limit_s: float = 10.0) -> None:
+        """Gateway op 9 (invalid session, not resumable): the client must identify anew; returns once it has."""
+        before = self.identified
+        ws = self._sockets[-1]
+        self.sessions.clear()
+        self.invalid_sessions += 1
+        await ws.send_str(json.dumps({"op": 9, "d": False}))
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while self.identified == before and loop.time() - start < limit_s:
+            await asyncio.sleep(0.01)
+
+    async def _watch_heartbeats(self, ws: web.WebSocketResponse, last: list[float]) -> None:
+        """Discord closes a connection whose heartbeats stop (the client then resumes)."""
+        interval = self.heartbeat_ms / 1000
+        loop = asyncio.get_running_loop()
+        while not ws.closed:
+            await asyncio.sleep(interval / 2)
+            if loop.time() - last[0] > interval * 1.5 + 1.0:
+                self.protocol_errors.append("gateway: no heartbeat within the interval")
+                await ws.close(code=4000, message=b"Heartbeat missed.")
+                return
+
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
-        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_ms}}))
+        last = [asyncio.get_running_loop().time()]
+        watchdog = asyncio.create_task(self._watch_heartbeats(ws, last))
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
@@ -501,6 +621,8 @@ class FakeDiscord:
                 frame = json.loads(msg.data)
                 op = frame.get("op")
                 if op == 1:
+                    self.heartbeats += 1
+                    last[0] = asyncio.get_running_loop().time()
                     await ws.send_str(json.dumps({"op": 11}))
                 elif op == 2:
                     if frame["d"].get("token") != self.token:
@@ -508,18 +630,26 @@ class FakeDiscord:
                         break
                     self.identified += 1
                     self._sockets.append(ws)
+                    session = f"session{self.identified}"
+                    self.sessions.add(session)
                     ready = {
-                        "v": 10, "user": self.bot_user, "guilds": [], "session_id": f"session{self.identified}",
+                        "v": 10, "user": self.bot_user, "guilds": [], "session_id": session,
                         "resume_gateway_url": self.gateway_url, "shard": [0, 1],
                         "application": {"id": str(self.app_id), "flags": 0},
                     }
                     await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": next(self._seq), "d": ready}))
                 elif op == 6:
+                    d = frame.get("d") or {}
+                    if d.get("token") != self.token or d.get("session_id") not in self.sessions:
+                        self.invalid_sessions += 1
+                        await ws.send_str(json.dumps({"op": 9, "d": False}))  # identify anew
+                        continue
                     if ws not in self._sockets:
                         self._sockets.append(ws)
                     self.resumed += 1
                     await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": next(self._seq), "d": {}}))
         finally:
+            watchdog.cancel()
             if ws in self._sockets:
                 self._sockets.remove(ws)
         return ws
@@ -588,36 +718,15 @@ class FakeDiscord:
         message.history.append(message.text())
         message.peak_selects = max(message.peak_selects, len(message.selects()))
         message.snapshots.append(self.observer() if self.observer is not None else None)
-        self._check_components(message)
 
-    def _check_components(self, message: FakeMessage) -> None:
-        """Discord refuses these with a 400; record them so tests fail loudly."""
-        rows = message.components
-        if len(rows) > 5:
-            self.protocol_errors.append(f"message {message.id}: {len(rows)} action rows (max 5)")
-        for row in rows:
-            inner = row.get("components", [])
-            if len(inner) > 5:
-                self.protocol_errors.append(f"message {message.id}: row with {len(inner)} components")
-            if any(c.get("type") == 3 for c in inner) and len(inner) > 1:
-                self.protocol_errors.append(f"message {message.id}: a select must be alone in its row")
-        ids = [c.get("custom_id") for c in _walk(rows) if c.get("custom_id")]
-        if len(ids) != len(set(ids)):
-            self.protocol_errors.append(f"message {message.id}: duplicate custom_id")
-        for component in _walk(rows):
-            cid = component.get("custom_id")
-            if cid is not None and not 1 <= len(cid) <= 100:
-                self.protocol_errors.append(f"message {message.id}: custom_id length {len(cid)}")
-            if len(str(component.get("label", ""))) > 80:
-                self.protocol_errors.append(f"message {message.id}: label over 80 characters")
-            options = component.get("options", [])
-            if component.get("type") == 3 and not 1 <= len(options) <= 25:
-                self.protocol_errors.append(f"message {message.id}: select with {len(options)} options")
-            values = [o.get("value") for o in options]
-            if len(values) != len(set(values)):
-                self.protocol_errors.append(f"message {message.id}: duplicate select values")
-        if len(message.content) > 2000:
-            self.protocol_errors.append(f"message {message.id}: content over 2000 characters")
+    def _invalid(self, body: JSON, what: str) -> web.Response | None:
+        """Discord refuses a message beyond its limits with a 400: nothing is stored, and the test fails."""
+        problems = form_problems(body)
+        if not problems:
+            return None
+        self.protocol_errors.extend(f"{what}: {p}" for p in problems)
+        errors = {"_form": {"_errors": [{"code": "BASE_TYPE_INVALID", "message": p} for p in problems]}}
+        return _json({"code": 50035, "message": "Invalid Form Body", "errors": errors}, status=400)
 
     async def _callback(self, request: web.Request) -> web.Response:
         interaction = self.interactions.get(int(request.match_info["iid"]))
@@ -626,14 +735,18 @@ class FakeDiscord:
         if interaction.callback_type is not None:
             self.protocol_errors.append(f"interaction {interaction.id} answered twice")
             return _error(400, 40060, "Interaction has already been acknowledged.")
-        if asyncio.get_running_loop().time() - interaction.created > ANSWER_WINDOW_S:
+        if self.now() - interaction.created > ANSWER_WINDOW_S:
             interaction.late = True
             interaction.answered.set()
             return _error(404, 10062, "Unknown interaction")
-        interaction.answered_at = asyncio.get_running_loop().time()
         body = await self._body(request)
         ctype = int(body.get("type", 0))
         data: JSON = body.get("data") or {}
+        if ctype in (MESSAGE, UPDATE_MESSAGE):
+            invalid = self._invalid(data, f"interaction {interaction.id}")
+            if invalid is not None:
+                return invalid
+        interaction.answered_at = asyncio.get_running_loop().time()
         interaction.callback_type = ctype
         interaction.callback_data = data
         resource: JSON = {"type": ctype}
@@ -647,6 +760,7 @@ class FakeDiscord:
             )
             message.loading = ctype == DEFERRED_MESSAGE
             interaction.original_id = message.id
+            interaction.owned.add(message.id)
             info.update(response_message_id=str(message.id), response_message_loading=message.loading,
                         response_message_ephemeral=bool(flags & EPHEMERAL))
             resource["message"] = message.payload(self.guild_id if interaction.guild else None, self.bot_user)
@@ -669,50 +783,79 @@ class FakeDiscord:
 
     def _webhook_target(self, request: web.Request) -> tuple[FakeInteraction | None, FakeMessage | None, str]:
         interaction = self._interaction_by_token(request.match_info["token"])
-        if interaction is None or interaction.expired:
+        if interaction is None:
             return None, None, "Unknown Webhook"
+        if self.token_dead(interaction):
+            return interaction, None, "Invalid Webhook Token"
         mid = request.match_info["mid"]
-        target_id = (interaction.original_id or interaction.message_id) if mid == "@original" else int(mid)
-        message = self.messages.get(target_id) if target_id is not None else None
-        if message is None or message.deleted:
+        try:
+            target_id = (interaction.original_id or interaction.message_id) if mid == "@original" else int(mid)
+        except ValueError:
             return interaction, None, "Unknown Message"
+        message = self.messages.get(target_id) if target_id is not None else None
+        if message is None or message.deleted or target_id not in interaction.owned:
+            return interaction, None, "Unknown Message"  # another interaction's message: not this token's
         return interaction, message, ""
+
+    @staticmethod
+    def _webhook_error(interaction: FakeInteraction | None, error: str) -> web.Response:
+        if interaction is None:
+            return _error(404, 10015, error)
+        if error == "Invalid Webhook Token":
+            return _error(401, 50027, error)
+        return _error(404, 10008, error)
 
     async def _get_webhook_message(self, request: web.Request) -> web.Response:
         interaction, message, error = self._webhook_target(request)
         if message is None or interaction is None:
-            return _error(404, 10015 if interaction is None else 10008, error)
+            return self._webhook_error(interaction, error)
         return _json(message.payload(self.guild_id if interaction.guild else None, self.bot_user))
 
     async def _edit_webhook_message(self, request: web.Request) -> web.Response:
         interaction, message, error = self._webhook_target(request)
         if message is None or interaction is None:
-            return _error(404, 10015 if interaction is None else 10008, error)
+            return self._webhook_error(interaction, error)
         if interaction.callback_type is None:
             self.protocol_errors.append(f"interaction {interaction.id}: edited before it was answered")
             return _error(404, 10062, "Unknown interaction")
-        self._update_message(message, await self._body(request))
+        body = await self._body(request)
+        invalid = self._invalid(body, f"edit of message {message.id}")
+        if invalid is not None:
+            return invalid
+        self._update_message(message, body)
         return _json(message.payload(self.guild_id if interaction.guild else None, self.bot_user))
 
     async def _delete_webhook_message(self, request: web.Request) -> web.Response:
         interaction, message, error = self._webhook_target(request)
         if message is None or interaction is None:
-            return _error(404, 10015 if interaction is None else 10008, error)
+            return self._webhook_error(interaction, error)
         message.deleted = True
         return web.Response(status=204)
 
     async def _followup(self, request: web.Request) -> web.Response:
         interaction = self._interaction_by_token(request.match_info["token"])
-        if interaction is None or interaction.expired:
+        if interaction is None:
             return _error(404, 10015, "Unknown Webhook")
+        if self.token_dead(interaction):
+            return _error(401, 50027, "Invalid Webhook Token")
         if interaction.callback_type is None:
             self.protocol_errors.append(f"interaction {interaction.id}: follow-up before it was answered")
             return _error(404, 10015, "Unknown Webhook")
         body = await self._body(request)
+        invalid = self._invalid(body, f"follow-up of interaction {interaction.id}")
+        if invalid is not None:
+            return invalid
+        guild = self.guild_id if interaction.guild else None
+        original = self.messages.get(interaction.original_id) if interaction.original_id is not None else None
+        if interaction.callback_type == DEFERRED_MESSAGE and original is not None and original.loading:
+            # Discord: the first follow-up after a deferred reply fills that reply (its flags stay)
+            self._update_message(original, body)
+            return _json(original.payload(guild, self.bot_user))
         flags = int(body.get("flags", 0)) & EPHEMERAL
         visible = interaction.user.id if flags or not interaction.guild else None
         message = self._new_message(interaction.channel_id, body, visible_to=visible, via="followup", flags=flags)
-        return _json(message.payload(self.guild_id if interaction.guild else None, self.bot_user))
+        interaction.owned.add(message.id)
+        return _json(message.payload(guild, self.bot_user))
 
     # ---- REST: channels and DMs -----------------------------------------------
 
@@ -736,10 +879,11 @@ class FakeDiscord:
         visible, via = self._visibility(channel_id)
         if visible is not None and visible in self.unreachable_users:
             return _error(403, 50007, "Cannot send messages to this user")
-        limited = self._over_limit(channel_id)
-        if limited is not None:
-            return limited
-        message = self._new_message(channel_id, await self._body(request), visible_to=visible, via=via)
+        body = await self._body(request)
+        invalid = self._invalid(body, f"message to channel {channel_id}")
+        if invalid is not None:
+            return invalid
+        message = self._new_message(channel_id, body, visible_to=visible, via=via)
         return _json(message.payload(self.guild_id if via == "channel" else None, self.bot_user))
 
     def _channel_message(self, request: web.Request) -> FakeMessage | None:
@@ -756,34 +900,74 @@ class FakeDiscord:
             return _error(404, 10008, "Unknown Message")
         return _json(message.payload(self.guild_id if message.via == "channel" else None, self.bot_user))
 
-    def _over_limit(self, channel_id: int) -> web.Response | None:
-        """A 429 as Discord sends it (discord.py sleeps `retry_after` and retries), or None."""
-        if self.channel_limit is None:
+    # ---- rate limits ------------------------------------------------------
+
+    def _bucket(self, request: web.Request) -> tuple[str, tuple[int, float] | None]:
+        """The route's bucket and its limit: a channel's messages, a token's webhook, or none."""
+        info = request.match_info
+        if request.path.startswith("/api/v10/interactions/"):
+            return "callback", None
+        if "cid" in info:
+            return f"channel{info['cid']}", self.channel_limit
+        if "token" in info and request.path.startswith("/api/v10/webhooks/"):
+            return f"webhook{info['token']}", self.webhook_limit
+        return "", None
+
+    def _take(self, bucket: str, limit: tuple[int, float] | None) -> web.Response | None:
+        """Counts one request; a 429 as Discord sends it (discord.py sleeps `retry_after`), or None.
+
+        Interaction callbacks are not bound by the global limit (Discord's rule); everything else is."""
+        now = self.now()
+        if self.global_limit is not None and not bucket.startswith("callback"):
+            count, window = self.global_limit
+            recent = self._hits["global"] = [t for t in self._hits.get("global", []) if now - t < window]
+            if len(recent) >= count:
+                self.rate_limited += 1
+                self.global_limited += 1
+                return self._429(window - (now - recent[0]), "global", count, is_global=True)
+            recent.append(now)
+        if limit is None:
             return None
-        count, window = self.channel_limit
-        now = asyncio.get_running_loop().time()
-        recent = [t for t in self._channel_writes.get(channel_id, []) if now - t < window]
+        count, window = limit
+        recent = self._hits[bucket] = [t for t in self._hits.get(bucket, []) if now - t < window]
         if len(recent) >= count:
             self.rate_limited += 1
-            retry = window - (now - recent[0])
-            self._channel_writes[channel_id] = recent
-            body = json.dumps({"message": "You are being rate limited.", "retry_after": retry, "global": False})
-            return web.Response(status=429, body=body.encode(), headers={
-                "Content-Type": "application/json", "Via": "1.1 google", "Retry-After": str(retry),
-                "X-RateLimit-Limit": str(count), "X-RateLimit-Remaining": "0",
-                "X-RateLimit-Reset-After": str(retry), "X-RateLimit-Bucket": f"channel{channel_id}"})
+            return self._429(window - (now - recent[0]), bucket, count)
         recent.append(now)
-        self._channel_writes[channel_id] = recent
         return None
+
+    def _headers(self, response: web.StreamResponse, bucket: str, limit: tuple[int, float]) -> None:
+        count, window = limit
+        now = self.now()
+        recent = self._hits.get(bucket, [])
+        reset_after = max(0.001, window - (now - recent[0])) if recent else window
+        response.headers.update({
+            "X-RateLimit-Limit": str(count), "X-RateLimit-Remaining": str(max(0, count - len(recent))),
+            "X-RateLimit-Reset": f"{datetime.now(UTC).timestamp() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}", "X-RateLimit-Bucket": bucket,
+        })
+
+    @staticmethod
+    def _429(retry: float, bucket: str, count: int, *, is_global: bool = False) -> web.Response:
+        retry = max(0.001, retry)
+        body = json.dumps({"message": "You are being rate limited.", "retry_after": retry, "global": is_global})
+        headers = {"Content-Type": "application/json", "Via": "1.1 google", "Retry-After": str(retry),
+                   "X-RateLimit-Limit": str(count), "X-RateLimit-Remaining": "0",
+                   "X-RateLimit-Reset-After": f"{retry:.3f}", "X-RateLimit-Bucket": bucket,
+                   "X-RateLimit-Scope": "global" if is_global else "user"}
+        if is_global:
+            headers["X-RateLimit-Global"] = "true"
+        return web.Response(status=429, body=body.encode(), headers=headers)
 
     async def _edit_message(self, request: web.Request) -> web.Response:
         message = self._channel_message(request)
         if message is None:
             return _error(404, 10008, "Unknown Message")
-        limited = self._over_limit(message.channel_id)
-        if limited is not None:
-            return limited
-        self._update_message(message, await self._body(request))
+        body = await self._body(request)
+        invalid = self._invalid(body, f"edit of message {message.id}")
+        if invalid is not None:
+            return invalid
+        self._update_message(message, body)
         return _json(message.payload(self.guild_id if message.via == "channel" else None, self.bot_user))
 
     async def _delete_message(self, request: web.Request) -> web.Response:

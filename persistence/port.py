@@ -9,7 +9,7 @@ seq == the match version *before* the action is applied (0, 1, 2, ...).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -87,7 +87,9 @@ class Store(Protocol):
         status: str | None = None,
     ) -> None: ...
 
-    async def load_unfinished(self, *, include_broken: bool = False) -> list[StoredMatch]: ...
+    async def load_unfinished(
+        self, *, include_broken: bool = False, ids: Collection[int] | None = None
+    ) -> list[StoredMatch]: ...
 
     async def set_message(self, match_id: int, slot: str, message_id: str | None) -> None: ...
 

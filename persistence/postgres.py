@@ -23,11 +23,15 @@ from asyncpg.pool import PoolConnectionProxy
 
 from persistence.errors import LeaseLost, MatchClosed, SequenceConflict, StoreError, UnknownMatch
 from persistence.port import AppendResult, Synchronous
+from persistence.postgres_cluster import ClusterLink
 from persistence.postgres_migrate import migrate
-from persistence.sql_store import CLEAR_DEADLINE, SET_DEADLINE, SqlStore, _Append
+from persistence.sql_store import CLEAR_DEADLINE, SET_DEADLINE, Sql, SqlStore, _Append
 
 #: A connection, whether from the pool or on its own.
 Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
+
+#: Seconds a table's lease lasts without its holder's heartbeat: how long a dead worker's tables wait.
+LEASE_TTL = 6.0
 
 #: What a failed statement or connection raises through asyncpg.
 _DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
@@ -86,6 +90,9 @@ class PostgresStore(SqlStore):
         # With a worker name, appends are accepted only for tables whose lease this worker holds.
         self.worker = worker
         self.path = redact(url)  # what tools print; never the password
+        self._url = url
+        #: How long a lease lasts without a heartbeat (the creator of a match holds it at once).
+        self.lease_ttl = LEASE_TTL
 
     @classmethod
     async def open(
@@ -167,6 +174,17 @@ class PostgresStore(SqlStore):
 
     # ------------------------------------------------------------------- leases
 
+    async def _created(self, sql: Sql, match_id: int) -> None:
+        if self.worker is not None:  # whoever opens a table drives it first
+            await sql.run(
+                "INSERT INTO leases (match_id, worker, expires_at) VALUES (?, ?, " + _NOW + " + ?)",
+                (match_id, self.worker, float(self.lease_ttl)),
+            )
+
+    def cluster(self) -> ClusterLink:
+        """This worker's link to the others (who is alive, the inbox); needs a worker name."""
+        return ClusterLink(self._pool, self._url, self._require_worker())
+
     async def acquire_lease(self, match_id: int, ttl: float) -> bool:
         """Take (or renew) this worker's lease on a table for `ttl` seconds of the database's clock.
 
@@ -185,13 +203,27 @@ class PostgresStore(SqlStore):
                 raise UnknownMatch(match_id) from None
         return held is not None
 
+    async def acquire_leases(self, match_ids: Sequence[int], ttl: float) -> list[int]:
+        """`acquire_lease` for many tables in one statement (a worker taking its share); the ones taken."""
+        worker = self._require_worker()
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "INSERT INTO leases (match_id, worker, expires_at) SELECT u.mid, $2, " + _NOW + " + $3"
+                " FROM unnest($1::bigint[]) AS u(mid) WHERE EXISTS (SELECT 1 FROM matches m WHERE m.id = u.mid)"
+                " ON CONFLICT (match_id) DO UPDATE SET worker = excluded.worker, expires_at = excluded.expires_at"
+                " WHERE leases.worker = excluded.worker OR leases.expires_at <= " + _NOW + " RETURNING match_id",
+                sorted(int(m) for m in match_ids), worker, float(ttl),
+            )
+        return sorted(int(r[0]) for r in rows)
+
     async def renew_leases(self, ttl: float) -> list[int]:
         """The heartbeat: extend every unexpired lease of this worker; returns the tables still held."""
         worker = self._require_worker()
         async with self._pool.acquire() as conn:
+            # rows locked in match-id order, as appends lock them (no deadlock between the two)
             rows = await conn.fetch(
-                "UPDATE leases SET expires_at = " + _NOW + " + $2 WHERE worker = $1 AND expires_at > " + _NOW
-                + " RETURNING match_id",
+                "UPDATE leases SET expires_at = " + _NOW + " + $2 WHERE match_id IN (SELECT match_id FROM leases"
+                " WHERE worker = $1 AND expires_at > " + _NOW + " ORDER BY match_id FOR UPDATE) RETURNING match_id",
                 worker, float(ttl),
             )
         return sorted(int(r[0]) for r in rows)
@@ -305,16 +337,26 @@ _INSERT_ACTION = (
 )
 
 
-async def _append_one(conn: Conn, a: _Append, worker: str | None) -> AppendResult | StoreError:
+async def _held(conn: Conn, batch: list[_Append], worker: str | None) -> set[int] | None:
+    """The tables of the batch whose lease this worker holds (None: no worker, no check).
+
+    Their lease rows stay locked until the transaction ends, so none can pass to another worker
+    between this check and the commit. They are locked in one statement in match-id order, the
+    order the heartbeat locks them in too, so the two never deadlock."""
+    if worker is None:
+        return None
+    rows = await conn.fetch(
+        "SELECT match_id FROM leases WHERE match_id = ANY($1::bigint[]) AND worker = $2 AND expires_at > "
+        + _NOW + " ORDER BY match_id FOR UPDATE",
+        sorted({a.match_id for a in batch}), worker,
+    )
+    return {int(r[0]) for r in rows}
+
+
+async def _append_one(conn: Conn, a: _Append, worker: str | None, held: set[int] | None) -> AppendResult | StoreError:
     """One append inside the caller's transaction; a refusal is returned, not raised (it changed nothing)."""
-    if worker is not None:
-        # The lease row is locked until this transaction ends, so it cannot pass to another worker
-        # between this check and the commit.
-        holder = await conn.fetchval(
-            "SELECT worker FROM leases WHERE match_id = $1 AND expires_at > " + _NOW + " FOR UPDATE", a.match_id
-        )
-        if holder != worker:
-            return LeaseLost(a.match_id, worker)
+    if worker is not None and held is not None and a.match_id not in held:
+        return LeaseLost(a.match_id, worker)
     if await conn.fetchval(_INSERT_ACTION, a.seq, a.text, a.key, a.at, a.match_id) is None:
         return await _why_not_appended(conn, a)
     for kind, at in a.deadlines:
@@ -331,7 +373,8 @@ async def _append_batch(conn: Conn, batch: list[_Append], worker: str | None) ->
     if len(batch) > 1:
         try:
             async with conn.transaction():
-                return [await _append_one(conn, a, worker) for a in batch]
+                held = await _held(conn, batch, worker)
+                return [await _append_one(conn, a, worker, held) for a in batch]
         except _DB_ERRORS:
             pass
     return [await _append_alone(conn, a, worker) for a in batch]
@@ -340,7 +383,7 @@ async def _append_batch(conn: Conn, batch: list[_Append], worker: str | None) ->
 async def _append_alone(conn: Conn, a: _Append, worker: str | None) -> AppendResult | BaseException:
     try:
         async with conn.transaction():
-            return await _append_one(conn, a, worker)
+            return await _append_one(conn, a, worker, await _held(conn, [a], worker))
     except _DB_ERRORS as exc:
         return exc
 

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -204,7 +204,11 @@ class SqlStore(Store):
                 " VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING id",
                 (int(chat[0]), rules_text, seats_text, seed, status, meta_text, now, now),
             )
+            await self._created(sql, int(row[0]))
         return int(row[0])
+
+    async def _created(self, sql: Sql, match_id: int) -> None:
+        """In the transaction that created a match: what the adapter adds (its creator's lease)."""
 
     async def append_action(
         self, match_id: int, seq: int, action: dict[str, Any], key: str | None,
@@ -365,7 +369,9 @@ class SqlStore(Store):
         found = await self._load("m.id = ?", (match_id,))
         return found[0] if found else None
 
-    async def load_unfinished(self, *, include_broken: bool = False) -> list[StoredMatch]:
+    async def load_unfinished(
+        self, *, include_broken: bool = False, ids: Collection[int] | None = None
+    ) -> list[StoredMatch]:
         """Every unfinished match with its log, messages and deadlines, oldest first.
 
         A match whose rows cannot be read (bad JSON, a gap or a truncated log:
@@ -373,10 +379,16 @@ class SqlStore(Store):
         caller that only replays `actions` can never resume a damaged log.
         With `include_broken`, matches set aside earlier and damaged ones are
         returned too (with `status`/`error` saying so) and nothing is marked.
+        `ids`: only these matches (a worker taking over some tables).
         """
+        where, params = "m.finished_at IS NULL", tuple[int, ...]()
+        if ids is not None:
+            chosen = sorted({int(i) for i in ids}) or [-1]
+            where += f" AND m.id IN ({', '.join('?' * len(chosen))})"
+            params = tuple(chosen)
         if include_broken:
-            return await self._load("m.finished_at IS NULL", ())
-        loaded = await self._load("m.finished_at IS NULL AND m.status != ?", (BROKEN,))
+            return await self._load(where, params)
+        loaded = await self._load(where + " AND m.status != ?", (*params, BROKEN))
         sound: list[StoredMatch] = []
         for stored in loaded:
             if stored.error is None:

@@ -50,10 +50,14 @@ class Coalescer:
         finally:
             self._workers.pop(key, None)
 
-    async def flush(self) -> None:
-        """Waits until everything submitted so far (and anything it led to) is delivered."""
-        while self._workers:
-            await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
+    async def flush(self, only: Callable[[str], bool] | None = None) -> None:
+        """Waits until everything submitted so far (and anything it led to) is delivered; with `only`,
+        just the keys it accepts (a person's hand, not a channel message waiting out its rate limit)."""
+        while True:
+            busy = [task for key, task in self._workers.items() if only is None or only(key)]
+            if not busy:
+                return
+            await asyncio.gather(*busy, return_exceptions=True)
 
     async def close(self) -> None:
         for task in list(self._workers.values()):

@@ -240,9 +240,9 @@ class DiscordPlatform:
         else:
             await ticket.interaction.followup.delete_message(message_id)
 
-    async def flush(self) -> None:
-        """Waits for queued edits (tests, and a clean shutdown)."""
-        await self.outbox.flush()
+    async def flush(self, *, private_only: bool = False) -> None:
+        """Waits for queued edits (tests, and a clean shutdown); `private_only`: hands, not channel messages."""
+        await self.outbox.flush((lambda key: key[:1] in ("e", "d", "p")) if private_only else None)
 
     def stats(self) -> dict[str, Any]:
         return {"edits_sent": self.outbox.sent, "edits_coalesced": self.outbox.coalesced, "unshown": self.unshown}

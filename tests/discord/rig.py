@@ -80,19 +80,27 @@ class Rig:
         await self.idle()
 
     async def shutdown(self) -> None:
-        await self.idle()
+        await self.settled()
         await self.host.stop()
         await self.runner.stop()
 
     async def idle(self) -> None:
-        """Until the host, the adapter's outbox and the fake server are all quiet."""
+        """Until the host, the people's hands and the fake server are quiet. A channel message's edit
+        waiting out Discord's rate limit goes on meanwhile (people at the table do not wait for it
+        either); `settled` waits for that too."""
         seen = -1
         while seen != len(self.fake.requests):
             seen = len(self.fake.requests)
             await self.runner.inbound.idle()
             await self.host.settle()
-            await self.runner.idle()
+            await self.runner.platform.flush(private_only=True)
             await self.fake.settle(quiet_s=0.01)
+
+    async def settled(self) -> None:
+        """Until everything queued went out, channel messages included."""
+        await self.idle()
+        await self.runner.idle()
+        await self.idle()
 
     def table(self) -> Table:
         (table,) = self.host.tables.values()

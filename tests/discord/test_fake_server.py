@@ -37,6 +37,7 @@ class EchoBot(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.log: list[str] = []
         self.errors: list[BaseException] = []
+        self.seen: list[discord.Interaction] = []
         group = app_commands.Group(name="tractor", description="Play 80 points")
 
         @group.command(name="say", description="Say something")
@@ -61,6 +62,9 @@ class EchoBot(discord.Client):
         @self.tree.error
         async def on_error(interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
             self.errors.append(error)
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        self.seen.append(interaction)
 
     async def setup_hook(self) -> None:
         self.add_view(Echo(self.log))
@@ -89,7 +93,8 @@ async def test_real_client_round_trip(fake_discord: FakeDiscord) -> None:
         await fake_discord.slash(ALICE, "say", {"text": "hi all"})
         await fake_discord.settle()
         public = fake_discord.channel_messages()
-        assert [m.content for m in public] == ["", "everyone: hi all"]  # the thinking message, then the follow-up
+        # Discord: the first follow-up after a deferred ("thinking") reply fills that reply
+        assert [m.content for m in public] == ["everyone: hi all"]
         board = public[-1]
 
         await fake_discord.click(BOB, board, "Poke")
@@ -147,6 +152,114 @@ async def test_unanswered_interactions_are_flagged(fake_discord: FakeDiscord) ->
         assert forged.callback_type is None
         assert fake_discord.unanswered() == [forged]
         assert board_msg.callback_type == 5
+    finally:
+        await bot.close()
+        await task
+
+
+async def _strict_bot(fake: FakeDiscord) -> tuple[EchoBot, asyncio.Task[None]]:
+    bot = EchoBot()
+    return bot, await _start(bot)
+
+
+async def test_tokens_die_after_15_minutes_with_discords_code(fake_discord: FakeDiscord) -> None:
+    bot, task = await _strict_bot(fake_discord)
+    seen = bot.seen
+    try:
+        await fake_discord.slash(ALICE, "say", {"text": "psst", "private": True})
+        await fake_discord.settle()
+        (interaction,) = seen
+        message = await interaction.original_response()  # a live token reads its own response
+        fake_discord.advance(14 * 60)
+        await interaction.edit_original_response(content="still mine")
+        assert message.id in {m.id for m in fake_discord.private_messages(ALICE)}
+        fake_discord.advance(61)
+        try:
+            await interaction.edit_original_response(content="too late")
+        except discord.HTTPException as exc:
+            assert (exc.status, exc.code) == (401, 50027)
+        else:
+            raise AssertionError("a 15-minute-old token still edits")
+        try:
+            await interaction.followup.send("too late", ephemeral=True)
+        except discord.HTTPException as exc:
+            assert (exc.status, exc.code) == (401, 50027)
+        else:
+            raise AssertionError("a 15-minute-old token still sends")
+    finally:
+        await bot.close()
+        await task
+
+
+async def test_a_token_edits_only_its_own_messages_and_limits_are_refused(fake_discord: FakeDiscord) -> None:
+    bot, task = await _strict_bot(fake_discord)
+    seen = bot.seen
+    try:
+        await fake_discord.slash(ALICE, "say", {"text": "a", "private": True})
+        await fake_discord.slash(BOB, "say", {"text": "b", "private": True})
+        await fake_discord.settle()
+        alice, bob = seen
+        bobs = await bob.original_response()
+        try:
+            await alice.followup.edit_message(bobs.id, content="hijack")
+        except discord.NotFound as exc:
+            assert exc.code == 10008
+        else:
+            raise AssertionError("one interaction's token edited another's message")
+        assert "hijack" not in bobs.content and all("hijack" not in m.text() for m in fake_discord.messages.values())
+        for bad in ({"content": "x" * 2001}, {"content": "ok", "view": _too_many_rows()}):
+            try:
+                await alice.followup.send(**bad)  # type: ignore[arg-type]
+            except discord.HTTPException as exc:
+                assert (exc.status, exc.code) == (400, 50035)
+            else:
+                raise AssertionError(f"Discord would refuse {list(bad)}")
+        assert len(fake_discord.protocol_errors) >= 2  # recorded, so a test that sent them fails
+        fake_discord.protocol_errors.clear()
+    finally:
+        await bot.close()
+        await task
+
+
+def _too_many_rows() -> discord.ui.View:
+    view = discord.ui.View()
+    for row in range(5):
+        for n in range(5):
+            view.add_item(discord.ui.Button(label=f"{row}{n}", custom_id=f"b{row}{n}", row=row))
+    bad = discord.ui.View()
+    bad.to_components = lambda: [*view.to_components(), view.to_components()[0]]  # type: ignore[method-assign]
+    return bad
+
+
+async def test_rate_limits_are_on_with_headers_and_429s(fake_discord: FakeDiscord) -> None:
+    bot, task = await _strict_bot(fake_discord)
+    try:
+        channel = bot.get_partial_messageable(fake_discord.channel_id)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for n in range(7):  # Discord's 5 per 5 s in a channel: the last two wait for the bucket
+            await channel.send(f"m{n}")
+        assert loop.time() - start >= 4.0
+        assert len(fake_discord.channel_messages()) == 7
+        assert fake_discord.rate_limited == 0  # discord.py read X-RateLimit-Remaining and waited, no 429
+        fake_discord._hits["global"] = [fake_discord.now()] * 50  # the bot's 50 a second are spent
+        await channel.send("after the global wait")
+        assert fake_discord.global_limited == 1 and fake_discord.channel_messages()[-1].content.startswith("after")
+    finally:
+        await bot.close()
+        await task
+
+
+async def test_gateway_invalid_session_and_resume(fake_discord: FakeDiscord) -> None:
+    bot, task = await _strict_bot(fake_discord)
+    try:
+        await fake_discord.ask_reconnect()
+        assert fake_discord.resumed == 1
+        await fake_discord.invalidate_session()
+        assert fake_discord.identified == 2
+        await asyncio.wait_for(bot.wait_until_ready(), 5)
+        await fake_discord.slash(ALICE, "say", {"text": "still here", "private": True})
+        assert [m.content for m in fake_discord.private_messages(ALICE)] == ["only you: still here"]
     finally:
         await bot.close()
         await task

@@ -7,7 +7,14 @@ import random
 import pytest
 
 from engine import Match, Play, preset
-from engine.bench import Tally, bench_hands, bench_validation, play_hand_checked, play_hand_trusted
+from engine.bench import (
+    Tally,
+    bench_hands,
+    bench_validation,
+    play_hand_checked,
+    play_hand_trusted,
+    to_first_lead,
+)
 from engine.cards import cards_str, parse_card
 from engine.randplay import random_follow, random_lead
 
@@ -75,8 +82,9 @@ def test_failed_throw_is_logged_as_attempted_and_corrected() -> None:
             m.next_trusted()
     h = m.hand
     while m.phase == "playing":
-        seat = h.turn
-        assert seat is not None and h.order is not None
+        turn = h.turn
+        assert turn is not None and h.order is not None
+        seat = turn
         if h.trick:
             assert h.lead is not None
             m.play_trusted(seat, random_follow(h.hands[seat], h.lead, rng, h.order))
@@ -96,5 +104,72 @@ def test_failed_throw_is_logged_as_attempted_and_corrected() -> None:
 def test_bench_reports_a_rate_and_validation_time() -> None:
     rate, tally = bench_hands("chaodipi", 3, 2, "trusted")
     assert rate > 0 and tally.hands == 3 and tally.declare_decisions >= 300 and tally.chao_rounds > 0
-    assert bench_validation(200, 2) > 0
+    assert all(t > 0 for t in bench_validation(200, 2).values())
     assert parse_card("AS") >= 0
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_a_hand_set_up_mid_trick_plays_on_like_the_match(name: str) -> None:
+    """``Hand.at_trick`` with a trick begun, then ``Hand.play_trusted``: the same points as the match."""
+    from engine.hand import Hand
+
+    rng = random.Random(11)
+    m = Match.new(preset(name), 11)
+    to_first_lead(m, rng, Tally())
+    h = m.hand
+    assert h.order is not None and h.dealer is not None
+    for _ in range(6):  # into the second trick, one card led
+        seat = h.turn
+        assert seat is not None
+        if h.trick:
+            assert h.lead is not None
+            m.play_trusted(seat, random_follow(h.hands[seat], h.lead, rng, h.order))
+        else:
+            m.play_trusted(seat, random_lead(h.hands[seat], h.order, rng, 0.0))
+    assert h.trick
+    copy = Hand.at_trick(
+        h.rules, h.level, h.order.trump, [h.dealer, (h.dealer + 2) % 4], h.hands, h.trick[0][0], h.kitty,
+        h.defender_points, h.team_levels[1 - h.dealer % 2], trick=h.trick, lead=h.lead,
+    )
+    assert copy.turn == h.turn
+    while m.phase == "playing":
+        seat = h.turn
+        assert seat is not None
+        if h.trick:
+            assert h.lead is not None
+            faces = random_follow(h.hands[seat], h.lead, rng, h.order)
+        else:
+            faces = random_lead(h.hands[seat], h.order, rng, 0.3)
+        copy.play_trusted(seat, faces)
+        m.play_trusted(seat, faces)
+    assert copy.result is not None and h.result is not None
+    assert copy.defender_points == h.defender_points and copy.result.outcome == h.result.outcome
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_throw_check_agrees_with_the_rule_seat_by_seat(name: str) -> None:
+    """``check_lead``'s one pass over the other hands fails exactly the units some seat can beat."""
+    from engine.combos import decompose
+    from engine.play import _beats_unit, _failing_units, suit_cards
+
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(12):
+        m = Match.new(preset(name), seed)
+        to_first_lead(m, rng, Tally())
+        h = m.hand
+        if m.phase != "playing":
+            continue
+        assert h.order is not None
+        for seat in range(4):
+            others = [h.hands[s] for s in range(4) if s != seat]
+            for suit in range(5):
+                have = suit_cards(h.hands[seat], suit, h.order)
+                for _ in range(8):
+                    if len(have) < 2:
+                        break
+                    units = decompose(rng.sample(have, rng.randint(2, min(len(have), 8))), h.order)
+                    want = [u for u in units if any(_beats_unit(u, suit_cards(o, suit, h.order), h.order) for o in others)]
+                    assert _failing_units(units, suit, others, h.order) == want
+                    checked += 1
+    assert checked > 500
