@@ -50,7 +50,7 @@ class TableGlance:
     hand: tuple[str, ...]
 
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
-                            "hand", "table"})
+                            "hand", "table", "ping"})
 LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS

@@ -18,7 +18,7 @@ bites in production, by default:
   400 with code 50035, nothing stored;
 - rate limits: per route (a channel's messages 5 per 5 s, an interaction
   token's webhook 5 per 2 s) and 50 requests a second in all (interaction
-  callbacks excepted), every answer with `X-RateLimit-*` headers and a 429 with
+  endpoints excepted), every answer with `X-RateLimit-*` headers and a 429 with
   `retry_after` beyond them;
 - the gateway expects heartbeats within the interval it gave, resumes only a
   session it knows (else op 9, invalid session), and can be told to drop one.
@@ -285,6 +285,7 @@ class FakeDiscord:
         self.webhook_limit: tuple[int, float] | None = WEBHOOK_LIMIT if limits else None
         self.global_limit: tuple[int, float] | None = GLOBAL_LIMIT if limits else None
         self.rate_limited = 0  # 429s answered
+        self.limited_buckets: dict[str, int] = {}  # bucket kind -> 429s answered there
         self.global_limited = 0
         self._hits: dict[str, list[float]] = {}
         self.skew = 0.0  # how far the fake's clock runs ahead of the loop's (`advance`)
@@ -916,9 +917,10 @@ class FakeDiscord:
     def _take(self, bucket: str, limit: tuple[int, float] | None) -> web.Response | None:
         """Counts one request; a 429 as Discord sends it (discord.py sleeps `retry_after`), or None.
 
-        Interaction callbacks are not bound by the global limit (Discord's rule); everything else is."""
+        Interaction endpoints (the callback, and the webhook of an interaction token) are not bound
+        by the global limit (Discord's rule); everything else is."""
         now = self.now()
-        if self.global_limit is not None and not bucket.startswith("callback"):
+        if self.global_limit is not None and not bucket.startswith(("callback", "webhook")):
             count, window = self.global_limit
             recent = self._hits["global"] = [t for t in self._hits.get("global", []) if now - t < window]
             if len(recent) >= count:
@@ -932,6 +934,8 @@ class FakeDiscord:
         recent = self._hits[bucket] = [t for t in self._hits.get(bucket, []) if now - t < window]
         if len(recent) >= count:
             self.rate_limited += 1
+            kind = bucket.rstrip("0123456789").split("itoken")[0]
+            self.limited_buckets[kind] = self.limited_buckets.get(kind, 0) + 1
             return self._429(window - (now - recent[0]), bucket, count)
         recent.append(now)
         return None

@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.commands import TractorGroup
-from adapters.discord.components import CardSelect, HostButton, interaction_data, is_ours
+from adapters.discord.components import CardSelect, HostButton, PlaySelect, interaction_data, is_ours
 from adapters.discord.inbound import Inbound
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class TractorClient(discord.Client):
 
     async def setup_hook(self) -> None:
         """Registers the persistent items (presses work for messages sent before a restart) and the commands."""
-        self.add_dynamic_items(HostButton, CardSelect)
+        self.add_dynamic_items(HostButton, CardSelect, PlaySelect)
         if not self.sync_commands:
             return
         if self.guild_ids:

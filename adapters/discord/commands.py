@@ -145,6 +145,11 @@ class TractorGroup(app_commands.Group):
     async def export(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
         await _run(interaction, "export", args)
 
+    @app_commands.command(name="ping", description="Be mentioned when it is your turn, or not · 轮到我时提醒")
+    @app_commands.choices(mode=[Choice(name="on · 提醒", value="on"), Choice(name="off · 不提醒", value="off")])
+    async def ping(self, interaction: discord.Interaction[Any], mode: Choice[str]) -> None:
+        await _run(interaction, "ping", mode.value)
+
     @app_commands.command(name="dm", description="Get your hand by direct message, or here · 私信发牌")
     @app_commands.choices(mode=[Choice(name="on · 私信", value="on"), Choice(name="off · 仅自己可见", value="off")])
     async def dm(self, interaction: discord.Interaction[Any], mode: Choice[str]) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 import discord
 
 from adapters.discord.platform import NAME, DiscordPlatform
-from adapters.discord.private import Ticket
+from adapters.discord.private import Ticket, place_of
 from adapters.discord.texts import text
 from bot import tokens
 from bot.i18n import normalize_lang
@@ -70,10 +70,19 @@ class Reply:
         self.mode = mode
         self.where = where
         self.ticket = ticket
-        self.thinking = False  # a deferred command whose placeholder still waits for words
         self.answered = asyncio.Event()
         self.notices: list[str] = []
-        self.lock = asyncio.Lock()  # the first response is sent once, by a notice or by the closing
+        # the first response is sent once, by a notice, by a hand shown in answer, or by the closing
+        self.lock = ticket.lock
+
+    @property
+    def thinking(self) -> bool:
+        """A deferred command whose placeholder still waits for words (or for a hand)."""
+        return self.ticket.thinking
+
+    @thinking.setter
+    def thinking(self, value: bool) -> None:
+        self.ticket.thinking = value
 
     async def notice(self, text: str, alert: bool = False) -> None:
         self.notices.append(text)
@@ -99,8 +108,8 @@ class Reply:
             if not trivial:
                 await i.followup.send(text, ephemeral=True)
             return
-        if self.mode == "hand" and routes.hand_requests.get(i.user.id) is self.ticket:
-            routes.hand_requests.pop(i.user.id, None)
+        if self.mode == "hand" and routes.hand_requests.get(place_of(i)) is self.ticket:
+            routes.hand_requests.pop(place_of(i), None)
             await i.edit_original_response(content=text)
             return
         if trivial:
@@ -154,7 +163,7 @@ class Inbound:
         mode: Mode = "command"
         if name == "hand":
             await interaction.response.defer(ephemeral=True, thinking=True)
-            self.platform.routes.hand_requests[interaction.user.id] = ticket
+            self.platform.routes.hand_requests[place_of(interaction)] = ticket
             mode = "hand"
         reply = Reply(self, interaction, mode, where, ticket)
         event = Incoming("command", user_of(interaction), where, key=str(interaction.id), name=name, args=args,
@@ -205,13 +214,14 @@ class Inbound:
         mode: Mode
         if _code(token) == tokens.HAND and not private:
             await interaction.response.defer(ephemeral=True, thinking=True)
-            self.platform.routes.hand_requests[user.id] = ticket
+            self.platform.routes.hand_requests[place_of(interaction)] = ticket
             mode = "hand"
         else:
             await interaction.response.defer()
             mode = "private" if private else "public"
             if private and interaction.message is not None and interaction.message.flags.ephemeral:
                 self.platform.routes.editors[interaction.message.id] = ticket
+                self.platform.adopt(interaction)
         return Reply(self, interaction, mode, where, ticket)
 
     async def _feed(self, event: Incoming, reply: Reply) -> None:
