@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import shlex
 import sys
 from collections.abc import Sequence
 
+from app import logs
 from app.console import play_console
 from app.db import db_command
 from app.run import run_bots
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     con.add_argument("--db", default=None)
     con.add_argument("--lang", default=os.environ.get("TRACTOR_LANG"))
     con.add_argument("--preset", default="classic")
+    con.add_argument("--daily", action="store_true", help="play today's next daily board, with three AI players")
     con.add_argument("options", nargs="*", help="rule or table options, key=value")
     sim = sub.add_parser("simulate", help="AI-only matches through the whole host")
     sim.add_argument("--matches", type=int, default=4)
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Console-script entry point."""
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    logging.basicConfig(level=os.environ.get("TRACTOR_LOG", "WARNING"))
+    logs.configure()
     cmd = args.cmd or "run"
     try:
         if cmd == "db":
@@ -59,18 +60,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(summary.text())
             return 0 if summary.finished == args.matches else 1
         if cmd == "console":
-            return asyncio.run(_console(args.db, args.new, args.lang, args.preset, args.options))
+            return asyncio.run(_console(args.db, args.new, args.lang, args.preset, args.options, args.daily))
         return asyncio.run(run_bots(getattr(args, "db", None), fresh=getattr(args, "new", False),
                                     options=getattr(args, "options", []), again=_again(getattr(args, "db", None))))
     except KeyboardInterrupt:
         return 130  # the terminal table said how to go on with it
 
 
-async def _console(db: str | None, fresh: bool, lang: str | None, preset: str, options: list[str]) -> int:
+async def _console(db: str | None, fresh: bool, lang: str | None, preset: str, options: list[str],
+                   daily: bool = False) -> int:
     store = await open_store(db)
     try:
         return await play_console(store, fresh=fresh, inp=sys.stdin, out=sys.stdout, lang=lang,
-                                  preset=preset, options=options, again=_again(db))
+                                  preset=preset, options=options, again=_again(db), daily=daily)
     finally:
         await store.close()
 

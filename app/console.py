@@ -15,7 +15,7 @@ from persistence.store import Store
 async def play_console(store: Store, *, inp: TextIO, out: TextIO, resume: bool = True, fresh: bool = False,
                        lang: str | None = None, preset: str = "classic", options: list[str] | None = None,
                        settings: TableSettings | None = None, seed: int | None = None, again: str = "make run",
-                       full_screen: bool | None = None) -> int:
+                       full_screen: bool | None = None, daily: bool = False) -> int:
     """Builds the console host on `store` (which the caller opened and closes) and plays until the end.
 
     A terminal on both ends gets the full screen and a paced deal, anything else plain lines at
@@ -26,4 +26,4 @@ async def play_console(store: Store, *, inp: TextIO, out: TextIO, resume: bool =
                 rng=random.Random(seed) if seed is not None else None)
     host.register(platform)
     return await run_console(host, platform, inp=inp, lang=lang, resume=resume, fresh=fresh, preset=preset,
-                             options=options, again=again)
+                             options=options, again=again, daily=daily)

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -23,14 +23,20 @@ from typing import Any
 import engine as rules_engine
 from bot import chat_commands, inline, opening, tokens
 from bot.clock import CallableClock, Clock, SystemClock
+from bot.cluster import Router
+from bot.duplicate import commands as duplicate_commands
+from bot.duplicate import hooks as duplicate_hooks
+from bot.duplicate.tables import board_start
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.league import league_command
 from bot.league.bridge import record as record_league_match
+from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
+from bot.replays import hand_replay
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
 from bot.table.context import AiPolicy
-from bot.table.messages import Event, Resume
+from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
 from engine import Match, Rules
@@ -53,7 +59,7 @@ TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", 
                             "hand", "table", "ping"})
 LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
-ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS
+ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS | duplicate_commands.COMMANDS
 RECENT_KEYS = 50_000
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
 # event loop, since a worker thread's hand-over costs about as much and the GIL gives no parallelism.
@@ -106,7 +112,11 @@ class Host:
         self.chats: dict[tuple[str, str], dict[str, Any]] = {}
         self.user_langs: dict[tuple[str, str], str] = {}
         self._recent: OrderedDict[str, None] = OrderedDict()
+        self._rerouted: set[asyncio.Future[None]] = set()
+        #: With several workers on one database (bot.cluster): sends an update for another worker's table on.
+        self.router: Router | None = None
         self.chat_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.live = LiveHub()  # the tables' live watchers (the web table), see bot.live
 
     # ----- lifecycle -----
 
@@ -114,11 +124,16 @@ class Host:
         """Adds an adapter; events from it name it by `platform.name`."""
         self.platforms[platform.name] = platform
 
-    async def start(self) -> None:
+    async def start(self, *, ids: Collection[int] | None = None) -> list[int]:
         """Resumes the unfinished matches of the registered platforms (`persistence.replay.resume_all`
-        rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers."""
-        report = await resume_all(self.store, _rebuild,
+        rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers.
+
+        `ids`: only these tables (a worker taking them over). Returns the ids of the tables started."""
+        report = await resume_all(self.store, _rebuild, ids=ids,
                                   keep=lambda m: m.platform in self.platforms and m.id not in self.tables)
+        # asked before any table starts moving; a worker taking some tables over (ids) leaves the
+        # duplicate events to their boards' own tables
+        events = await duplicate_hooks.playing_events(self) if ids is None else []
         loaded: list[Table] = []
         for stored, match in report.states.values():
             await self.load_chat(stored.platform, stored.chat_id)
@@ -134,6 +149,39 @@ class Host:
         for table in loaded:
             self.add_table(table)
             table.submit(Resume())
+        if events:
+            await duplicate_hooks.resume(self, events)
+        return [t.id for t in loaded]
+
+    async def hand_over(self, match_id: int) -> None:
+        """Stops a table after its queued work, so that another worker may drive it (bot.cluster)."""
+        table = self.tables.get(match_id)
+        if table is None:
+            return
+        self._unroute(table)
+        await table.stop()
+
+    def drop(self, match_id: int) -> None:
+        """Stops a table at once: its lease ran out, another worker may drive it already."""
+        table = self.tables.get(match_id)
+        if table is not None:
+            self.lost(table, None)
+
+    def lost(self, table: Table, message: Message | None) -> None:
+        """The store refused this table's write (its lease is gone): the actor ends without another
+        word, and the update it was serving goes on to the table's new owner."""
+        self._unroute(table)
+        table.abandon()
+        if isinstance(message, Event) and self.router is not None:
+            task = asyncio.ensure_future(self.handle(message.event))
+            self._rerouted.add(task)
+            task.add_done_callback(self._rerouted.discard)
+
+    def _unroute(self, table: Table) -> None:
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        if self.by_chat.get((table.platform_name, table.chat_id)) is table:
+            del self.by_chat[(table.platform_name, table.chat_id)]
 
     async def stop(self) -> None:
         """Stops every table actor and timer; the store stays open (the caller owns it)."""
@@ -181,9 +229,17 @@ class Host:
         return asyncio.get_running_loop().run_in_executor(self.executor, job)
 
     async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
-        """A match finished or was abandoned: the league records it, a series deals its next game."""
+        """A match finished or was abandoned: the league records it, a series deals its next game;
+        a board table goes to its event or the daily boards instead (`bot.duplicate`)."""
+        if duplicate_hooks.is_board(table):
+            await duplicate_hooks.board_ended(self, table, result)
+            return
         await self.record_league(table, result)
         await opening.next_in_series(self, table, result)
+
+    async def board_start(self, table: Table) -> str | None:
+        """Before a board table deals: why it may not (someone was dealt the board before), else None."""
+        return await board_start(self, table)
 
     def add_table(self, table: Table) -> None:
         self.tables[table.id] = table
@@ -259,9 +315,13 @@ class Host:
 
     # ----- events -----
 
-    async def handle(self, event: Incoming) -> None:
-        """Every adapter feeds every parsed update here; bad input gets a short answer and changes nothing."""
+    async def handle(self, event: Incoming, *, forwarded: bool = False) -> None:
+        """Every adapter feeds every parsed update here; bad input gets a short answer and changes nothing.
+
+        `forwarded`: another worker received it for a table this one drives (bot.cluster)."""
         if event.kind == "inline_query":
+            return
+        if self.router is not None and not forwarded and await self.router.route(event):
             return
         if event.key:
             if event.key in self._recent or await self.store.seen_key(event.key):
@@ -319,6 +379,39 @@ class Host:
                 hand = tuple(table.seat_view(s).get("hand") or ())
         return TableGlance(table.id, table.status, hand_no, hand)
 
+    # ----- live watchers (the web table, bot.live) -----
+
+    def live_where(self, match_id: int, platform: str) -> Where | None:
+        """The group of an open table of this platform, or None (a web page names its table by id)."""
+        table = self.tables.get(match_id)
+        if table is None or table.platform_name != platform:
+            return None
+        return table.where
+
+    def live_seat(self, match_id: int, user_id: str) -> int | None:
+        """The seat this person holds at an open table (None: an onlooker)."""
+        table = self.tables.get(match_id)
+        return None if table is None else table.seat_of(user_id)
+
+    def watch(self, match_id: int, watch: Watch) -> bool:
+        """`watch` is sent this table's frames from now on, the first at once; False if no such table."""
+        table = self.tables.get(match_id)
+        if table is None or table.closed:
+            return False
+        table.submit(WatchLive(watch))
+        return True
+
+    def unwatch(self, match_id: int, fn: Watcher) -> None:
+        table = self.tables.get(match_id)
+        if table is not None and not table.closed:
+            table.submit(UnwatchLive(fn))
+        else:
+            self.live.remove(match_id, fn)
+
+    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> dict[str, Any] | None:
+        """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`)."""
+        return await hand_replay(self.store, platform, chat_of, match_id, hand_no)
+
     def message_ids(self, platform: str) -> list[str]:
         """Every message id the open tables of a platform keep (a new process must not hand them out again)."""
         return [mid for t in self.tables.values() if t.platform_name == platform for mid in t.messages.values()]
@@ -361,6 +454,8 @@ class Host:
             await chat_commands.rules(self, event, args, lang)
         elif name in LEAGUE_COMMANDS:
             await self._league(event, name, args, lang)
+        elif name in duplicate_commands.COMMANDS:
+            await duplicate_commands.command(self, event, name, args, lang)
         elif name == "start" and event.where.private and not self.one_screen(event.where):
             await chat_commands.private_start(self, event, args, lang)
         elif name in TABLE_COMMANDS:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-ButtonKind = Literal["callback", "inline_query", "url"]
+ButtonKind = Literal["callback", "inline_query", "url", "web_app"]
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,9 @@ class Button:
     """A button. `token` is a compact, versioned action token (<= 64 bytes).
 
     kind "inline_query": Telegram opens inline mode in the current chat with
-    `token` as the query; kind "url": `token` is a link (deep link to the bot).
+    `token` as the query; kind "url": `token` is a link (deep link to the bot);
+    kind "web_app": `token` is the web table's address, opened as a Telegram Mini App
+    (private chats only; platforms without Mini Apps show it as a link).
     """
 
     label: str

@@ -167,13 +167,17 @@ def _waiting_for(pub: PublicView) -> list[int]:
 
 
 def table_view(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
-               version: int, preset: str, time_left: float | None = None, paused: bool = False) -> View:
-    """The group table message with its buttons (my hand; play from the group)."""
+               version: int, preset: str, time_left: float | None = None, paused: bool = False,
+               web: Button | None = None) -> View:
+    """The group table message with its buttons (my hand; play from the group; the web table)."""
     text = table_text(pub, seats, lang, preset=preset, time_left=time_left, paused=paused)
     row = [Button(tr(lang, "btn.my_hand"), tokens.Token(match_id, version, tokens.HAND).pack())]
     if pub.get("phase") == Phase.PLAYING:
         row.append(Button(tr(lang, "btn.play_here"), "", kind="inline_query"))
-    return View(text, (tuple(row),))
+    rows = [tuple(row)]
+    if web is not None:
+        rows.append((web,))
+    return View(text, tuple(rows))
 
 
 def _hand_lines(hand: Sequence[str], level: str | None, trump: str | None, lang: str,
@@ -252,8 +256,8 @@ def _prompt(v: SeatView, seat: int, lang: str) -> str:
 
 def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
               version: int, legal: Sequence[SeatAction] = (), selection: set[int] | None = None,
-              page: int = 0, page_size: int = HAND_PAGE_SIZE, note: str = "") -> View:
-    """The private hand message: text plus the buttons that fit the phase."""
+              page: int = 0, page_size: int = HAND_PAGE_SIZE, note: str = "", web: Button | None = None) -> View:
+    """The private hand message: text plus the buttons that fit the phase (and the web table's)."""
     selection = selection or set()
     seat = int(v["seat"])
     phase = v.get("phase")
@@ -295,8 +299,19 @@ def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match
         if pages > 1:
             controls.append(Button("▶", tok(tokens.PAGE, str((page + 1) % pages))))
         rows.append(tuple(controls))
+    if web is not None:
+        rows.append((web,))
     text = hand_text(v, seats, lang, selection=selection, note=note)
     return View(text, tuple(rows))
+
+
+def hand_on_web_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,
+                     version: int, web: Button | None = None) -> View:
+    """The private hand of a seat that plays on the web table, folded away: it names no card, so
+    the chat is not edited after each play; ↻ shows the cards here again."""
+    text = tr(lang, "hand.on_web", seat=seat_label(int(v["seat"]), seats, lang))
+    refresh = Button(tr(lang, "btn.refresh"), tokens.Token(match_id, version, tokens.HAND).pack())
+    return View(text, ((refresh,) + ((web,) if web is not None else ()),))
 
 
 def hand_elsewhere_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match_id: int,

@@ -43,12 +43,33 @@ def validate(
     ``held`` is how many copies of the shown face the seat holds at this
     moment; ``level`` is the rank the seat may show.
     """
+    got = judge(rules, current, seat, faces, held, level, open_hand)
+    if type(got) is Declaration:
+        return got
+    raise IllegalAction(got)  # type: ignore[arg-type]  # not a Declaration: the refusal's code
+
+
+def judge(
+    rules: Rules,
+    current: Declaration | None,
+    seat: int,
+    faces: Sequence[int],
+    held: int,
+    level: int,
+    open_hand: bool = False,
+) -> Declaration | IllegalCode:
+    """``validate`` without raising: the declaration, or the code of the refusal.
+
+    (Listing what a seat may declare asks this for every candidate after
+    every card dealt; most are refused, and an exception costs more than
+    the question.)
+    """
     if not faces or len(faces) > 2 or len(set(faces)) != 1:
-        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+        return IllegalCode.CANNOT_OVERRIDE
     face = faces[0]
     joker = face >= SMALL_JOKER
     if not joker and rank_of(face) != level:
-        raise IllegalAction(IllegalCode.NOT_LEVEL_CARD)
+        return IllegalCode.NOT_LEVEL_CARD
     reinforcing = (
         current is not None
         and current.seat == seat
@@ -58,39 +79,39 @@ def validate(
     )
     count = 2 if reinforcing else len(faces)
     if held < count:
-        raise IllegalAction(IllegalCode.NOT_IN_HAND)
+        return IllegalCode.NOT_IN_HAND
     if reinforcing:
         if not rules.self_reinforce:
-            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+            return IllegalCode.CANNOT_OVERRIDE
         return Declaration(seat, face, 2)
     new = Declaration(seat, face, count)
     if joker and (count != 2 or not rules.joker_override or current is None):
-        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE if current is not None else "not_level_card")
+        return IllegalCode.CANNOT_OVERRIDE if current is not None else IllegalCode.NOT_LEVEL_CARD
     if joker and open_hand and not rules.first_hand_joker_override:
-        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+        return IllegalCode.CANNOT_OVERRIDE
     if current is None:
         if count == 1 and not rules.declare_single:
-            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+            return IllegalCode.CANNOT_OVERRIDE
         return new
     if count != 2:
-        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+        return IllegalCode.CANNOT_OVERRIDE
     if new.suit == current.suit and not (joker and current.face != face):
-        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+        return IllegalCode.CANNOT_OVERRIDE
     if seat == current.seat and not rules.self_override:
-        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+        return IllegalCode.CANNOT_OVERRIDE
     partner = (seat - current.seat) % 4 == 2
     if partner and not rules.partner_override:
-        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+        return IllegalCode.CANNOT_OVERRIDE
     if (seat - current.seat) % 2 == 1 and not rules.opponent_override:
-        raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+        return IllegalCode.CANNOT_OVERRIDE
     if current.count == 2:
         if rules.pair_vs_pair == "none":
-            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+            return IllegalCode.CANNOT_OVERRIDE
         if rules.pair_vs_pair in ("jokers", "any"):
             if current.face >= SMALL_JOKER and (not joker or new.face <= current.face):
-                raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)  # only the big-joker pair beats the small one
+                return IllegalCode.CANNOT_OVERRIDE  # only the big-joker pair beats the small one
             if not joker and rules.pair_vs_pair == "jokers":
-                raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+                return IllegalCode.CANNOT_OVERRIDE
         elif new.strength() <= current.strength():
-            raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
+            return IllegalCode.CANNOT_OVERRIDE
     return new

@@ -2,7 +2,9 @@
 
 The hand changes in place as actions arrive; nothing is cloned. A hand can
 also be set up in the middle of play (``Hand.at_trick``) for the
-conformance cases and for AI sampling.
+conformance cases and for AI sampling. (Past 400 lines: every phase of a
+hand changes the same state, and each checked step sits beside the trusted
+step that applies it.)
 """
 
 from __future__ import annotations
@@ -11,9 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import NO_TRUMP, NUM_FACES, POINTS, SMALL_JOKER, cards_str, rank_of, rank_str, trump_str
-from .combos import decompose
-from .declare import Declaration, validate
+from .cards import (
+    BIG_JOKER,
+    NO_TRUMP,
+    NUM_FACES,
+    POINTS,
+    SMALL_JOKER,
+    cards_str,
+    rank_of,
+    rank_str,
+    trump_str,
+)
+from .combos import Unit, decompose
+from .declare import Declaration, judge, validate
 from .errors import IllegalAction, IllegalCode
 from .order import Order, order_for
 from .play import Lead, check_follow, check_lead, holds, trick_winner
@@ -136,8 +148,15 @@ class Hand:
         kitty: Sequence[int],
         defender_points: int = 0,
         defender_level: int = 0,
+        trick: Sequence[tuple[int, Sequence[int]]] = (),
+        lead: Lead | None = None,
     ) -> Hand:
-        """A hand already in play: the given counts, trump and leader."""
+        """A hand already in play: the given counts, trump and leader.
+
+        ``trick`` and ``lead``: a trick already begun (its plays, in order,
+        from ``leader``, and the lead as the engine accepted it); the next
+        seat is to play. For playouts from the middle of a trick.
+        """
         dealer = declarers[0]
         levels = [0, 0]
         levels[team_of(dealer)] = level
@@ -150,6 +169,12 @@ class Hand:
         h.order = order_for(level, trump, rules)
         h.phase = PLAYING
         h.leader = h.turn = leader
+        if trick:
+            if lead is None or trick[0][0] != leader:
+                raise ValueError("a trick begun needs its lead, led by the leader")
+            h.trick = [(s, tuple(p)) for s, p in trick]
+            h.lead = lead
+            h.turn = (trick[-1][0] + 1) % 4
         h.defender_points = defender_points
         h.played = set(range(4))
         return h
@@ -228,6 +253,57 @@ class Hand:
             raise IllegalAction(IllegalCode.CANNOT_OVERRIDE)
         held = self.hands[seat][faces[0]]
         return validate(self.rules, self.declaration, seat, faces, held, level, open_hand)
+
+    def declare_options(self, seat: int) -> list[tuple[int, ...]]:
+        """Every declaration (in the 炒底 round, every bid) ``seat`` could make now, as faces.
+
+        Only level cards and joker pairs can be shown, so only those are tried;
+        once something is shown a single can only reinforce one's own single
+        (``declare.validate``), so other singles are not tried.
+        """
+        ph = self.phase
+        if ph not in (DEALING, DECLARING, CHAO):
+            return []
+        if ph == CHAO:
+            level = self.level
+        elif self.open or self.dealer is None:  # as seat_level, without two property calls a card dealt
+            level = self.team_levels[seat % 2] if self.open else self.level
+        else:
+            level = self.team_levels[self.dealer % 2]
+        hand = self.hands[seat]
+        cur = self.declaration
+        cands: list[tuple[int, ...]] = []
+        for f in (level, 13 + level, 26 + level, 39 + level):
+            n = hand[f]
+            if n:
+                if cur is None or (cur.seat == seat and cur.face == f and cur.count == 1):
+                    cands.append((f,))
+                if n == 2:
+                    cands.append((f, f))
+        if hand[SMALL_JOKER] == 2:
+            cands.append((SMALL_JOKER, SMALL_JOKER))
+        if hand[BIG_JOKER] == 2:
+            cands.append((BIG_JOKER, BIG_JOKER))
+        if not cands:
+            return cands
+        # what check_declare / check_chao ask, without raising for every refusal
+        if ph == CHAO:
+            if seat != self.chao_turn:
+                return []
+            open_hand = False
+        else:
+            if self.forced and (self.dealer is None or team_of(seat) != team_of(self.dealer)):
+                return []
+            open_hand = self.open
+        rules = self.rules
+        out: list[tuple[int, ...]] = []
+        for c in cands:
+            if len(c) == 2 and self.shown_before(seat, c):
+                continue
+            got = judge(rules, cur, seat, c, hand[c[0]], level, open_hand)
+            if type(got) is Declaration and (ph != CHAO or got.count >= 2):
+                out.append(c)
+        return out
 
     def declare(self, seat: int, faces: Sequence[int]) -> Declaration:
         return self.do_declare(self.check_declare(seat, faces))
@@ -442,15 +518,11 @@ class Hand:
 
     def do_play(self, seat: int, faces: Sequence[int], lead: Lead | None) -> list[dict[str, Any]]:
         """Apply a play ``check_play`` accepted for this very state (``lead``: what it returned)."""
-        hand = self.hands[seat]
         events: list[dict[str, Any]] = []
         if lead is not None:
             played = lead.faces
             if lead.failed:
-                penalty = self._throw_penalty(len(lead.attempted), len(lead.faces))
-                if penalty:
-                    self.penalties += penalty if not self.is_defender(seat) else -penalty
-                    self.defender_points += penalty if not self.is_defender(seat) else -penalty
+                penalty = self._charge_throw(seat, lead)
                 events.append(
                     {
                         "e": "throw_failed",
@@ -463,15 +535,57 @@ class Hand:
             self.lead = lead
         else:
             played = tuple(faces)
+        if self._lay(seat, played):
+            events.extend(self._end_trick())
+        return events
+
+    def play_trusted(self, seat: int, faces: Sequence[int]) -> None:
+        """The trusted path: ``seat`` (the seat to play) plays ``faces``, known legal, nothing re-checked.
+
+        For playouts whose moves the engine generated (``engine.randplay``, the
+        AI's policy): the cards are not checked against the hand or the
+        follow rules. What is not a check but a rule still runs: a throw is
+        tested against the other hands and a failed one is corrected and
+        penalised, the trick is won and scored, the hand ends. No events.
+        """
+        if not self.trick:
+            order = self.order
+            assert order is not None
+            f = faces[0]
+            n = len(faces)
+            if n == 1:
+                lead = Lead((f,), order.suit[f], (Unit(0, order.rank[f], (f,)),), (f,))
+            elif n == 2 and faces[1] == f:
+                t = (f, f)
+                lead = Lead(t, order.suit[f], (Unit(1, order.rank[f], t),), t)
+            else:
+                lead = check_lead(faces, self.hands[seat], [self.hands[s] for s in range(4) if s != seat], order)
+                if lead.failed:
+                    self._charge_throw(seat, lead)
+            self.lead = lead
+            faces = lead.faces
+        if self._lay(seat, tuple(faces)):
+            self._end_trick()
+
+    def _charge_throw(self, seat: int, lead: Lead) -> int:
+        """A failed throw's penalty, counted for the other side; returns it."""
+        penalty = self._throw_penalty(len(lead.attempted), len(lead.faces))
+        if penalty:
+            self.penalties += penalty if not self.is_defender(seat) else -penalty
+            self.defender_points += penalty if not self.is_defender(seat) else -penalty
+        return penalty
+
+    def _lay(self, seat: int, played: tuple[int, ...]) -> bool:
+        """Take the cards from the hand onto the trick; True when the trick is complete."""
+        hand = self.hands[seat]
         for f in played:
             hand[f] -= 1
         self.played.add(seat)
-        self.trick.append((seat, tuple(played)))
+        self.trick.append((seat, played))
         if len(self.trick) < 4:
             self.turn = (seat + 1) % 4
-            return events
-        events.extend(self._end_trick())
-        return events
+            return False
+        return True
 
     def _throw_penalty(self, attempted: int, played: int) -> int:
         pts = self.rules.throw_penalty_points
@@ -488,7 +602,10 @@ class Hand:
         assert self.order is not None and self.lead is not None and self.dealer is not None
         idx = trick_winner([p for _, p in self.trick], self.lead, self.order)
         winner = self.trick[idx][0]
-        points = sum(POINTS[f] for _, p in self.trick for f in p)
+        points = 0
+        for _, p in self.trick:
+            for f in p:
+                points += POINTS[f]
         if self.is_defender(winner):
             self.defender_points += points
         self.last_trick = self.trick
@@ -501,7 +618,7 @@ class Hand:
         self.trick = []
         self.lead = None
         self.leader = self.turn = winner
-        if sum(self.hands[winner]) == 0:
+        if not any(self.hands[winner]):
             self._finish(winner, lead, winning_play)
             assert self.result is not None
             events.append({"e": "hand_over", **self.result.to_dict()})
@@ -537,7 +654,7 @@ class Hand:
             "dealer": self.dealer,
             "declarers": None if self.dealer is None else [self.dealer % 2, self.dealer % 2 + 2],
             "level": rank_str(self.level),
-            "trump": _trump_name(self.trump),
+            "trump": trump_name(self.trump),
             "declaration": None if d is None else {"seat": d.seat, "cards": cards_str([d.face] * d.count)},
             "trick": [(s, cards_str(p)) for s, p in self.trick],
             "leader": self.leader,
@@ -563,7 +680,8 @@ class Hand:
         return [] if self.lead is None else [u.pairs for u in self.lead.units]
 
 
-def _trump_name(trump: int | None) -> TrumpName | None:
+def trump_name(trump: int | None) -> TrumpName | None:
+    """The trump as views name it."""
     name = trump_str(trump)
     return None if name is None else _TRUMP_NAMES[name]
 

@@ -38,15 +38,25 @@ from .cards import (
     FULL_DECK,
     NUM_FACES,
     POINTS,
-    SMALL_JOKER,
     cards_str,
-    rank_of,
     rank_str,
 )
 from .declare import Declaration
 from .errors import IllegalAction, IllegalCode
 from .formats import adjudicate_time_limit
-from .hand import BURYING, CHAO, DEALING, DECLARING, KITTY_SIZE, OVER, PLAYING, Hand, sort_key, team_of
+from .hand import (
+    BURYING,
+    CHAO,
+    DEALING,
+    DECLARING,
+    KITTY_SIZE,
+    OVER,
+    PLAYING,
+    Hand,
+    sort_key,
+    team_of,
+    trump_name,
+)
 from .play import Lead, auto_follow, iter_follows, lead_options
 from .rules import Rules
 from .views import HandSummary, MatchResult, Phase, PublicView, SeatView
@@ -99,7 +109,8 @@ class Match:
     def __init__(self, rules: Rules, seed: int) -> None:
         self.rules = rules
         self.seed = seed
-        self.actions: list[Action] = []
+        self._log: list[Action | Compact] = []
+        self._expanded = 0  # entries before this index are value types already
         self.levels = [rules.start_level, rules.start_level]
         self.hand_no = 0
         self.time_up = False
@@ -143,8 +154,20 @@ class Match:
         return Hand(self.rules, self.levels, dealer, first_drawer, deck)
 
     @property
+    def actions(self) -> list[Action]:
+        """The log as value types; entries the trusted path wrote compactly are expanded on first read."""
+        log = self._log
+        if self._expanded < len(log):
+            for i in range(self._expanded, len(log)):
+                e = log[i]
+                if type(e) is tuple:
+                    log[i] = _expand(e)
+            self._expanded = len(log)
+        return cast(list[Action], log)
+
+    @property
     def version(self) -> int:
-        return len(self.actions)
+        return len(self._log)
 
     @property
     def phase(self) -> Phase:
@@ -269,7 +292,7 @@ class Match:
             events = [{"e": "time_up"}]
             if h.phase == OVER:
                 events += self._adjudicate()
-        self.actions.append(a)
+        self._log.append(a)
         return events
 
     def _after_declaring(self, h: Hand) -> list[Event]:
@@ -277,7 +300,7 @@ class Match:
             return [
                 {
                     "e": "trump",
-                    "trump": h.public()["trump"],
+                    "trump": trump_name(h.trump),
                     "dealer": h.dealer,
                     "from_kitty": h.trump_from_kitty,
                 }
@@ -395,11 +418,9 @@ class Match:
             if h.phase == CHAO and seat != h.chao_turn:
                 return
             chao = h.phase == CHAO
-            for faces in self._declare_options(seat):
+            for faces in h.declare_options(seat):
                 cards = tuple(cards_str(faces))
-                a: Declare | Chao = Chao(seat, cards) if chao else Declare(seat, cards)
-                if self.check(a) is None:
-                    yield a
+                yield Chao(seat, cards) if chao else Declare(seat, cards)
             if (h.phase == DECLARING and not h.forced and seat not in h.passes) or chao:
                 yield Pass(seat)
         elif h.phase == PLAYING and seat == h.turn:
@@ -429,26 +450,7 @@ class Match:
         h = self.hand
         if self.result is not None or h.phase not in (DEALING, DECLARING):
             return False
-        return any(self.check(Declare(seat, tuple(cards_str(faces)))) is None
-                   for faces in self._declare_options(seat))
-
-    def _declare_options(self, seat: int) -> list[list[int]]:
-        h = self.hand
-        level = h.seat_level(seat) if h.phase != CHAO else h.level
-        hand = h.hands[seat]
-        opts: list[list[int]] = []
-        for f in range(NUM_FACES):
-            if not hand[f]:
-                continue
-            if f >= SMALL_JOKER:
-                if hand[f] == 2:
-                    opts.append([f, f])
-                continue
-            if rank_of(f) == level:
-                opts.append([f])
-                if hand[f] == 2:
-                    opts.append([f, f])
-        return opts
+        return bool(h.declare_options(seat))
 
     def auto_action(self, seat: int, rng_seed: int = 0) -> Declare | Pass | Bury | Play | None:
         """One legal action for this seat, fast; None when it has nothing to do."""
@@ -485,6 +487,58 @@ class Match:
         cards.sort(key=lambda f: (order.suit[f] == 4, POINTS[f] > 0, order.rank[f]))
         return cards[:8]
 
+    # ----- the trusted path (playouts, benchmarks): card integers, nothing re-checked, a compact log -----
+    def deal_trusted(self, n: int = DEAL_STEP) -> None:
+        """``Deal(n)`` while dealing."""
+        self.hand.deal(n)
+        self._log.append((_DEAL, n, ()))
+
+    def declare_trusted(self, seat: int, faces: tuple[int, ...]) -> None:
+        """A declaration, or in the 炒底 round a bid, from ``Hand.declare_options(seat)``.
+
+        The rules resolve it (a single shown again reinforces to a pair), so
+        it is read as the checked path reads it; declarations are rare.
+        """
+        h = self.hand
+        if h.phase == CHAO:
+            h.do_chao(h.check_chao(seat, faces))
+            self._log.append((_CHAO, seat, faces))
+            return
+        h.do_declare(h.check_declare(seat, faces))
+        self._log.append((_DECLARE, seat, faces))
+        self._after_declaring(h)
+
+    def pass_trusted(self, seat: int) -> None:
+        """``Pass(seat)`` in the declaring window or the 炒底 round."""
+        h = self.hand
+        h.pass_(seat)
+        self._log.append((_PASS, seat, ()))
+        self._after_declaring(h)
+
+    def bury_trusted(self, seat: int, faces: tuple[int, ...]) -> None:
+        """The burier puts back ``faces`` (eight it holds)."""
+        self.hand.do_bury(seat, faces)
+        self._log.append((_BURY, seat, faces))
+
+    def play_trusted(self, seat: int, faces: tuple[int, ...]) -> None:
+        """The seat to play plays ``faces``, a legal play the caller generated (``Hand.play_trusted``).
+
+        The log keeps the cards as given (a failed throw's attempt, as the
+        checked path logs it); the hand's end is scored as ``apply`` scores it.
+        """
+        h = self.hand
+        h.play_trusted(seat, faces)
+        self._log.append((_PLAY, seat, faces))
+        if h.phase == OVER:
+            self._end_hand()
+
+    def next_trusted(self) -> None:
+        """``Next()`` once the hand is over."""
+        if self.hand.phase != OVER or self.result is not None:
+            raise IllegalAction(IllegalCode.WRONG_PHASE)
+        self._next_hand()
+        self._log.append((_NEXT, 0, ()))
+
     # ----- views -----
     def public_view(self) -> PublicView:
         h = self.hand
@@ -519,3 +573,26 @@ class Match:
         elif h.phase in (CHAO, PLAYING) and seat == h.burier:
             v = {**v, "buried": cards_str(h.kitty)}  # the seat put these there itself
         return v
+
+
+#: A trusted action as the log keeps it until read: (kind, seat or deal count, faces).
+Compact = tuple[int, int, tuple[int, ...]]
+_DEAL, _DECLARE, _PASS, _BURY, _CHAO, _PLAY, _NEXT = range(7)
+
+
+def _expand(e: Compact) -> Action:
+    kind, seat, faces = e
+    cards = tuple(cards_str(faces))
+    if kind == _PLAY:
+        return Play(seat, cards)
+    if kind == _DEAL:
+        return Deal(seat)
+    if kind == _PASS:
+        return Pass(seat)
+    if kind == _DECLARE:
+        return Declare(seat, cards)
+    if kind == _BURY:
+        return Bury(seat, cards)
+    if kind == _CHAO:
+        return Chao(seat, cards)
+    return Next()

@@ -65,13 +65,53 @@ def suit_cards(hand: Sequence[int], suit: int, order: Order) -> list[int]:
 
 
 def _beats_unit(unit: Unit, cards: Sequence[int], order: Order) -> bool:
-    """Could someone holding ``cards`` (of the unit's suit) beat this unit of a throw?"""
+    """Could someone holding ``cards`` (of the unit's suit) beat this unit of a throw?
+
+    The rule stated one seat at a time; ``check_lead`` asks ``_failing_units``,
+    which the tests hold to this.
+    """
     if unit.pairs == 0:
         return any(order.rank[f] > unit.top for f in cards)
     pairs = pair_faces(cards)
     if unit.pairs == 1:
         return any(order.rank[f] > unit.top for f in pairs)
     return any(len(r) >= unit.pairs and order.rank[r[-1]] > unit.top for r in runs_of(pairs, order))
+
+
+def _failing_units(units: Sequence[Unit], suit: int, others: Sequence[Sequence[int]], order: Order) -> list[Unit]:
+    """The units of a throw some other seat could beat (what ``_beats_unit`` asks of every seat),
+    reading each other hand's cards of the suit once: its best single, its pairs, its tractors."""
+    rank = order.rank
+    members = order.members[suit]
+    best_single = best_pair = -1
+    pair_lists: list[list[int]] = []
+    for other in others:
+        pairs: list[int] = []
+        for f in members:
+            n = other[f]
+            if n:
+                r = rank[f]
+                if r > best_single:
+                    best_single = r
+                if n >= 2:
+                    pairs.append(f)
+                    if r > best_pair:
+                        best_pair = r
+        pair_lists.append(pairs)
+    runs: list[list[int]] | None = None
+    failing: list[Unit] = []
+    for u in units:
+        if u.pairs == 0:
+            beaten = best_single > u.top
+        elif u.pairs == 1:
+            beaten = best_pair > u.top
+        else:
+            if runs is None:
+                runs = [r for pairs in pair_lists for r in runs_of(pairs, order)]
+            beaten = any(len(r) >= u.pairs and rank[r[-1]] > u.top for r in runs)
+        if beaten:
+            failing.append(u)
+    return failing
 
 
 def check_lead(
@@ -87,8 +127,7 @@ def check_lead(
     units = decompose(faces, order)
     if len(units) == 1:
         return Lead(tuple(faces), suit, tuple(units), tuple(faces))
-    per_seat = [suit_cards(other, suit, order) for other in others]
-    failing = [u for u in units if any(_beats_unit(u, cards, order) for cards in per_seat)]
+    failing = _failing_units(units, suit, others, order)
     if not failing:
         return Lead(tuple(faces), suit, tuple(units), tuple(faces))
     worst = min(failing, key=lambda u: (u.size, u.top))
@@ -125,6 +164,15 @@ def check_follow(faces: Sequence[int], hand: Sequence[int], lead: Lead, order: O
 
 def trick_winner(plays: Sequence[Sequence[int]], lead: Lead, order: Order) -> int:
     """Index (in play order) of the winning play. Equal cards: the first played wins."""
+    if len(lead.faces) == 1:  # singles: the best card of the led suit, or the best trump
+        osuit, orank = order.suit, order.rank
+        best = 0
+        bf = plays[0][0]
+        for i in range(1, len(plays)):
+            f = plays[i][0]
+            if (osuit[f] == osuit[bf] and orank[f] > orank[bf]) or (osuit[f] == TRUMP and osuit[bf] != TRUMP):
+                best, bf = i, f
+        return best
     single = len(lead.units) == 1
     shape = lead.units[0]
     best = 0

@@ -1,4 +1,10 @@
-"""Random legal play, fast: for benchmarks, property tests and the random AI's playouts."""
+"""Random legal play, fast: for benchmarks, property tests and the random AI's playouts.
+
+``random_action`` is the old player the property tests and the frozen log
+were made with (kept as it is: the frozen log depends on its choices); the
+functions on faces (``declare_options``, ``random_lead``, ``random_follow``,
+``random_bury``) are what the benchmark's player uses on either path.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,14 @@ from .cards import NUM_FACES, cards_str
 from .combos import pair_count, runs_of, tractor_lengths
 from .hand import BURYING, CHAO, DEALING, DECLARING, PLAYING, Hand
 from .match import Match
+from .order import Order
 from .play import Lead, lead_options, suit_cards
+
+#: Share of declare-or-not decisions that declare when a declaration is legal.
+DECLARE_SHARE = 0.3
+#: Share of leads that try a throw (several cards of one suit at random).
+THROW_SHARE = 0.2
+MAX_THROW = 6
 
 
 def random_follow(hand: list[int], lead: Lead, rng: random.Random, order: Any) -> tuple[int, ...]:
@@ -88,3 +101,37 @@ def play_random_hand(m: Match, rng: random.Random, declare_rate: float = 0.3) ->
         m.apply(random_action(m, rng, declare_rate))
         n += 1
     return n
+
+
+def declare_options(h: Hand, seat: int) -> list[tuple[int, ...]]:
+    """Every declaration (or 炒底 bid) ``seat`` could make now, as faces (``Hand.declare_options``)."""
+    return h.declare_options(seat)
+
+
+def random_bury(hand: list[int], rng: random.Random) -> list[int]:
+    """Eight cards of the hand at random."""
+    return rng.sample([f for f in range(NUM_FACES) if hand[f] for _ in range(hand[f])], 8)
+
+
+def random_lead(hand: list[int], order: Order, rng: random.Random, throw_share: float = THROW_SHARE) -> tuple[int, ...]:
+    """A random lead, drawn without listing every lead: a card at random, then its pair or tractor
+    half the time; on ``throw_share`` of the leads a throw of 2 to 6 cards of that card's suit at random
+    (most fail; the engine corrects them)."""
+    cards = [f for f in range(NUM_FACES) if hand[f] for _ in range(hand[f])]
+    f = rng.choice(cards)
+    suit = order.suit[f]
+    if throw_share and rng.random() < throw_share:
+        have = suit_cards(hand, suit, order)
+        if len(have) > 2:
+            return tuple(rng.sample(have, rng.randint(2, min(len(have), MAX_THROW))))
+    if hand[f] < 2 or rng.random() < 0.5:
+        return (f,)
+    pairs = [g for g in order.members[suit] if hand[g] == 2]
+    if len(pairs) > 1 and rng.random() < 0.5:
+        for run in runs_of(pairs, order):
+            if f in run and len(run) > 1:
+                i = run.index(f)
+                lo = rng.randint(0, min(i, len(run) - 2))
+                hi = rng.randint(max(i, lo + 1), len(run) - 1)
+                return tuple(g for g in run[lo : hi + 1] for _ in (0, 1))
+    return (f, f)

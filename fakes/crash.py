@@ -256,7 +256,7 @@ async def run_crash(workdir: Path, *, tables: int = 8, kills: int = 10, seed: in
     rng = random.Random(seed)
     report = CrashReport(tables)
     db = workdir / "crash.sqlite3"
-    fake = FakeTelegram()
+    fake = FakeTelegram(limits=None)  # the child bot runs with its limits off (fakes.bot_child); this is about crashes
     await fake.start()
     bot = BotProcess(db, fake)
     started = time.monotonic()

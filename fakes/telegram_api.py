@@ -6,8 +6,14 @@ records every call, lets a test push the updates a real Telegram client
 would produce (commands, button presses, inline queries, chosen inline
 results, a private /start with a deep-link payload), models users who never
 opened the bot or blocked it, refuses identical edits the way Telegram does,
-can enforce Telegram's flood limits (429 with retry_after) on a scaled clock,
-and can inject timeouts, 5xx answers and dropped connections.
+enforces Telegram's flood limits (429 with retry_after) on a scaled clock,
+refuses edits and sends into a chat whose user blocked the bot (403) and
+answers to callback and inline queries after their time limit, caps inline
+results at 50 (more come page by page through `next_offset`), and can inject
+timeouts, 5xx answers and dropped connections.
+
+Strict by default: a test that wants the limits off says so (`limits=None`),
+since a fake that accepts what Telegram refuses hides bugs.
 """
 
 from __future__ import annotations
@@ -63,6 +69,11 @@ NOT_MODIFIED = (
 CANT_INITIATE = "Forbidden: bot can't initiate conversation with a user"
 BLOCKED = "Forbidden: bot was blocked by the user"
 QUERY_TOO_OLD = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+# Telegram drops a callback or inline query's answer a few seconds after the press (reports put it
+# between 5 and 15 s); the fake refuses answers later than this many real seconds (not scaled with
+# the flood clock: the person waits in real time).
+QUERY_ANSWER_WITHIN = 10.0
+MAX_INLINE_RESULTS = 50
 
 
 @dataclass
@@ -148,7 +159,7 @@ class FakeTelegram:
     """The fake server. `await start()`, then build the client with `base_url`."""
 
     token: str = "123456:TEST-TOKEN"
-    limits: Limits | None = None
+    limits: Limits | None = field(default_factory=Limits)
     clock: Callable[[], float] = time.monotonic
     calls: list[ApiCall] = field(default_factory=list)
     users: dict[int, FakeUser] = field(default_factory=dict)
@@ -157,6 +168,9 @@ class FakeTelegram:
     inline_answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     groups: dict[int, str] = field(default_factory=dict)
     rejected_429: int = 0
+    # Which limit each 429 came from: "chat", "group" or "bot" (the overall second).
+    rejected_by: dict[str, int] = field(default_factory=dict)
+    answer_within: float = QUERY_ANSWER_WITHIN
     # Called at every recorded call; what it returns is kept on the call (leak tests).
     observer: Callable[[], Any] | None = None
 
@@ -181,6 +195,7 @@ class FakeTelegram:
         self.pending_polls = 0
         self.pushed_at: dict[int, float] = {}
         self.admins: dict[int, set[int]] = {}
+        self._query_at: dict[str, float] = {}  # callback/inline query id -> when it was pushed
 
     # -- server lifecycle -------------------------------------------------
 
@@ -232,8 +247,17 @@ class FakeTelegram:
         self.admins[chat_id] = set(admins)
         return chat_id
 
-    def block(self, user_id: int, blocked: bool = True) -> None:
-        self.users[user_id].blocked = blocked
+    def block(self, user_id: int, blocked: bool = True) -> int:
+        """The user blocks the bot (or unblocks it); Telegram tells the bot with a my_chat_member update."""
+        user = self.users[user_id]
+        old = "kicked" if user.blocked else "member"
+        user.blocked = blocked
+        new = "kicked" if blocked else "member"
+        return self._push({"my_chat_member": {
+            "chat": self._chat(user_id), "from": user.to_dict(), "date": int(time.time()),
+            "old_chat_member": {"status": old, "user": self._bot_user(), **({"until_date": 0} if old == "kicked" else {})},
+            "new_chat_member": {"status": new, "user": self._bot_user(), **({"until_date": 0} if new == "kicked" else {})},
+        }})
 
     def _chat(self, chat_id: int) -> dict[str, Any]:
         if chat_id in self.groups:
@@ -302,6 +326,8 @@ class FakeTelegram:
         """A user types a message (a command gets its bot_command entity, as clients do)."""
         user = self.users[user_id]
         if chat_id == user_id:
+            if user.blocked:  # "Restart bot" unblocks it and sends /start
+                self.block(user_id, False)
             user.opened = True
         msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict())
         self.messages[(chat_id, msg.message_id)] = msg
@@ -341,6 +367,7 @@ class FakeTelegram:
         if check:
             assert data in self.callback_data_on(chat_id, message_id), (data, msg.reply_markup)
         query_id = str(next(self._query_ids))
+        self._query_at[query_id] = self.clock()
         body = {
             "callback_query": {
                 "id": query_id,
@@ -352,21 +379,30 @@ class FakeTelegram:
         }
         return self._push(body), query_id
 
-    def inline_query(self, user_id: int, query: str, *, chat_type: str = "supergroup") -> str:
+    def inline_query(self, user_id: int, query: str, *, chat_type: str = "supergroup", offset: str = "") -> str:
         """The user types `@bot query` (or pressed a switch_inline_query_current_chat button)."""
         query_id = str(next(self._query_ids))
+        self._query_at[query_id] = self.clock()
         self._push(
             {
                 "inline_query": {
                     "id": query_id,
                     "from": self.users[user_id].to_dict(),
                     "query": query,
-                    "offset": "",
+                    "offset": offset,
                     "chat_type": chat_type,
                 }
             }
         )
         return query_id
+
+    def scroll_inline(self, query_id: str) -> str | None:
+        """The user scrolls to the end of the results: the client asks again with the answer's
+        `next_offset` (None when the bot said there is no more)."""
+        answer = self.inline_answers[query_id]
+        if not answer.get("next_offset"):
+            return None
+        return self.inline_query(answer["user_id"], answer["query"], offset=answer["next_offset"])
 
     def choose_inline(self, user_id: int, query_id: str, result_id: str, chat_id: int) -> int:
         """The user picks one of the results the bot offered for `query_id`.
@@ -445,21 +481,23 @@ class FakeTelegram:
             bucket = self._chat_buckets[chat_id] = _Bucket(float(limits.chat_burst), now)
         bucket.tokens = min(float(limits.chat_burst), bucket.tokens + (now - bucket.at) * limits.chat_per_second)
         bucket.at = now
-        waits: list[float] = []
+        waits: list[tuple[float, str]] = []
         if bucket.tokens < 1.0:
-            waits.append((1.0 - bucket.tokens) / limits.chat_per_second)
+            waits.append(((1.0 - bucket.tokens) / limits.chat_per_second, "chat"))
         group = self._group_window.setdefault(chat_id, deque()) if chat_id < 0 else None
         if group is not None:
             while group and group[0] <= now - 60.0:
                 group.popleft()
             if len(group) >= limits.group_per_minute:
-                waits.append(group[0] + 60.0 - now)
+                waits.append((group[0] + 60.0 - now, "group"))
         while self._global_window and self._global_window[0] <= now - 1.0:
             self._global_window.popleft()
         if len(self._global_window) >= limits.global_per_second:
-            waits.append(self._global_window[0] + 1.0 - now)
+            waits.append((self._global_window[0] + 1.0 - now, "bot"))
         if waits:
-            return max(1, int(max(waits) + 0.999))
+            wait, kind = max(waits)
+            self.rejected_by[kind] = self.rejected_by.get(kind, 0) + 1
+            return max(1, int(wait + 0.999))
         bucket.tokens -= 1.0
         if group is not None:
             group.append(now)
@@ -688,7 +726,7 @@ class FakeTelegram:
 
     async def _api_answerCallbackQuery(self, params: dict[str, Any]) -> Any:
         query_id = str(params.get("callback_query_id", ""))
-        if query_id in self.callback_answers or not query_id:
+        if query_id in self.callback_answers or not query_id or self._too_old(query_id):
             raise _ApiError(400, QUERY_TOO_OLD)
         text = str(params.get("text", ""))
         if len(text) > 200:
@@ -698,26 +736,45 @@ class FakeTelegram:
 
     async def _api_answerInlineQuery(self, params: dict[str, Any]) -> Any:
         query_id = str(params.get("inline_query_id", ""))
-        if query_id in self.inline_answers:
+        if query_id in self.inline_answers or self._too_old(query_id):
             raise _ApiError(400, QUERY_TOO_OLD)
         results = params.get("results") or []
-        if len(results) > 50:
+        if len(results) > MAX_INLINE_RESULTS:
             raise _ApiError(400, "Bad Request: RESULTS_TOO_MUCH")
+        next_offset = str(params.get("next_offset") or "")
+        if len(next_offset.encode()) > 64:
+            raise _ApiError(400, "Bad Request: NEXT_OFFSET_INVALID")
+        button = params.get("button")
+        if button is not None and not (isinstance(button, dict) and str(button.get("text", "")).strip()
+                                       and ("web_app" in button or "start_parameter" in button)):
+            raise _ApiError(400, "Bad Request: BUTTON_INVALID")
+        if isinstance(button, dict) and "start_parameter" in button and not (
+                1 <= len(str(button["start_parameter"])) <= 64):
+            raise _ApiError(400, "Bad Request: START_PARAM_INVALID")
         ids = [r.get("id", "") for r in results]
         if len(set(ids)) != len(ids) or any(not 1 <= len(i.encode()) <= 64 for i in ids):
             raise _ApiError(400, "Bad Request: RESULT_ID_INVALID")
-        query = next(
-            (u["inline_query"]["query"] for u in self._all_updates
-             if u.get("inline_query", {}).get("id") == query_id),
-            "",
+        asked = next(
+            (u["inline_query"] for u in self._all_updates if u.get("inline_query", {}).get("id") == query_id),
+            {},
         )
         self.inline_answers[query_id] = {
             "results": results,
-            "query": query,
+            "query": asked.get("query", ""),
+            "offset": asked.get("offset", ""),
+            "user_id": asked.get("from", {}).get("id"),
+            "next_offset": next_offset,
+            "button": button,
             "cache_time": params.get("cache_time"),
             "is_personal": params.get("is_personal"),
         }
         return True
+
+
+    def _too_old(self, query_id: str) -> bool:
+        """Whether the query's answer comes after Telegram stopped waiting for it."""
+        asked = self._query_at.get(query_id)
+        return asked is not None and self.clock() - asked > self.answer_within
 
 
 class _ApiError(Exception):

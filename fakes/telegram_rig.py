@@ -30,6 +30,10 @@ warnings.filterwarnings("ignore", category=PTBDeprecationWarning)
 # The adapter's own flood limits, so loose they never hold anything back (limits off).
 NO_LIMITS = FloodLimits(scale=1e-6, chat_burst=10**6, group_per_minute=10**9, group_edits_per_minute=10**9,
                         global_per_second=10**9, global_group_edits_per_second=10**9)
+# The rig's Telegram clock: one Telegram second lasts 10 ms, so a group's minute is 0.6 s, about the
+# pace of people playing; the fake enforces Telegram's limits on it and the adapter keeps to them.
+RIG_SCALE = 0.01
+RIG_LIMITS = Limits(scale=RIG_SCALE)
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 30.0, step: float = 0.002) -> None:
@@ -95,13 +99,17 @@ class Rig:
 
 
 async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: TableSettings | None = None,
-               limits: FloodLimits = NO_LIMITS, synchronous: str | None = "NORMAL",
+               limits: FloodLimits | None = None, synchronous: str | None = "NORMAL",
                request_timeout: float = 10.0, answer_deadline: float = 0.5, ai_threads: bool = False) -> Rig:
     """The start-up sequence of `tractor-host run`: open the store, connect, resume matches, listen.
 
     `fake` needs only `token` and `api_root` (the load benchmark passes a server in another process).
     ai_threads=False: AI seats make the engine's quick move (deterministic tests); True: as `run`
-    does (engine.ai, quick levels on the loop, slow ones in worker threads)."""
+    does (engine.ai, quick levels on the loop, slow ones in worker threads). Without `limits` the
+    adapter keeps to the fake's own limits (on its clock), or to none when the fake has them off."""
+    if limits is None:
+        fake_limits = getattr(fake, "limits", None)
+        limits = FloodLimits(scale=fake_limits.scale) if fake_limits is not None else NO_LIMITS
     store = await open_store(db, synchronous=synchronous)
     host = Host(store, clock=clock, defaults=settings, use_ai_threads=ai_threads)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1, limits=limits)
@@ -114,7 +122,8 @@ async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: Tabl
     return Rig(fake, store, host, runner, db)
 
 
-async def start_fake(limits: Limits | None = None) -> FakeTelegram:
+async def start_fake(limits: Limits | None = RIG_LIMITS) -> FakeTelegram:
+    """The fake server, strict (Telegram's limits on the rig's clock) unless told `limits=None`."""
     fake = FakeTelegram(limits=limits)
     await fake.start()
     return fake

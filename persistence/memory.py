@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from persistence.errors import MatchClosed, SequenceConflict, UnknownMatch
@@ -170,9 +170,11 @@ class MemoryStore(Store):
         m = self.matches.get(match_id)
         return copy.deepcopy(m) if m else None
 
-    async def load_unfinished(self, *, include_broken: bool = False) -> list[StoredMatch]:
+    async def load_unfinished(
+        self, *, include_broken: bool = False, ids: Collection[int] | None = None
+    ) -> list[StoredMatch]:
         return [copy.deepcopy(m) for m in self.matches.values()
-                if m.finished_at is None and (include_broken or m.status != BROKEN)]
+                if m.finished_at is None and (include_broken or m.status != BROKEN) and (ids is None or m.id in ids)]
 
     async def mark_broken(self, match_id: int, reason: str) -> None:
         m = self._match(match_id)

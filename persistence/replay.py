@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -75,15 +75,16 @@ def replay_all(stored: Iterable[StoredMatch], rebuild: Rebuild[T]) -> ReplayRepo
 
 
 async def resume_all(store: Store, rebuild: Rebuild[T],
-                     keep: Callable[[StoredMatch], bool] | None = None) -> ReplayReport[T]:
+                     keep: Callable[[StoredMatch], bool] | None = None,
+                     ids: Collection[int] | None = None) -> ReplayReport[T]:
     """Load every unfinished match, rebuild it, and mark the broken ones (status "broken", reason in meta).
 
     The one resume path (the host starts with it). `keep`: which matches to resume (the host's
-    own platforms); the others are left alone. Matches set aside at an earlier start stay aside;
+    own platforms; `ids`, the tables a worker took over); the others are left alone. Matches set aside at an earlier start stay aside;
     a match set aside stays in the database untouched apart from its status, `db check` reports
     it and `db export` shows its log.
     """
-    loaded = await store.load_unfinished(include_broken=True)
+    loaded = await store.load_unfinished(include_broken=True, ids=ids)
     pending = [m for m in loaded if m.status != BROKEN and (keep is None or keep(m))]
     # Replays are CPU work: keep the event loop free while they run.
     report = await asyncio.to_thread(replay_all, pending, rebuild)

@@ -92,10 +92,16 @@ class ConsoleSession:
         await self.say("start")
         return True
 
+    async def open_daily(self) -> bool:
+        """Today's next daily board at a new table of yours, three AIs with you (the host seats them)."""
+        self.chat_id = f"daily-{int(time.time() * 1000)}"
+        await self.say("daily play")
+        return self.table_open()
+
     def words(self) -> Iterable[str]:
         """What the prompt completes: the words of the commands and the cards in your hand."""
         yield from ("play", "declare", "bury", "pass", "hint", "auto", "hand", "table", "help", "rules",
-                    "lang", "abandon", "quit")
+                    "lang", "abandon", "quit", "daily", "board")
         glance = self.host.glance(NAME, self.chat_id, YOU)
         for c in glance.hand if glance is not None else ():
             yield c.lower() if c in ("SJ", "BJ") else c
@@ -116,12 +122,13 @@ def console_settings(screen: PlainScreen | FullScreen) -> TableSettings:
 
 async def run_console(host: Host, platform: ConsolePlatform, *, inp: TextIO, lang: str | None = None,
                       resume: bool = True, fresh: bool = False, preset: str = "classic",
-                      options: list[str] | None = None, again: str = "make run") -> int:
+                      options: list[str] | None = None, again: str = "make run", daily: bool = False) -> int:
     """Plays at the terminal until the match ends, input ends (EOF) or you type quit; returns an exit code.
 
     `platform` is registered on `host` and draws on its screen; the host is started and stopped here.
     An unfinished terminal match goes on unless `resume` is off or `fresh` (which abandons it first).
-    `again` is the command that goes on with the match, shown when you leave.
+    `again` is the command that goes on with the match, shown when you leave. `daily`: a table on
+    today's next daily board (with three AIs) instead of a match.
     """
     screen = platform.screen
     assert isinstance(screen, PlainScreen | FullScreen), "the console platform draws on a console screen"
@@ -133,8 +140,12 @@ async def run_console(host: Host, platform: ConsolePlatform, *, inp: TextIO, lan
     try:
         await host.start()
         platform.skip_past(host.message_ids(NAME))
-        found = session.resume_latest()
-        if found is not None and fresh:
+        found = None if daily else session.resume_latest()
+        if daily:
+            if not await session.open_daily():
+                unfinished = False
+                return 2
+        elif found is not None and fresh:
             await session.say("abandon")
             found = None
         elif found is None and resume:
@@ -142,7 +153,7 @@ async def run_console(host: Host, platform: ConsolePlatform, *, inp: TextIO, lan
         if found is not None and not resume:
             found = None
             session.chat_id = ""
-        if found is None and not await session.open_new(preset, options or []):
+        if found is None and not daily and not await session.open_new(preset, options or []):
             unfinished = False
             return 2
         if found is not None:

@@ -150,6 +150,18 @@ class TractorGroup(app_commands.Group):
     async def ping(self, interaction: discord.Interaction[Any], mode: Choice[str]) -> None:
         await _run(interaction, "ping", mode.value)
 
+    @app_commands.command(name="board", description="A board: the same deal at every table · 牌套")
+    async def board(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "board", args)
+
+    @app_commands.command(name="daily", description="Today's boards, the same for everyone · 每日牌")
+    async def daily(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "daily", args)
+
+    @app_commands.command(name="duplicate", description="Duplicate team match or pairs (002) · 复式赛")
+    async def duplicate(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "duplicate", args)
+
     @app_commands.command(name="dm", description="Get your hand by direct message, or here · 私信发牌")
     @app_commands.choices(mode=[Choice(name="on · 私信", value="on"), Choice(name="off · 仅自己可见", value="off")])
     async def dm(self, interaction: discord.Interaction[Any], mode: Choice[str]) -> None:

@@ -235,7 +235,7 @@ def split_by_suit(cards: list[Button]) -> list[list[Button]]:
 
 
 def _button(b: Button) -> discord.ui.Item[Any]:
-    if b.kind == "url":
+    if b.kind in ("url", "web_app"):  # no Mini Apps here: the web table opens as a link
         return discord.ui.Button(label=_label(b.label), url=b.token)
     return HostButton(b.token, label=_label(b.label), style=_STYLES.get(b.style, discord.ButtonStyle.secondary))
 

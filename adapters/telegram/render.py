@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from bot.platform import Button, View
 
@@ -59,6 +59,8 @@ def to_button(button: Button, aliases: CallbackAliases) -> InlineKeyboardButton:
         return InlineKeyboardButton(label, switch_inline_query_current_chat=button.token)
     if button.kind == "url":
         return InlineKeyboardButton(label, url=button.token)
+    if button.kind == "web_app":  # the web table as a Mini App (private chats only)
+        return InlineKeyboardButton(label, web_app=WebAppInfo(button.token))
     return InlineKeyboardButton(label, callback_data=aliases.encode(button.token))
 
 

@@ -39,11 +39,14 @@ from bot.table.messages import (
     SeatLanguage,
     Stop,
     Tick,
+    UnwatchLive,
+    WatchLive,
 )
 from bot.table.render import Screen
 from bot.table.seats import Seats
 from engine import Match
 from engine.views import DeclarationView, PublicView, SeatView
+from persistence.errors import LeaseLost
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +138,14 @@ class Table:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
 
+    def abandon(self) -> None:
+        """Ends the actor without another word or write: another worker drives this table now.
+        What is still queued finds the table closed (an append would be refused by the store)."""
+        self.closed = True
+        self.timers.cancel()
+        self.screen.cancel()
+        self.queue.put_nowait(Stop())
+
     def busy(self) -> bool:
         """Something is queued or an AI is thinking (tests wait for this to end)."""
         # an AI move is in flight until its answer is processed (which clears ai.pending)
@@ -149,6 +160,9 @@ class Table:
                     return
                 try:
                     await self._process(message)
+                except LeaseLost:
+                    log.warning("table %s: lease lost; another worker drives it now", self.id)
+                    self.host.lost(self, message)
                 except Exception:
                     log.exception("table %s failed on %s", self.id, type(message).__name__)
                     if isinstance(message, Event):
@@ -188,7 +202,14 @@ class Table:
             if s is not None:
                 self.seats[s]["lang"] = message.lang
                 self.screen.forget(f"hand{s}")
+        elif isinstance(message, WatchLive):
+            self.host.live.add(self, message.watch)
+            return
+        elif isinstance(message, UnwatchLive):
+            self.screen.web_left(self.host.live.remove(self.id, message.fn))
+            return
         await moves.advance(self)
+        self.host.live.publish(self)
 
     # ----- seats -----
 

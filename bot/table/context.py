@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.clock import Clock
+from bot.live import LiveHub
 from bot.platform import Incoming, Platform, User
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
+    from bot.table.messages import Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,7 @@ class TableHost(Protocol):
 
     store: Any  # persistence.store.Store (or the in-memory store)
     clock: Clock
+    live: LiveHub
 
     @property
     def ai_policy(self) -> AiPolicy: ...
@@ -58,4 +61,8 @@ class TableHost(Protocol):
 
     def forget(self, table: Table) -> None: ...
 
+    def lost(self, table: Table, message: Message | None) -> None: ...
+
     async def match_ended(self, table: Table, result: dict[str, Any]) -> None: ...
+
+    async def board_start(self, table: Table) -> str | None: ...

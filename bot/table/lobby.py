@@ -111,6 +111,10 @@ async def start(table: Table, ev: Incoming) -> None:
     if n < 4:
         await table.answer(ev, tr(lang, "start.need_four", n=n))
         return
+    refusal = await table.host.board_start(table)  # a board: nobody may be dealt it twice
+    if refusal is not None:
+        await table.say(refusal)
+        return
     table.match = Match.new(Rules.from_dict(table.rules), seed=table.seed)
     unreachable: list[tuple[str, str]] = []
     for s in table.seats.humans():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.live import Watch, Watcher
 from bot.platform import Incoming
 from bot.tokens import Token
 from engine.actions import Action
@@ -61,8 +62,23 @@ class Resume:
 
 
 @dataclass(frozen=True, slots=True)
+class WatchLive:
+    """A front end of its own (the web table) watches this table from now on (`bot.live`)."""
+
+    watch: Watch
+
+
+@dataclass(frozen=True, slots=True)
+class UnwatchLive:
+    """That watcher went away (its connection closed)."""
+
+    fn: Watcher
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     """The actor ends once this is taken from its queue."""
 
 
-Message = Event | Tick | AiAnswer | Redraw | ChatLanguage | SeatLanguage | Resume | Stop
+Message = (Event | Tick | AiAnswer | Redraw | ChatLanguage | SeatLanguage | Resume | WatchLive | UnwatchLive
+           | Stop)

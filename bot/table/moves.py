@@ -227,6 +227,7 @@ async def apply(table: Table, action: Action, key: str | None, *, ended: str | N
         return res
     if isinstance(action, Play | Bury | Chao):
         table.screen.selection[action.seat].clear()
+    table.host.live.publish(table)  # web tables see each committed state, AI moves included
     await announce.action_done(table, action, events)
     return res
 

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 from bot import tokens
 from bot.choices import quick_choices
 from bot.i18n import tr
-from bot.platform import Cue, PlatformError, Unreachable, View, Where
+from bot.live import WEB_GRACE
+from bot.platform import Button, Cue, PlatformError, Unreachable, View, Where
 from bot.table.drawn import DrawnHands
 from bot.table.messages import Redraw
 from bot.table.seats import SeatKind
-from bot.views import card_indices, hand_elsewhere_view, hand_view, lobby_view, table_view
+from bot.views import card_indices, hand_elsewhere_view, hand_on_web_view, hand_view, lobby_view, table_view
 from engine.actions import Bury, Revolt, SeatAction
 from engine.views import Phase, PublicView, SeatView
 
@@ -62,6 +63,9 @@ class Screen:
         # the timer that bounds how long it lags.
         self.may_lag_at: int | None = None
         self.lag_timer: asyncio.TimerHandle | None = None
+        # Host clock time until which a seat whose web table closed still counts as on the web.
+        self.web_until: dict[int, float] = {}
+        self.web_timers: list[asyncio.TimerHandle] = []
 
     @property
     def view_version(self) -> dict[int, int]:
@@ -83,8 +87,46 @@ class Screen:
     def cancel(self) -> None:
         if self.rerender is not None:
             self.rerender.cancel()
+        for h in self.web_timers:
+            h.cancel()
         if self.lag_timer is not None:
             self.lag_timer.cancel()
+
+    # ----- seats that play on the web table -----
+
+    def on_web(self, s: int) -> bool:
+        """Seat s plays on the web table (a page of its seat is open, or closed a moment ago): its
+        private hand in the chat is folded away and not edited after each play."""
+        t = self.table
+        return s in t.host.live.seats_watched(t.id) or t.host.clock.now() < self.web_until.get(s, 0.0)
+
+    def web_left(self, seats: set[int]) -> None:
+        """These seats' last web page closed: after WEB_GRACE their hands are drawn in the chat again."""
+        if not seats:
+            return
+        t = self.table
+        for s in seats:
+            self.web_until[s] = t.host.clock.now() + WEB_GRACE
+        self.web_timers = [h for h in self.web_timers if not h.cancelled()]
+        self.web_timers.append(asyncio.get_running_loop().call_later(WEB_GRACE + 0.1, t.submit, Redraw()))
+
+    def all_on_web(self) -> bool:
+        """Every person seated plays on the web: the group's table message waits for what matters."""
+        t = self.table
+        people = [s for s in t.seats.humans() if not t.seats[s].get("kicked") and not t.seats[s].get("away")]
+        return bool(people) and all(self.on_web(s) for s in people)
+
+    def web_button(self, s: int | None, lang: str) -> Button | None:
+        """The button that opens the web table: a seat's own (private), or the group's."""
+        t = self.table
+        links = t.host.live.links
+        if links is None:
+            return None
+        link = (links.table_link(t.platform_name, t.id) if s is None
+                else links.seat_link(t.platform_name, t.id, str(t.seats[s]["user_id"])))
+        if link is None:
+            return None
+        return Button(tr(lang, "btn.web_table"), link[0], kind=link[1])
 
     async def refresh_if_due(self) -> None:
         """Mid-burst of AI moves: once the burst has run `host.refresh_interval()` (`ai_refresh`, 3 s,
@@ -138,14 +180,20 @@ class Screen:
             self.lag_timer.cancel()
             self.lag_timer = None
         infos = t.seats.infos()
+        web = self.web_button(None, t.lang)
         live = t.platform.live_countdown
         v = table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
-                       preset=t.preset_name, time_left=None if live else time_left, paused=t.status == "paused")
+                       preset=t.preset_name, time_left=None if live else time_left, paused=t.status == "paused",
+                       web=web)
         if live:
             v = replace(v, cue=self._cue(pub, time_left))
-        bare = table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
-                          preset=t.preset_name, paused=t.status == "paused")
-        await self.show("table", t.where, v, compare=strip_versions(bare))
+        if t.status == "active" and "table" in self.messages and self.all_on_web():
+            # Everyone plays on the web table: no edit per play, only when the hand moves on.
+            compare: Any = ("web", pub.get("phase"), pub.get("hand_no"), pub.get("trump"))
+        else:
+            compare = strip_versions(table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
+                                                preset=t.preset_name, paused=t.status == "paused", web=web))
+        await self.show("table", t.where, v, compare=compare)
         await self.render_hands()
 
     async def render_hands(self) -> None:
@@ -181,7 +229,7 @@ class Screen:
             self._suggest_bury(s)
         out = hand_view(v, t.seats.infos(), lang, match_id=t.id, version=version,
                         legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
-                        page_size=t.host.page_size(t.platform_name), note=note)
+                        page_size=t.host.page_size(t.platform_name), note=note, web=self.web_button(s, lang))
         if menu:
             out = replace(out, choices=quick_choices(t.game, s, v, lang, match_id=t.id, version=version))
         return out
@@ -225,6 +273,15 @@ class Screen:
         key = (str(m.phase), tuple(hand))
         version = self.drawn_hands.version_for(s, *key, m.version)
         slot = f"hand{s}"
+        if not force_new and self.on_web(s) and m.phase != "match_over":
+            # Played on the web table: folded away once (no card in it), never edited per play.
+            if slot in self.messages:
+                await self._buttons_index(s, version, key)
+                lang = t.seat_lang(s)
+                folded = hand_on_web_view(seen, t.seats.infos(), lang, match_id=t.id, version=version,
+                                          web=self.web_button(s, lang))
+                await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
+            return
         if (not force_new and s in self.plays_inline and m.phase == "playing"
                 and self.hand_phase.get(s) == "playing" and slot in self.messages):
             # Folded away once (no card in it, so no edit after the next plays); its old buttons

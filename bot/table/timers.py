@@ -145,6 +145,12 @@ async def on_tick(table: Table, kind: str) -> None:
             await moves.apply(table, TimeUp(), None, ended=kind)
         except IllegalAction:
             await table.timers.set(kind, None)
+            return
+        if isinstance(table.meta.get("board"), dict):  # a board's clock (002: 12 minutes): played out at once
+            for s in table.seats.humans():
+                table.seats[s]["away"] = True
+            await table.save_seats()
+            await table.say(tr(table.lang, "board.time_up"))
         return
     if kind in ("deal", "declare", "next"):
         sys_action = m.system_action()

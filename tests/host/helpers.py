@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot import tokens
 from bot.cardtext import cards_text
+from bot.host import Host
 from bot.platform import Button, View
 from bot.table import Table
-from tests.host.conftest import Rig
+from persistence.store import Store
+from tests.host.conftest import PACED, Rig
 
 
 async def send(rig: Rig, ev: Any) -> list[str]:
@@ -123,3 +126,36 @@ async def open_table(rig: Rig, humans: list[str], bots: int, *opts: str) -> Tabl
     table = rig.host.by_chat[("fake", "g1")]
     assert table.status == "active"
     return table
+
+
+async def restart_mid_hand(rig: Rig, reopen: Callable[[], Awaitable[Store]]) -> None:
+    """Two people play into the first tricks, the host stops, a new host on `reopen()`'s store (the
+    same database) replays with the same messages and timers, and the match goes on to its end."""
+    table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
+    for _ in range(200):  # into the first tricks of hand 1
+        if table.match.phase == "playing" and table.match.public_view()["tricks_played"] >= 3:
+            break
+        if not any([await act_as_human(rig, table, u, "text") for u in ("u1", "u2")]):
+            rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
+            await rig.host.settle()
+    assert table.match.phase == "playing"
+    version, messages, deadlines = table.match.version, dict(table.messages), dict(table.deadlines)
+    await rig.host.stop()
+    await rig.store.close()
+
+    store2 = await reopen()
+    host2 = Host(store2, clock=rig.clock, defaults=PACED, use_ai_threads=False)
+    host2.register(rig.platform)
+    edits_before = len(rig.platform.log)
+    await host2.start()
+    await host2.settle()
+    t2 = host2.tables[table.id]
+    assert t2.match.version == version and t2.messages == messages and t2.deadlines == deadlines
+    edited = {s.message_id for s in rig.platform.log[edits_before:] if s.op == "edit"}
+    assert messages["table"] in edited
+    rig2 = Rig(host2, store2, rig.platform, rig.clock, rig.d)
+    await play_out(rig2, t2, {"u1": "buttons", "u2": "text"})
+    finished = await store2.get_match(table.id)
+    assert finished is not None and finished.status == "finished" and finished.result is not None
+    await host2.stop()
+    await store2.close()

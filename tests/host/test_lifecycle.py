@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from bot.host import Host
 from bot.i18n import tr
 from persistence.store import SqliteStore
 from tests.host.conftest import PACED, Rig, make_rig
-from tests.host.helpers import act_as_human, open_table, play_out, send
+from tests.host.helpers import act_as_human, open_table, restart_mid_hand, send
 
 
 async def test_lobby_rules(rig: Rig) -> None:
@@ -120,34 +119,8 @@ async def test_pause_resume_abandon_by_vote(paced: Rig) -> None:
 async def test_restart_mid_hand_goes_on_with_the_same_messages() -> None:
     rig = await make_rig(PACED)
     path = rig.store.path
-    table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
-    for _ in range(200):  # into the first tricks of hand 1
-        if table.match.phase == "playing" and table.match.public_view()["tricks_played"] >= 3:
-            break
-        if not any([await act_as_human(rig, table, u, "text") for u in ("u1", "u2")]):
-            rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
-            await rig.host.settle()
-    assert table.match.phase == "playing"
-    version, messages, deadlines = table.match.version, dict(table.messages), dict(table.deadlines)
-    await rig.host.stop()
-    await rig.store.close()
-
     # a new host on the same database file: replays, refreshes the same messages, re-arms timers
-    store2 = await SqliteStore.open(path, synchronous="OFF")
-    host2 = Host(store2, clock=rig.clock, defaults=PACED, use_ai_threads=False)
-    host2.register(rig.platform)
-    edits_before = len(rig.platform.log)
-    await host2.start()
-    await host2.settle()
-    t2 = host2.tables[table.id]
-    assert t2.match.version == version and t2.messages == messages and t2.deadlines == deadlines
-    edited = {s.message_id for s in rig.platform.log[edits_before:] if s.op == "edit"}
-    assert messages["table"] in edited
-    rig2 = Rig(host2, store2, rig.platform, rig.clock, rig.d)
-    await play_out(rig2, t2, {"u1": "buttons", "u2": "text"})
-    assert (await store2.get_match(table.id)).status == "finished"
-    await host2.stop()
-    await store2.close()
+    await restart_mid_hand(rig, lambda: SqliteStore.open(path, synchronous="OFF"))
 
 
 async def test_join_through_a_deep_link_in_the_private_chat(rig: Rig) -> None:

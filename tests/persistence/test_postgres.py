@@ -182,9 +182,9 @@ class TestLeases:
         b = await PostgresStore.open(pg_url, worker="w2")
         try:
             match_id = await a.create_match("telegram", "-1", RULES, SEATS, 7, {})
-            with pytest.raises(LeaseLost):  # nobody holds it yet: no worker may write
-                await a.append_action(match_id, 0, {"t": "deal"}, "k0")
-            assert await a.acquire_lease(match_id, ttl=0.5)
+            with pytest.raises(LeaseLost):  # whoever opens a table holds it first: nobody else may write
+                await b.append_action(match_id, 0, {"t": "deal"}, "k0")
+            assert await a.acquire_lease(match_id, ttl=0.5)  # renews its own
             assert not await b.acquire_lease(match_id, ttl=0.5)  # w1's lease runs
             assert await a.append_action(match_id, 0, {"t": "deal"}, "k0") == "applied"
             with pytest.raises(LeaseLost, match="does not hold its lease"):
@@ -222,3 +222,18 @@ class TestLeases:
         assert await pg.append_action(match_id, 0, {"t": "deal"}, None) == "applied"
         with pytest.raises(RuntimeError, match="worker name"):
             await pg.acquire_lease(match_id, ttl=1)
+
+
+async def test_a_worker_takes_many_free_tables_in_one_statement(pg_url: str) -> None:
+    a = await PostgresStore.open(pg_url, worker="w1")
+    b = await PostgresStore.open(pg_url, worker="w2")
+    try:
+        ids = [await a.create_match("telegram", f"-{i}", RULES, SEATS, 7, {}) for i in range(4)]
+        await a.release_lease(ids[0])
+        await a.release_lease(ids[1])
+        # w1 still holds 3 and 4; a table that does not exist is skipped
+        assert await b.acquire_leases([*ids, 9999], ttl=30) == ids[:2]
+        assert await a.acquire_leases(ids, ttl=30) == ids[2:]  # renews its own only
+    finally:
+        await a.close()
+        await b.close()

@@ -19,14 +19,14 @@ from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
 from fakes.telegram_api import FakeTelegram
-from fakes.telegram_rig import NO_LIMITS, Rig, boot, start_fake, stop_fake, to_a_persons_turn, until
+from fakes.telegram_rig import RIG_SCALE, Rig, boot, start_fake, stop_fake, to_a_persons_turn, until
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
 SETTINGS = TableSettings(deal=0, declare=1, bury=1, turn=0, next=0, lobby=0, away_after=0)
 GROUP, ANN = -3001, 201
 # Backoff shortened so a test need not wait out real seconds (the defaults are 0.25 s doubling to 4 s).
-FAST_RETRY = FloodLimits(**{**NO_LIMITS.__dict__, "retry_base": 0.01, "retry_cap": 0.05})
+FAST_RETRY = FloodLimits(scale=RIG_SCALE, retry_base=0.01, retry_cap=0.05)
 
 
 async def open_table(rig: Rig, clock: FakeClock) -> Table:

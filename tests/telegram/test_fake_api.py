@@ -18,6 +18,7 @@ from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, Time
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
+    ChatMemberHandler,
     ChosenInlineResultHandler,
     ContextTypes,
     InlineQueryHandler,
@@ -56,6 +57,7 @@ class Harness:
             CallbackQueryHandler(self._record),
             InlineQueryHandler(self._record),
             ChosenInlineResultHandler(self._record),
+            ChatMemberHandler(self._record, ChatMemberHandler.MY_CHAT_MEMBER),
         ):
             self.app.add_handler(handler)
         self.app.add_error_handler(self._error)
@@ -77,7 +79,9 @@ class Harness:
 
 @pytest.fixture
 async def harness() -> AsyncIterator[Harness]:
-    fake = FakeTelegram()
+    # Telegram's limits on a fast clock (a Telegram second is a millisecond): the bare client's
+    # calls here come quicker than a person's; the flood test sets the real pace.
+    fake = FakeTelegram(limits=Limits(scale=0.001))
     await fake.start()
     h = Harness(fake)
     await h.app.initialize()
@@ -232,3 +236,87 @@ async def test_flood_limits_on_a_scaled_clock(harness: Harness) -> None:
     harness.fake.start_private(2)
     await harness.next_update()
     await bot.send_message(2, "private is fine")
+    assert harness.fake.rejected_by == {"chat": 1, "group": 1}
+
+
+async def test_the_bots_overall_second_is_counted_across_chats(harness: Harness) -> None:
+    now = [0.0]
+    harness.fake.limits = Limits(scale=1.0)
+    harness.fake.clock = lambda: now[0]
+    bot = harness.app.bot
+    for g in range(30):  # 30 groups, one message each: the bot's whole second
+        harness.fake.add_group(-7000 - g)
+        await bot.send_message(-7000 - g, "hi")
+    harness.fake.add_group(-8000)
+    with pytest.raises(RetryAfter):
+        await bot.send_message(-8000, "the 31st in one second")
+    assert harness.fake.rejected_by == {"bot": 1}
+    now[0] += 1.0
+    await bot.send_message(-8000, "a second later")
+
+
+async def test_a_blocked_users_chat_refuses_edits_and_says_so(harness: Harness) -> None:
+    bot = harness.app.bot
+    harness.fake.start_private(2)
+    await harness.next_update()
+    msg = await bot.send_message(2, "your hand")
+    harness.fake.block(2)
+    blocked = await harness.next_update()
+    assert blocked.my_chat_member is not None and blocked.my_chat_member.new_chat_member.status == "kicked"
+    with pytest.raises(Forbidden, match="blocked"):
+        await bot.edit_message_text("your hand, later", chat_id=2, message_id=msg.message_id)
+    with pytest.raises(Forbidden, match="blocked"):
+        await bot.delete_message(2, msg.message_id)
+    # "Restart bot": Telegram says so, the user's /start follows, and the chat takes messages again.
+    harness.fake.start_private(2)
+    unblocked = await harness.next_update()
+    assert unblocked.my_chat_member is not None and unblocked.my_chat_member.new_chat_member.status == "member"
+    await harness.next_update()
+    await bot.edit_message_text("your hand, now", chat_id=2, message_id=msg.message_id)
+
+
+async def test_inline_results_are_capped_at_50_and_paged_by_next_offset(harness: Harness) -> None:
+    def articles(start: int, n: int) -> list[InlineQueryResultArticle]:
+        return [InlineQueryResultArticle(id=f"r{i}", title=f"play {i}",
+                                         input_message_content=InputTextMessageContent("x"))
+                for i in range(start, start + n)]
+
+    query_id = harness.fake.inline_query(2, "")
+    update = await harness.next_update()
+    assert update.inline_query is not None
+    with pytest.raises(BadRequest, match=r"(?i)results_too_much"):
+        await update.inline_query.answer(articles(0, 51), cache_time=0)
+    await update.inline_query.answer(articles(0, 50), cache_time=0, next_offset="50")
+    scrolled = harness.fake.scroll_inline(query_id)
+    assert scrolled is not None
+    page = await harness.next_update()
+    assert page.inline_query is not None and page.inline_query.offset == "50"
+    await page.inline_query.answer(articles(50, 41), cache_time=0, next_offset="")
+    assert len(harness.fake.inline_answers[scrolled]["results"]) == 41
+    assert harness.fake.scroll_inline(scrolled) is None  # nothing more
+    with pytest.raises(BadRequest, match=r"(?i)next_offset_invalid"):
+        query = harness.fake.inline_query(2, "x")
+        again = await harness.next_update()
+        assert again.inline_query is not None and query
+        await again.inline_query.answer(articles(0, 1), next_offset="9" * 65)
+
+
+async def test_queries_answered_too_late_are_refused(harness: Harness) -> None:
+    now = [0.0]
+    harness.fake.clock = lambda: now[0]
+    bot = harness.app.bot
+    msg = await bot.send_message(GROUP, "Table", reply_markup=InlineKeyboardMarkup(
+        [[InlineKeyboardButton("Join", callback_data="j")]]))
+    _, late_press = harness.fake.press(2, GROUP, msg.message_id, "j")
+    await harness.next_update()
+    late_inline = harness.fake.inline_query(2, "")
+    await harness.next_update()
+    now[0] += 10.5  # the person's client stopped waiting
+    with pytest.raises(BadRequest, match="too old"):
+        await bot.answer_callback_query(late_press, "too late")
+    with pytest.raises(BadRequest, match="too old"):
+        await bot.answer_inline_query(late_inline, [])
+    _, in_time = harness.fake.press(2, GROUP, msg.message_id, "j")
+    await harness.next_update()
+    now[0] += 9.0
+    assert await bot.answer_callback_query(in_time, "in time")

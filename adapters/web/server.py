@@ -1,0 +1,243 @@
+"""The web table's server: the page, its WebSocket and the replays, on aiohttp in the bot's process.
+
+Each socket says who it is first (a Telegram Mini App's initData or a signed link), then watches
+its table through the host (`bot.live`): the table's actor hands it every state it reaches, as
+that seat's view (an onlooker: the public view), and the socket sends the newest one. Actions
+come back as the same typed actions a person can write in the chat ("play AS AS"), so they take
+the host's one path (`Host.handle`) and are refused in the same words.
+
+`WebTable.add_routes` puts the routes on any `aiohttp.web.Application`, so the process can serve
+other routes (health, metrics) beside them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+from urllib.parse import quote
+
+from aiohttp import WSMsgType, web
+
+from adapters.web.auth import AuthError, LinkSigner, Person, check_init_data
+from adapters.web.config import WebConfig
+from bot.host import Host
+from bot.live import LiveFrame, Watch
+from bot.platform import ButtonKind, Incoming, User, Where
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT = 10.0  # seconds a new socket has to say who it is
+ACTIONS = {"play": "play", "bury": "bury", "declare": "declare", "chao": "chao", "pass": "pass",
+           "revolt": "revolt", "hint": "hint"}
+MAX_CARDS = 40
+REFUSED = 4401  # the close code of a socket whose credential was refused (the page does not retry)
+STATIC = resources.files("adapters.web") / "static"
+
+
+@dataclass(eq=False)
+class Connection:
+    """One open socket: the newest state not yet sent, and the answers to send before it."""
+
+    ws: web.WebSocketResponse
+    seat: int | None = None
+    latest: str | None = None
+    sent: str | None = None
+    notices: list[str] = field(default_factory=list)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def frame(self, frame: LiveFrame) -> None:
+        """Called by the table's actor: keep this seat's view of the state just reached."""
+        self.latest = frame.json(self.seat)
+        self.wake.set()
+
+    def notice(self, obj: dict[str, Any]) -> None:
+        self.notices.append(json.dumps(obj, ensure_ascii=False))
+        self.wake.set()
+
+    async def pump(self) -> None:
+        """Sends answers and the newest state; states it could not send in time are skipped, not queued."""
+        while not self.ws.closed:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.notices:
+                await self.ws.send_str(self.notices.pop(0))
+            latest = self.latest
+            if latest is not None and latest != self.sent:
+                self.sent = latest
+                await self.ws.send_str(latest)
+
+
+class _Reply:
+    """The host's answer to one action, sent to the socket it came from."""
+
+    def __init__(self, conn: Connection, key: str) -> None:
+        self.conn = conn
+        self.key = key
+
+    async def notice(self, text: str, alert: bool = False) -> None:
+        self.conn.notice({"type": "notice", "key": self.key, "ok": text == "✓", "text": text})
+
+
+class WebTable:
+    """The web front of a host: links for its buttons (`bot.live.WebLinks`) and the routes."""
+
+    def __init__(self, host: Host, config: WebConfig, *, clock: Callable[[], float] = time.time) -> None:
+        self.host = host
+        self.config = config
+        self.clock = clock
+        self.signer = LinkSigner(config.secret, config.link_ttl)
+        self.connections: set[Connection] = set()
+        self._runner: web.AppRunner | None = None
+        self._keys = 0
+
+    # ----- links (bot.live.WebLinks) -----
+
+    def seat_link(self, platform: str, match_id: int, user_id: str) -> tuple[str, ButtonKind] | None:
+        base = self.config.public_url
+        if not base:
+            return None
+        if platform == "telegram" and self.config.telegram_token:
+            return f"{base}/?m={match_id}", "web_app"  # the Mini App proves who opens it
+        token = self.signer.sign(platform, match_id, user_id, now=self.clock())
+        return f"{base}/?m={match_id}#k={quote(token)}", "url"
+
+    def table_link(self, platform: str, match_id: int) -> tuple[str, ButtonKind] | None:
+        if platform == "telegram" and self.config.miniapp:
+            return f"https://t.me/{self.config.miniapp}?startapp=m{match_id}", "url"
+        base = self.config.public_url
+        if not base:
+            return None
+        token = self.signer.sign(platform, match_id, None, now=self.clock())
+        return f"{base}/?m={match_id}#k={quote(token)}", "url"
+
+    # ----- the server -----
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_get("/", self.page)
+        app.router.add_get("/ws", self.socket)
+        app.router.add_post("/replay", self.replay)
+        app.router.add_static("/static/", str(STATIC), append_version=False)
+
+    def application(self) -> web.Application:
+        app = web.Application()
+        self.add_routes(app)
+        return app
+
+    async def start(self, app: web.Application | None = None) -> None:
+        """Serves `app` (by default one with only the web table's routes) on the configured port."""
+        self._runner = web.AppRunner(app or self.application(), shutdown_timeout=1.0)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self.config.listen, self.config.port).start()
+
+    async def stop(self) -> None:
+        for conn in list(self.connections):
+            await conn.ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def page(self, request: web.Request) -> web.Response:
+        html = (STATIC / "index.html").read_text(encoding="utf-8")
+        html = html.replace("{{TELEGRAM_SCRIPT}}", self.config.telegram_script)
+        return web.Response(text=html, content_type="text/html",
+                            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    def authenticate(self, auth: Any) -> Person:
+        """The person a hello's credential names, or AuthError."""
+        if not isinstance(auth, dict):
+            raise AuthError("malformed")
+        if isinstance(auth.get("tg"), str) and auth["tg"]:
+            if not self.config.telegram_token:
+                raise AuthError("forged")
+            return check_init_data(auth["tg"], self.config.telegram_token, now=self.clock(),
+                                   max_age=self.config.init_data_max_age)
+        if isinstance(auth.get("link"), str) and auth["link"]:
+            return self.signer.check(auth["link"], now=self.clock())
+        raise AuthError("malformed")
+
+    async def socket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=16 * 1024)
+        await ws.prepare(request)
+        conn = Connection(ws)
+        try:
+            hello = await asyncio.wait_for(ws.receive_json(), HELLO_TIMEOUT)
+            person = self.authenticate(hello.get("auth"))
+            match_id = person.match_id
+            asked = hello.get("match")
+            if match_id is None and isinstance(asked, int):
+                match_id = asked
+            if match_id is None or (person.match_id is not None and asked not in (None, person.match_id)):
+                raise AuthError("malformed")
+        except AuthError as err:
+            await ws.send_json({"type": "refused", "reason": err.reason})
+            await ws.close(code=REFUSED)
+            return ws
+        except (TimeoutError, ValueError, TypeError, AttributeError):
+            await ws.close(code=REFUSED)
+            return ws
+        where = self.host.live_where(match_id, person.platform)
+        if where is None:
+            await ws.send_json({"type": "refused", "reason": "no_table"})
+            await ws.close(code=REFUSED)
+            return ws
+        conn.seat = self.host.live_seat(match_id, person.user_id) if person.user_id else None
+        self.connections.add(conn)
+        pump = asyncio.create_task(conn.pump())
+        self.host.watch(match_id, Watch(conn.frame, conn.seat))
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    data = json.loads(msg.data)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and data.get("t") == "act":
+                    await self.act(conn, person, where.chat_id, data)
+        finally:
+            self.connections.discard(conn)
+            self.host.unwatch(match_id, conn.frame)
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+                await pump
+        return ws
+
+    async def act(self, conn: Connection, person: Person, chat_id: str, data: dict[str, Any]) -> None:
+        """An action from the page, as the typed action it stands for, through the host's one path."""
+        key = str(data.get("key", ""))[:64]
+        word = ACTIONS.get(str(data.get("a", "")))
+        cards = data.get("cards") or []
+        if (word is None or person.user_id is None or conn.seat is None or not isinstance(cards, list)
+                or len(cards) > MAX_CARDS or not all(isinstance(c, str) and len(c) <= 3 for c in cards)):
+            conn.notice({"type": "notice", "key": key, "ok": False, "code": "not_seated"})
+            return
+        if not key:
+            self._keys += 1
+            key = f"{id(conn)}.{self._keys}"
+        user = User(person.platform, person.user_id, person.name, person.language)
+        event = Incoming("text", user, Where(person.platform, chat_id), key=f"web:{person.platform}:{person.user_id}:{key}",
+                         text=" ".join([word, *cards]), reply=_Reply(conn, key))
+        await self.host.handle(event)
+
+    async def replay(self, request: web.Request) -> web.Response:
+        """A finished hand of the credential's chat, trick by trick (public cards only)."""
+        try:
+            data = await request.json()
+            person = self.authenticate(data.get("auth"))
+            chat_of = int(data.get("match") if person.match_id is None else person.match_id)
+            match_id = int(data.get("replay", chat_of))
+            hand_no = int(data.get("hand", 0))
+        except AuthError as err:
+            return web.json_response({"error": err.reason}, status=403)
+        except (ValueError, TypeError, AttributeError):
+            return web.json_response({"error": "malformed"}, status=400)
+        body = await self.host.replay(person.platform, chat_of, match_id, hand_no)
+        if body is None:
+            return web.json_response({"error": "no_hand"}, status=404)
+        return web.json_response(body)

@@ -1,0 +1,357 @@
+"""Several workers, one database: each table driven by one worker at a time, updates reaching it.
+
+Why this shape. A table stays a single-writer actor (bot.table); what moves between workers is
+ownership, through the table's lease in the database: a worker drives only the tables whose
+lease it holds, renews them every `beat` seconds, and the store refuses an append from a worker
+whose lease ran out (`LeaseLost`), so a table never runs twice even when a worker stalls.
+
+- Sharing: every beat a worker counts the live workers and the open tables, takes free tables
+  up to its fair share (ceil(tables / workers)) and hands back what is above it. A new worker
+  therefore gets its share as the others shed theirs; a stopped one releases its leases at once;
+  a dead one's leases run out after `ttl` and the next beat of each survivor takes them.
+- Routing: any worker may receive any update. One for a table it does not drive goes to the
+  table's inbox in the database and wakes the owner (or waits for the next one, should the owner
+  be dead); the owner's answer to the person (a callback answer, an ephemeral reply) comes back
+  to the receiving worker, which holds the platform's handle for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import math
+import os
+import socket
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from bot import tokens
+from bot.platform import Incoming, Replier, User, Where
+
+if TYPE_CHECKING:
+    from bot.host import Host
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two heartbeats; a lease lasts `ttl` (the store's), several beats.
+BEAT = 1.0
+#: Replies waited for at most this many at once (old ones are dropped: their updates are long gone).
+PENDING_REPLIES = 10_000
+#: Tables a worker takes in one beat at most: loading and replaying them is work on the event loop.
+TAKE_PER_BEAT = 250
+#: Updates that waited this long in an inbox are dropped (their table ended meanwhile).
+INBOX_MAX_AGE = 120.0
+
+
+def worker_name() -> str:
+    """$TRACTOR_WORKER, else host:pid: unique among the workers sharing a database."""
+    return os.environ.get("TRACTOR_WORKER") or f"{socket.gethostname()}:{os.getpid()}"
+
+
+class Router(Protocol):
+    """What the host asks before it serves an update (`Host.handle`)."""
+
+    async def route(self, event: Incoming) -> bool: ...
+
+
+class LeaseStore(Protocol):
+    """The store's half (persistence.postgres.PostgresStore)."""
+
+    worker: str | None
+    lease_ttl: float
+
+    async def acquire_leases(self, match_ids: Sequence[int], ttl: float) -> list[int]: ...
+
+    async def renew_leases(self, ttl: float) -> list[int]: ...
+
+    async def release_lease(self, match_id: int) -> None: ...
+
+
+class Link(Protocol):
+    """The workers' shared state (persistence.postgres_cluster.ClusterLink)."""
+
+    worker: str
+
+    async def beat(self, ttl: float) -> list[str]: ...
+
+    async def leave(self) -> None: ...
+
+    async def open_tables(self, platforms: Collection[str]) -> list[tuple[int, str | None]]: ...
+
+    async def table_of_chat(self, platform: str, chat_id: str) -> int | None: ...
+
+    async def tables_of_user(self, platform: str, user_id: str) -> list[int]: ...
+
+    async def post(self, match_id: int, payload: dict[str, Any]) -> str | None: ...
+
+    async def take(self) -> list[tuple[int, dict[str, Any]]]: ...
+
+    async def prune(self, older_than: float) -> int: ...
+
+    async def notify(self, worker: str, message: dict[str, Any]) -> None: ...
+
+    async def listen(self, on_message: Callable[[dict[str, Any]], None]) -> None: ...
+
+    async def hold(self, role: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class ClusterStats:
+    """What this worker did (the metrics endpoint, tests)."""
+
+    workers: int = 1
+    forwarded: int = 0  # updates sent on to another worker's table
+    received: int = 0  # updates taken from the inbox of a table this worker drives
+    taken: int = 0  # tables taken (free, or a dead worker's)
+    handed: int = 0  # tables given back (a fair share, a clean stop)
+    lost: int = 0  # tables whose lease ran out under this worker
+    lease_changes: int = 0
+    beats: int = 0
+
+
+class Cluster:
+    """This worker among the others: beats, shares tables, routes updates. See the module docstring."""
+
+    def __init__(self, host: Host, store: LeaseStore, link: Link, *, beat: float = BEAT,
+                 ttl: float | None = None) -> None:
+        self.host = host
+        self.store = store
+        self.link = link
+        self.worker = link.worker
+        self.beat_every = beat
+        self.ttl = ttl if ttl is not None else store.lease_ttl
+        store.lease_ttl = self.ttl  # a table this worker opens is leased for as long
+        self.stats = ClusterStats()
+        self._lock = asyncio.Lock()
+        self._task: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._pending: OrderedDict[str, Replier] = OrderedDict()
+        self._ids = itertools.count(1)
+        self._background: set[asyncio.Task[Any]] = set()
+        self.stopping = False
+
+    # ----- lifecycle -----
+
+    async def start(self) -> None:
+        """Joins: listens for updates and replies, takes a first share of the tables, then beats."""
+        self.host.router = self
+        await self.link.listen(self._on_message)
+        await self.beat()
+        self._task = asyncio.create_task(self._run(), name=f"cluster-{self.worker}")
+        self._renewer = asyncio.create_task(self._renewing(), name=f"leases-{self.worker}")
+
+    async def stop(self) -> None:
+        """A clean stop: every table this worker drives is handed over at once (no waiting for a
+        lease to run out), then the worker leaves."""
+        self.stopping = True
+        for task in (self._task, self._renewer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        async with self._lock:
+            await asyncio.gather(*(self._hand_over(m) for m in list(self.host.tables)))
+            with contextlib.suppress(Exception):
+                await self.link.leave()
+        await self.link.close()
+        self.host.router = None
+
+    async def _run(self) -> None:
+        """Beats every `beat_every` seconds, and serves the inbox whenever a NOTIFY says so; a busy
+        inbox never delays a beat (the leases would run out)."""
+        loop = asyncio.get_running_loop()
+        next_beat = loop.time() + self.beat_every
+        while True:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(0.0, next_beat - loop.time()))
+            try:
+                if self._wake.is_set():
+                    self._wake.clear()
+                    await self.drain()
+                if loop.time() >= next_beat:
+                    next_beat = loop.time() + self.beat_every
+                    await self.beat()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("worker %s: heartbeat or inbox failed; trying again", self.worker)
+
+    async def when_holding(self, role: str, start: Callable[[], Awaitable[None]]) -> None:
+        """Runs `start` once this worker holds `role`, which one worker holds at a time (Telegram's
+        long polling: two pollers of one bot make Telegram refuse both). Should the holder die, the
+        next worker waiting gets the role at once."""
+        await self.link.hold(role)
+        log.info("worker %s now holds %s", self.worker, role)
+        await start()
+
+    # ----- sharing the tables -----
+
+    async def beat(self) -> None:
+        """Renews this worker's leases, drops the tables it lost, sheds what is above its fair share
+        and takes free tables up to it, then serves their waiting updates."""
+        async with self._lock:
+            self.stats.beats += 1
+            held = await self.renew()
+            live = await self.link.beat(self.ttl)
+            self.stats.workers = max(1, len(live))
+            tables = await self.link.open_tables(self.host.platforms)
+            share = math.ceil(len(tables) / self.stats.workers)
+            for match_id in held - {m for m, _ in tables}:
+                await self.store.release_lease(match_id)  # its match ended (or was set aside)
+            mine = [m for m, w in tables if w == self.worker]
+            running = [m for m in mine if m in self.host.tables]
+            for match_id in [m for m in mine if m not in self.host.tables]:
+                await self.store.release_lease(match_id)  # held but not driven (could not be resumed)
+            # together: each waits for its table's current step, and leases must be renewed again soon
+            shed = sorted(running, reverse=True)[: max(0, len(running) - share)]
+            await asyncio.gather(*(self._hand_over(m) for m in shed))
+            room = min(share - min(len(running), share), TAKE_PER_BEAT)
+            free = [m for m, w in tables if w is None]
+            if room and free:
+                # each worker starts at its own place in the list, so that workers taking at once
+                # (a dead one's tables) mostly ask for different tables
+                at = (live.index(self.worker) * room) % len(free) if self.worker in live else 0
+                got = await self.store.acquire_leases((free[at:] + free[:at])[:room], self.ttl)
+            else:
+                got = []
+            if got:
+                started = await self.host.start(ids=got)
+                for match_id in set(got) - set(started):
+                    await self.store.release_lease(match_id)
+                self.stats.taken += len(started)
+                self.stats.lease_changes += len(started)
+                log.info("worker %s took tables %s", self.worker, started)
+            if self.stats.beats % 30 == 0:
+                await self.link.prune(INBOX_MAX_AGE)
+        await self.drain()
+
+    async def renew(self) -> set[int]:
+        """Renews this worker's leases and stops driving any table whose lease ran out; the tables held."""
+        held = set(await self.store.renew_leases(self.ttl))
+        for match_id in [m for m in self.host.tables if m not in held]:
+            log.warning("worker %s lost table %s (its lease ran out)", self.worker, match_id)
+            self.host.drop(match_id)
+            self.stats.lost += 1
+            self.stats.lease_changes += 1
+        return held
+
+    async def _renewing(self) -> None:
+        """The leases' own heartbeat, apart from `beat`: taking many tables at once (loading and
+        replaying them) can outlast a lease, and must not let the ones already held run out."""
+        while True:
+            await asyncio.sleep(self.beat_every)
+            try:
+                await self.renew()
+            except Exception:
+                log.exception("worker %s: renewing its leases failed; trying again", self.worker)
+
+    async def _hand_over(self, match_id: int) -> None:
+        await self.host.hand_over(match_id)
+        await self.store.release_lease(match_id)
+        self.stats.handed += 1
+        self.stats.lease_changes += 1
+
+    # ----- routing -----
+
+    async def route(self, event: Incoming) -> bool:
+        """True when the update belongs to another worker's table and went to it."""
+        if self.stopping or event.kind == "inline_query":
+            return False
+        target = await self._target(event)
+        if target is None or target in self.host.tables:
+            return False
+        payload = encode(event)
+        if event.reply is not None:
+            rid = f"{next(self._ids)}"
+            self._pending[rid] = event.reply
+            if len(self._pending) > PENDING_REPLIES:
+                self._pending.popitem(last=False)
+            payload["reply"] = rid
+        payload["from"] = self.worker
+        await self.link.post(target, payload)
+        self.stats.forwarded += 1
+        return True
+
+    async def _target(self, event: Incoming) -> int | None:
+        """The table an update is about, when this worker cannot tell that it drives it."""
+        if event.kind in ("press", "chosen"):
+            try:
+                return tokens.parse(event.token).match_id
+            except tokens.BadToken:
+                return None  # answered here
+        where = event.where
+        if not where.private:
+            if (where.platform, where.chat_id) in self.host.by_chat:
+                return None
+            return await self.link.table_of_chat(where.platform, where.chat_id)
+        if any(t.platform_name == where.platform and t.seat_of(event.user.user_id) is not None
+               for t in self.host.tables.values()):
+            return None
+        mine = await self.link.tables_of_user(where.platform, event.user.user_id)
+        return mine[0] if mine else None
+
+    async def drain(self) -> None:
+        """Serves the updates waiting for the tables this worker drives."""
+        for _match_id, payload in await self.link.take():
+            self.stats.received += 1
+            origin, rid = payload.get("from"), payload.get("reply")
+            reply = RemoteReply(self, str(origin), str(rid)) if origin and rid else None
+            try:
+                event = decode(payload, reply)
+            except (KeyError, TypeError, ValueError):
+                log.error("worker %s: unreadable forwarded update dropped", self.worker)
+                continue
+            await self.host.handle(event, forwarded=True)
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        kind = message.get("kind")
+        if kind == "inbox":
+            self._wake.set()
+        elif kind == "reply":
+            replier = self._pending.pop(str(message.get("reply")), None)
+            if replier is not None:
+                self._spawn(replier.notice(str(message.get("text", "")), bool(message.get("alert"))))
+
+    def _spawn(self, job: Any) -> None:
+        task = asyncio.ensure_future(job)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+class RemoteReply:
+    """Answers an update that another worker received: the answer goes back to that worker."""
+
+    def __init__(self, cluster: Cluster, origin: str, reply_id: str) -> None:
+        self.cluster, self.origin, self.reply_id = cluster, origin, reply_id
+
+    async def notice(self, text: str, alert: bool = False) -> None:
+        await self.cluster.link.notify(self.origin, {"kind": "reply", "reply": self.reply_id,
+                                                     "text": text, "alert": alert})
+
+
+def encode(event: Incoming) -> dict[str, Any]:
+    """An update as plain JSON data (everything but its reply handle)."""
+    return {
+        "kind": event.kind, "key": event.key, "name": event.name, "args": list(event.args),
+        "token": event.token, "text": event.text, "extra": dict(event.extra),
+        "user": [event.user.platform, event.user.user_id, event.user.name, event.user.language],
+        "where": [event.where.platform, event.where.chat_id, event.where.private],
+    }
+
+
+def decode(data: dict[str, Any], reply: Replier | None) -> Incoming:
+    up, uid, name, language = data["user"]
+    wp, wid, private = data["where"]
+    return Incoming(
+        data["kind"], User(str(up), str(uid), str(name), None if language is None else str(language)),
+        Where(str(wp), str(wid), bool(private)), str(data["key"]), name=str(data["name"]),
+        args=tuple(str(a) for a in data["args"]), token=str(data["token"]), text=str(data["text"]),
+        reply=reply, extra={str(k): str(v) for k, v in dict(data["extra"]).items()},
+    )

@@ -1,0 +1,131 @@
+"""Daily boards: the same few boards for every chat each day, scored against the whole field.
+
+The day's set is made by whoever asks first and stored under the day's key
+(UTC), so every chat and every worker plays the same boards. Each finished
+table is compared with every other table that played the board, by direction,
+with duplicate bridge's matchpoints; a person's day (or week) is the average
+of their percentages, and the standings come as text and as a picture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from bot.duplicate.scoring import percentages
+from bot.duplicate.tables import boards, make_set, seat_scores
+from bot.i18n import N_, tr
+from bot.league.picture import render_table
+from bot.league.tables import Table as Picture
+from bot.table import Table
+from persistence.board_store import BoardRow, PlayRow
+
+if TYPE_CHECKING:
+    from bot.host import Host
+
+DAILY_BOARDS = 4
+DAY_TITLE, WEEK_TITLE = N_("daily.day_title"), N_("daily.week_title")
+DAILY_SOURCE = "drawn"  # 002 2.6 C: a trump everyone shares, so every table plays the same contract
+
+
+def today(host: Host) -> date:
+    return datetime.fromtimestamp(host.clock.now(), UTC).date()
+
+
+async def day_boards(host: Host, day: date) -> list[BoardRow]:
+    """The day's boards, made now if nobody has asked for them yet."""
+    key = day.isoformat()
+    store = boards(host)
+    rows = await store.set_boards("daily", key)
+    if rows:
+        return rows
+    return await store.add_boards("daily", key, [b.row() for b in make_set(host, DAILY_BOARDS, DAILY_SOURCE)])
+
+
+@dataclass(frozen=True)
+class Standing:
+    user_id: str
+    name: str
+    boards: int
+    percent: float
+    total: float  # sum of percentages (for ties)
+
+
+def board_percentages(plays: list[PlayRow]) -> dict[int, tuple[float, float]]:
+    """Each finished table's (N-S %, E-W %) on one board, against every other table of the field."""
+    scored = [(p, seat_scores(p)) for p in plays]
+    done = [(p, s) for p, s in scored if s is not None]
+    ns = percentages([float(s[0]) for _, s in done])
+    ew = percentages([float(s[1]) for _, s in done])
+    return {p.match_id: (ns[i], ew[i]) for i, (p, _) in enumerate(done)}
+
+
+def standings(rows: list[BoardRow], plays: list[PlayRow], platform: str | None = None) -> list[Standing]:
+    """People ranked by their average matchpoint percentage over the boards they played (AIs not ranked)."""
+    got: dict[str, list[float]] = {}
+    names: dict[str, str] = {}
+    for b in rows:
+        mine = [p for p in plays if p.board_id == b.id]
+        pct = board_percentages(mine)
+        for p in mine:
+            if p.match_id not in pct or (platform is not None and p.platform != platform):
+                continue
+            for s, seat in enumerate(p.seats):
+                if seat.get("kind") != "human":
+                    continue
+                key = f"{p.platform}:{seat.get('user_id')}"
+                got.setdefault(key, []).append(pct[p.match_id][s % 2])
+                names[key] = str(seat.get("name", "?"))
+    out = [Standing(k, names[k], len(v), sum(v) / len(v), sum(v)) for k, v in got.items()]
+    return sorted(out, key=lambda s: (-s.percent, -s.boards, s.name))
+
+
+def standings_picture(title: str, rows: list[Standing], lang: str) -> Picture:
+    headers = (tr(lang, "daily.col_pos"), tr(lang, "daily.col_boards"), tr(lang, "daily.col_player"),
+               tr(lang, "daily.col_percent"))
+    lines = tuple((str(i), str(s.boards), s.name, f"{s.percent:.1f}%") for i, s in enumerate(rows, 1))
+    return Picture(title, headers, lines, (tr(lang, "daily.note"),))
+
+
+def standings_text(pic: Picture) -> str:
+    lines = [pic.title]
+    for pos, n, name, pct in pic.rows:
+        lines.append(f"{pos}. {name} — {pct} ({n})")
+    lines.extend(pic.notes)
+    return "\n".join(lines)
+
+
+async def period(host: Host, week: bool) -> tuple[str, list[BoardRow], list[PlayRow]]:
+    """Today's (or this ISO week's, Monday on) boards and every table that played them."""
+    day = today(host)
+    days = [day - timedelta(days=i) for i in range(day.weekday() + 1)] if week else [day]
+    rows: list[BoardRow] = []
+    for d in reversed(days):
+        rows += await boards(host).set_boards("daily", d.isoformat())
+    plays = await boards(host).plays([b.id for b in rows])
+    label = f"{days[-1].isoformat()} – {day.isoformat()}" if week else day.isoformat()
+    return label, rows, plays
+
+
+async def standings_reply(host: Host, lang: str, week: bool) -> tuple[str, bytes | None]:
+    label, rows, plays = await period(host, week)
+    ranked = standings(rows, plays)
+    title = tr(lang, WEEK_TITLE if week else DAY_TITLE, period=label)
+    if not ranked:
+        return tr(lang, "daily.no_results", title=title), None
+    pic = standings_picture(title, ranked[:30], lang)
+    return standings_text(pic), render_table(pic)
+
+
+async def on_board_done(host: Host, table: Table, play: PlayRow) -> None:
+    """A daily board was played here: how it compares with every table so far."""
+    all_plays = await boards(host).plays([play.board_id])
+    pct = board_percentages(all_plays).get(play.match_id)
+    mine = seat_scores(play)
+    if pct is None or mine is None:
+        return
+    tables = sum(1 for p in all_plays if seat_scores(p) is not None)
+    info = table.meta.get("board") or {}
+    await table.say(tr(table.lang, "daily.compared", n=info.get("number", "?"), ns=mine[0], ew=mine[1],
+                       ns_pct=f"{pct[0]:.0f}", ew_pct=f"{pct[1]:.0f}", tables=tables))

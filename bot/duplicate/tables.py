@@ -1,0 +1,165 @@
+"""Board tables: making boards, opening a table on one, and the two moments the host tells us of.
+
+A board table is an ordinary table whose rules carry the board (engine/boards.py)
+and whose seed is the board's, so it resumes like any match. Its meta names the
+board (``meta["board"]``). Before its cards go out (`board_start`, from the
+lobby's start) everyone seated is checked against who has already been dealt
+the board, and recorded; when it ends, `bot.duplicate.hooks` stores its result
+and hands it to the event or the daily boards it belongs to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bot.duplicate.scoring import pair_score
+from bot.i18n import tr
+from bot.platform import Incoming, User, Where
+from bot.settings import settings_with
+from bot.table import Table
+from bot.table.messages import Event
+from engine import preset
+from engine.boards import BoardSpec, board_rules, dealer_of, draw_trump, preset_level
+from engine.cards import cards_str
+from persistence.board_store import BoardRow, BoardStore, PlayRow
+
+if TYPE_CHECKING:
+    from bot.host import Host
+
+log = logging.getLogger(__name__)
+
+SOURCES = ("marked", "bid", "drawn")  # 002 2.6 A, B, C
+
+
+@dataclass(frozen=True)
+class NewBoard:
+    number: int
+    seed: int
+    spec: str
+    source: str
+    drawn: str
+    rules: dict[str, Any]
+
+    def row(self) -> tuple[int, int, str, str, str, dict[str, Any]]:
+        return (self.number, self.seed, self.spec, self.source, self.drawn, self.rules)
+
+
+def make_board(seed: int, number: int, source: str, base: str = "classic", minutes: int | None = None,
+               suit_pick: int = 0) -> NewBoard:
+    """One board: board `number` is dealt by N, W, S, E in turn (002 4.1); trump as `source` says.
+
+    ``marked`` boards are played at 2.6 B's level for their number, with the suit the
+    organiser marks (``suit_pick`` 0-3, chosen by the caller's random draw).
+    """
+    dealer = dealer_of(number)
+    drawn = ""
+    if source == "bid":
+        spec = BoardSpec(dealer, preset_level(number), None)
+    elif source == "drawn":
+        d = draw_trump(seed)
+        spec = BoardSpec(dealer, d.level, d.trump)
+        drawn = " ".join(cards_str(d.cards))
+    else:
+        spec = BoardSpec(dealer, preset_level(number), suit_pick % 4)
+    rules = board_rules(preset(base), spec)
+    if minutes:
+        rules = dataclasses.replace(rules, time_limit_minutes=minutes)
+    return NewBoard(number, seed, spec.to_str(), source, drawn, rules.to_dict())
+
+
+def make_set(host: Host, count: int, source: str, base: str = "classic", minutes: int | None = None,
+             first: int = 1) -> list[NewBoard]:
+    return [make_board(host.rng.randrange(1, 2**31), n, source, base, minutes, host.rng.randrange(4))
+            for n in range(first, first + count)]
+
+
+def boards(host: Host) -> BoardStore:
+    return BoardStore.of(host.store)
+
+
+async def open_table(host: Host, where: Where, board: BoardRow, seats: list[dict[str, Any]], *,
+                     starter: User, event_id: int | None = None, room: str = "", autostart: bool = False,
+                     ) -> Table | None:
+    """A table on `board` in this chat, in its lobby; with `autostart` the seats are set and it deals.
+
+    None when the chat has a table open already.
+    """
+    key = (where.platform, where.chat_id)
+    if key in host.by_chat:
+        return None
+    chat = await host.load_chat(*key)
+    saved = chat.get("timers")
+    remembered = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
+    settings = settings_with(host.defaults, remembered)
+    meta: dict[str, Any] = {
+        "preset": board.rules.get("name", "classic"), "creator": starter.user_id,
+        "creator_name": starter.name[:32], "options": "", "settings": settings.to_dict(), "format": "single",
+        "board": {"id": board.id, "number": board.number, "set": board.set_kind, "key": board.set_key,
+                  "event": event_id, "room": room},
+    }
+    mid = await host.store.create_match(where.platform, where.chat_id, board.rules, seats, board.seed, meta,
+                                        status="lobby")
+    table = Table(host, match_id=mid, platform=where.platform, chat_id=where.chat_id, rules=board.rules,
+                  seats=seats, seed=board.seed, meta=meta, status="lobby")
+    host.add_table(table)
+    if autostart:
+        table.submit(Event(Incoming("command", starter, where, key="", name="start")))
+    return table
+
+
+def board_label(board: BoardRow | dict[str, Any], lang: str) -> str:
+    if isinstance(board, dict):
+        set_kind, key, number, bid = str(board.get("set")), str(board.get("key")), board.get("number"), board.get("id")
+    else:
+        set_kind, key, number, bid = board.set_kind, board.set_key, board.number, board.id
+    if set_kind == "daily":
+        return tr(lang, "board.label_daily", day=key, n=number, id=bid)
+    return tr(lang, "board.label", n=number, id=bid)
+
+
+def _humans(table: Table) -> list[tuple[str, str]]:
+    return [(table.platform_name, str(table.seats[s]["user_id"])) for s in table.seats.humans()]
+
+
+async def board_start(host: Host, table: Table) -> str | None:
+    """Before a board's cards go out: refuse anyone already dealt it; record everyone seated as dealt it."""
+    info = table.meta.get("board")
+    if not isinstance(info, dict):
+        return None
+    store = boards(host)
+    board_id = int(info["id"])
+    if await store.play_of_match(table.id) is not None:
+        return None  # this table's own earlier try (someone could not be reached): they saw nothing else
+    people = _humans(table)
+    seen = await store.seen_any([board_id], table.platform_name, [u for _, u in people])
+    if seen:
+        names = ", ".join(str(table.seats[s]["name"]) for s in table.seats.humans()
+                          if str(table.seats[s]["user_id"]) in seen)
+        return tr(table.lang, "board.seen_already", names=names, board=board_label(info, table.lang))
+    seats = [{"kind": str(seat.get("kind")), "user_id": str(seat.get("user_id", "")),
+              "name": str(seat.get("name", ""))} for seat in table.seats]
+    event_id = info.get("event")
+    await store.start_play(board_id, table.id, table.platform_name, table.chat_id, seats,
+                           event_id=int(event_id) if event_id is not None else None, room=str(info.get("room", "")),
+                           seen_by=people)
+    return None
+
+
+def board_points(table: Table) -> tuple[int, int] | None:
+    """(defenders' points, declaring team) of a board table whose hand was played out."""
+    m = table.match
+    if m is None or not m.history:
+        return None
+    h = m.history[0]
+    return int(h["defender_points"]), int(h["declarer_team"])
+
+
+def seat_scores(play: PlayRow) -> tuple[int, int] | None:
+    """The N-S and E-W pair scores of one finished table (002 4.5: actual points, 光头 0)."""
+    if play.status != "done" or play.defender_points is None or play.declarer_team is None:
+        return None
+    ns = pair_score(play.defender_points, defending=play.declarer_team == 1)
+    return ns, -ns

@@ -1,0 +1,198 @@
+"""Live views of a table for front ends that draw it themselves (the web table): who watches which
+table, and what each of them may see, built by the table's actor at the moment the state is reached.
+
+A watcher is a callback the actor calls with a `LiveFrame` each time the table changed (an action
+committed, a seat taken, a pause). The frame builds the JSON of one seat's view or of the public
+view on demand, from the engine's own views, while the actor holds the state: a watcher takes what
+it needs during the call and sends it later, so what it sends is always a state the engine reached
+and the store kept. A seat's JSON holds that seat's cards only; the public JSON none at all.
+
+Watching goes through the actor too (`bot.table.messages.Watch`), so a new watcher's first frame
+and every later one come in order, with nothing missed in between.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from bot.ai import move_seed
+from bot.platform import ButtonKind
+from engine.actions import Bury, Chao, Declare, Pass, Revolt
+from engine.hand import team_of
+
+if TYPE_CHECKING:
+    from bot.table.actor import Table
+
+#: Seconds a seat still counts as playing on the web after its last connection closed: a page
+#: that reloads or a phone that changes networks does not bring the chat hand back for a moment.
+WEB_GRACE = 60.0
+
+# The public view's keys a web table draws (the rest, the whole list of tricks and the rule options,
+# only make each frame longer).
+PUBLIC_KEYS = ("phase", "dealer", "declarers", "level", "trump", "declaration", "trick", "leader", "turn",
+               "last_trick", "last_trick_winner", "defender_points", "tricks_played", "hand_counts",
+               "cards_dealt", "burier", "chao_turn", "to_act", "hand_no", "levels", "version", "last_result",
+               "result", "rules", "time_up")
+
+
+class WebLinks(Protocol):
+    """Where a person opens the web table, as the platform's button: given by the web adapter."""
+
+    def seat_link(self, platform: str, match_id: int, user_id: str) -> tuple[str, ButtonKind] | None:
+        """A private link for this person's seat (a Mini App button, a signed link), or None."""
+        ...
+
+    def table_link(self, platform: str, match_id: int) -> tuple[str, ButtonKind] | None:
+        """A link for the group, opening the table as onlooker (or as the seat of who opens it)."""
+        ...
+
+
+Watcher = Callable[["LiveFrame"], None]
+
+
+@dataclass
+class Watch:
+    """A watcher of one table: `seat` is the seat whose view it is sent (None: the public view)."""
+
+    fn: Watcher
+    seat: int | None
+
+
+class LiveFrame:
+    """The table as it is now; valid only during the watchers' call (the actor moves on after)."""
+
+    def __init__(self, table: Table, seq: int) -> None:
+        self._table: Table | None = table
+        self.match_id = table.id
+        self.seq = seq
+        self.version = table.match.version if table.match is not None else 0
+        self.status = table.status
+        self._cache: dict[int | None, str] = {}
+
+    def close(self) -> None:
+        self._table = None
+
+    def json(self, seat: int | None) -> str:
+        """What `seat` sees (None: an onlooker), as the JSON text sent to it."""
+        if seat not in self._cache:
+            t = self._table
+            if t is None:
+                raise RuntimeError("a live frame read after its moment")
+            self._cache[seat] = json.dumps(state(t, seat), ensure_ascii=False, separators=(",", ":"))
+        return self._cache[seat]
+
+
+def state(t: Table, seat: int | None) -> dict[str, Any]:
+    """One seat's view of the table (None: the public view), as plain JSON values."""
+    infos = t.seats.infos()
+    seats = [None if i is None else {"name": i.name, "ai": i.is_ai, "away": i.away, "team": team_of(s)}
+             for s, i in enumerate(infos)]
+    out: dict[str, Any] = {"type": "state", "match": t.id, "status": t.status, "seats": seats,
+                           "seat": seat, "preset": t.preset_name, "lang": t.seat_lang(seat) if seat is not None
+                           else t.lang}
+    if t.match is None:
+        out["version"] = 0
+        return out
+    m = t.match
+    pub = t.public()
+    out["version"] = m.version
+    out["table"] = {k: pub.get(k) for k in PUBLIC_KEYS}
+    out["deadline"] = _deadline(t)
+    out["paused"] = t.status == "paused"
+    if seat is None:
+        return out
+    v = t.seat_view(seat)
+    out["hand"] = list(v.get("hand") or [])
+    if "kitty" in v:
+        out["kitty"] = list(v["kitty"])
+    if "buried" in v:
+        out["buried"] = list(v["buried"])
+    out["options"] = options(t, seat) if t.status == "active" else {}
+    return out
+
+
+def _deadline(t: Table) -> dict[str, Any] | None:
+    for kind in ("turn", "bury", "declare"):
+        left = t.timers.left(kind)
+        if left is not None and left < 86_400:
+            return {"kind": kind, "left": round(max(0.0, left), 1)}
+    return None
+
+
+Option = Literal["play", "bury", "declare", "chao", "pass", "revolt"]
+
+
+def options(t: Table, seat: int) -> dict[str, Any]:
+    """What this seat may do now, for its buttons: declarations and 炒底 bids (each its cards), pass,
+    revolt, whether it plays, and for the dealer burying the AI's suggestion to preselect."""
+    m = t.game
+    out: dict[str, Any] = {}
+    phase = m.phase
+    if phase in ("dealing", "declaring", "chao"):
+        acts = list(m.legal_actions(seat))
+        out["declare"] = [list(a.cards) for a in acts if isinstance(a, Declare)][:12]
+        out["chao"] = [list(a.cards) for a in acts if isinstance(a, Chao)][:12]
+        out["pass"] = any(isinstance(a, Pass) for a in acts)
+        out["revolt"] = any(isinstance(a, Revolt) for a in acts)
+    else:
+        out["revolt"] = bool(t.seat_view(seat).get("can_revolt"))
+    if phase == "playing" and t.public().get("turn") == seat:
+        out["play"] = True
+    if phase == "burying" and m.bury_choice(seat) is not None:
+        suggestion = m.auto_action(seat, rng_seed=move_seed(t.seed, m.version, seat))
+        out["bury"] = list(suggestion.cards) if isinstance(suggestion, Bury) else []
+    return out
+
+
+class LiveHub:
+    """Every table's live watchers, kept by the host. Tables publish to it; web adapters watch
+    through their table's actor (`Watch` / `Unwatch` messages), never by touching a table."""
+
+    def __init__(self) -> None:
+        self.watchers: dict[int, list[Watch]] = {}
+        self.links: WebLinks | None = None
+        self._seq: dict[int, int] = {}
+
+    def watched(self, match_id: int) -> bool:
+        return bool(self.watchers.get(match_id))
+
+    def seats_watched(self, match_id: int) -> set[int]:
+        return {w.seat for w in self.watchers.get(match_id, ()) if w.seat is not None}
+
+    def add(self, table: Table, watch: Watch) -> None:
+        """Called by the actor: the watcher joins and is sent the table as it is."""
+        self.watchers.setdefault(table.id, []).append(watch)
+        self._send(table, [watch])
+
+    def remove(self, match_id: int, fn: Watcher) -> set[int]:
+        """The watcher leaves; returns the seats nobody watches any more because of it."""
+        ws = self.watchers.get(match_id)
+        if ws is None:
+            return set()
+        before = self.seats_watched(match_id)
+        ws[:] = [w for w in ws if w.fn is not fn]
+        if not ws:
+            self.watchers.pop(match_id, None)
+        return before - self.seats_watched(match_id)
+
+    def publish(self, table: Table) -> None:
+        """Called by the actor whenever the table may have changed (each committed action, each message)."""
+        ws = self.watchers.get(table.id)
+        if ws:
+            self._send(table, list(ws))
+
+    def ended(self, match_id: int) -> None:
+        self._seq.pop(match_id, None)
+
+    def _send(self, table: Table, ws: list[Watch]) -> None:
+        seq = self._seq.get(table.id, 0) + 1
+        self._seq[table.id] = seq
+        frame = LiveFrame(table, seq)
+        try:
+            for w in ws:
+                w.fn(frame)
+        finally:
+            frame.close()

@@ -1,0 +1,53 @@
+"""Finished hands of a chat told again trick by trick, from the match log (the web table's replays).
+
+Only what became public is told: each trick's plays, its winner and points, the trump and who
+declared it, and the hand's result (the kitty is shown there, as the group was told at the end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from bot.table.seats import Seats
+from engine import Match, Rules
+from engine.views import Phase, PublicView
+
+
+def _told(pub: PublicView) -> dict[str, Any]:
+    return {"hand": pub["hand_no"], "dealer": pub.get("dealer"), "declarers": pub.get("declarers"),
+            "level": pub.get("level"), "trump": pub.get("trump"), "declaration": pub.get("declaration"),
+            "tricks": [{"plays": [[s, list(c)] for s, c in t["plays"]], "winner": t["winner"],
+                        "points": t["points"]} for t in pub.get("tricks") or []],
+            "result": pub.get("last_result")}
+
+
+def finished_hands(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every hand of the log that was played to its end, as `_told` tells it."""
+    m = Match.new(Rules.from_dict(rules), seed)
+    out: list[dict[str, Any]] = []
+    for a in actions:
+        m.apply(a)
+        if m.phase in (Phase.HAND_OVER, Phase.MATCH_OVER):
+            pub = m.public_view()
+            if not out or out[-1]["hand"] != pub["hand_no"]:
+                out.append(_told(pub))
+    return out
+
+
+async def hand_replay(store: Any, platform: str, chat_of: int, match_id: int, hand_no: int) -> dict[str, Any] | None:
+    """Hand `hand_no` (0: the last finished) of match `match_id`, which must be of the same chat as
+    match `chat_of` (the one the asker's credential names); None when there is no such hand."""
+    own = await store.get_match(chat_of)
+    asked = own if match_id == chat_of else await store.get_match(match_id)
+    if own is None or asked is None or own.platform != platform or \
+            (asked.platform, asked.chat_id) != (own.platform, own.chat_id):
+        return None
+    hands = await asyncio.to_thread(finished_hands, asked.rules, asked.seed, list(asked.actions))
+    if not hands:
+        return None
+    chosen = hands[-1] if hand_no <= 0 else next((h for h in hands if h["hand"] == hand_no), None)
+    if chosen is None:
+        return None
+    names = [None if i is None else i.name for i in Seats.of(asked.seats).infos()]
+    return {"type": "replay", "match": match_id, "hands": [h["hand"] for h in hands], "seats": names, **chosen}

@@ -1,0 +1,161 @@
+"""What workers sharing one PostgreSQL database need of it besides the store: who is alive, which
+tables are open and who holds them, and the inbox that carries a platform update to a table's owner.
+
+An update is written to `inbox` (durable: should the owner die, the next owner takes it) and the
+owner is woken with `NOTIFY tractor` in the same transaction; replies to the worker that received
+the update travel back the same way. Every worker listens on one channel and keeps the
+notifications addressed to it (`{"to": worker, ...}`): a handful of workers, so no fan-out cost
+worth a channel each. Times are the database's clock, as for leases.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Collection
+from typing import Any
+
+import asyncpg
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "tractor"
+#: The database's clock in epoch seconds.
+NOW = "extract(epoch FROM clock_timestamp())::float8"
+
+
+class ClusterLink:
+    """One worker's view of the others, on the store's pool plus one listening connection."""
+
+    def __init__(self, pool: asyncpg.Pool, url: str, worker: str) -> None:
+        self._pool = pool
+        self._url = url
+        self.worker = worker
+        self._listener: asyncpg.Connection[Any] | None = None
+        self._roles: list[asyncpg.Connection[Any]] = []
+
+    async def beat(self, ttl: float) -> list[str]:
+        """Says this worker is alive for `ttl` more seconds; the names of every live worker, sorted."""
+        async with self._pool.acquire() as conn:
+            await conn.execute(
+                f"INSERT INTO workers (name, expires_at, started_at) VALUES ($1, {NOW} + $2, {NOW})"
+                " ON CONFLICT (name) DO UPDATE SET expires_at = excluded.expires_at",
+                self.worker, float(ttl),
+            )
+            rows = await conn.fetch(f"SELECT name FROM workers WHERE expires_at > {NOW} ORDER BY name")
+        return [str(r[0]) for r in rows]
+
+    async def leave(self) -> None:
+        """A clean stop: this worker is gone at once (its tables were released before)."""
+        async with self._pool.acquire() as conn:
+            await conn.execute("DELETE FROM workers WHERE name = $1", self.worker)
+
+    async def open_tables(self, platforms: Collection[str]) -> list[tuple[int, str | None]]:
+        """Every unfinished, sound match of these platforms with the worker whose lease on it runs."""
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT m.id, l.worker FROM matches m JOIN chats c ON c.id = m.chat"
+                f" LEFT JOIN leases l ON l.match_id = m.id AND l.expires_at > {NOW}"
+                " WHERE m.finished_at IS NULL AND m.status != 'broken' AND c.platform = ANY($1::text[])"
+                " ORDER BY m.id",
+                list(platforms),
+            )
+        return [(int(r[0]), None if r[1] is None else str(r[1])) for r in rows]
+
+    async def table_of_chat(self, platform: str, chat_id: str) -> int | None:
+        """The open table of a chat (its newest unfinished match), if any."""
+        async with self._pool.acquire() as conn:
+            found = await conn.fetchval(
+                "SELECT m.id FROM matches m JOIN chats c ON c.id = m.chat WHERE c.platform = $1"
+                " AND c.chat_id = $2 AND m.finished_at IS NULL AND m.status != 'broken' ORDER BY m.id DESC LIMIT 1",
+                platform, str(chat_id),
+            )
+        return None if found is None else int(found)
+
+    async def tables_of_user(self, platform: str, user_id: str) -> list[int]:
+        """The open tables at which this person sits, newest first."""
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT m.id FROM matches m JOIN chats c ON c.id = m.chat WHERE c.platform = $1"
+                " AND m.finished_at IS NULL AND m.status != 'broken'"
+                " AND m.seats::jsonb @> jsonb_build_array(jsonb_build_object('user_id', $2::text))"
+                " ORDER BY m.id DESC",
+                platform, str(user_id),
+            )
+        return [int(r[0]) for r in rows]
+
+    async def post(self, match_id: int, payload: dict[str, Any]) -> str | None:
+        """Leaves an update for a table's owner and wakes it; the owner's name, None while nobody
+        holds the table (the worker that takes it next finds the update waiting)."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                f"INSERT INTO inbox (match_id, payload, at) VALUES ($1, $2, {NOW})",
+                match_id, json.dumps(payload, ensure_ascii=False),
+            )
+            owner = await conn.fetchval(
+                f"SELECT worker FROM leases WHERE match_id = $1 AND expires_at > {NOW}", match_id
+            )
+            if owner is not None:
+                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, json.dumps({"to": owner, "kind": "inbox"}))
+        return None if owner is None else str(owner)
+
+    async def take(self) -> list[tuple[int, dict[str, Any]]]:
+        """The waiting updates of the tables this worker holds, oldest first, removed from the inbox."""
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "DELETE FROM inbox WHERE id IN (SELECT i.id FROM inbox i JOIN leases l ON l.match_id = i.match_id"
+                f" WHERE l.worker = $1 AND l.expires_at > {NOW} FOR UPDATE OF i SKIP LOCKED)"
+                " RETURNING id, match_id, payload",
+                self.worker,
+            )
+        out: list[tuple[int, dict[str, Any]]] = []
+        for _, match_id, text in sorted(rows, key=lambda r: int(r[0])):
+            try:
+                out.append((int(match_id), json.loads(text)))
+            except ValueError:
+                log.error("inbox: unreadable update for match %s dropped", match_id)
+        return out
+
+    async def prune(self, older_than: float) -> int:
+        """Drops updates nobody took within `older_than` seconds (their tables ended meanwhile)."""
+        async with self._pool.acquire() as conn:
+            tag = await conn.execute(f"DELETE FROM inbox WHERE at < {NOW} - $1", float(older_than))
+        return int(tag.rsplit(" ", 1)[-1])
+
+    async def notify(self, worker: str, message: dict[str, Any]) -> None:
+        """A short message to one worker (a reply to an update it forwarded)."""
+        async with self._pool.acquire() as conn:
+            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, json.dumps({**message, "to": worker}))
+
+    async def listen(self, on_message: Callable[[dict[str, Any]], None]) -> None:
+        """Calls `on_message` with each notification addressed to this worker (on its own connection)."""
+        self._listener = await asyncpg.connect(self._url)
+
+        def received(_conn: Any, _pid: int, _channel: str, payload: object) -> None:
+            try:
+                message = json.loads(str(payload))
+            except ValueError:
+                return
+            if isinstance(message, dict) and message.get("to") == self.worker:
+                on_message(message)
+
+        await self._listener.add_listener(CHANNEL, received)
+
+    async def hold(self, role: str) -> None:
+        """Waits until this worker holds `role` (one worker at a time: Telegram's long polling).
+
+        A session advisory lock on a connection of its own: held until the worker stops or dies,
+        when the database ends the session and the next waiting worker gets the role at once."""
+        conn = await asyncpg.connect(self._url)
+        self._roles.append(conn)
+        await conn.execute("SELECT pg_advisory_lock(hashtext($1))", f"tractor-role:{role}")
+
+    async def close(self) -> None:
+        for conn in self._roles:
+            with contextlib.suppress(Exception):
+                await conn.close()
+        self._roles.clear()
+        if self._listener is not None:
+            await self._listener.close()
+            self._listener = None

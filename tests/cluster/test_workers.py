@@ -1,0 +1,155 @@
+"""Issue 20 item 2: several workers on one PostgreSQL database share the tables, each driven by one
+worker at a time; an update reaching any worker reaches the table's owner; a new worker takes a
+share, a stopped one hands its tables over at once, one whose lease ran out stops driving."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+from aiohttp.test_utils import TestClient, TestServer
+
+from app.web import worker_app
+from bot.platform import Incoming, Where
+from persistence.postgres import PostgresStore
+from tests.cluster.conftest import Workers, until
+from tests.host.fakes import Driver, Recorder
+
+
+def event(ws: Workers, kind: str, uid: str, chat: str, key: str, **kw: object) -> tuple[Incoming, Recorder]:
+    user = Driver(ws.platform, chat).user(uid)
+    rec = Recorder(ws.platform, user)
+    where = Where(ws.platform.name, chat)
+    return Incoming(kind, user, where, key=key, reply=rec, **kw), rec  # type: ignore[arg-type]
+
+
+async def open_lobbies(ws: Workers, worker_host: object, n: int) -> None:
+    for i in range(n):
+        ev, _ = event(ws, "command", "u1", f"g{i}", f"new{i}", name="new")
+        await worker_host.handle(ev)  # type: ignore[attr-defined]
+        await worker_host.settle()  # type: ignore[attr-defined]
+
+
+async def test_tables_are_shared_and_updates_reach_their_owner(workers: Workers) -> None:
+    w1 = await workers.start("w1")
+    await open_lobbies(workers, w1.host, 4)
+    assert len(w1.host.tables) == 4  # whoever opens a table drives it first
+
+    w2 = await workers.start("w2")  # two workers now: w1 is above its share
+    await w1.cluster.beat()
+    await w2.cluster.beat()
+    one, two = set(w1.host.tables), set(w2.host.tables)
+    assert len(one) == len(two) == 2 and not one & two
+    assert w1.cluster.stats.handed == 2 and w2.cluster.stats.taken == 2
+
+    # a join in a chat whose table w1 drives, received by w2, reaches w1's table
+    chat = w1.host.tables[min(one)].chat_id
+    ev, rec = event(workers, "command", "u2", chat, "join-u2", name="join")
+    await w2.host.handle(ev)
+    table = w1.host.tables[min(one)]
+    await until(lambda: table.seat_of("u2") is not None)
+    assert w2.cluster.stats.forwarded == 1 and w1.cluster.stats.received == 1
+
+    # a button press: the owner's answer comes back to the worker holding the press
+    join = next(b for row in workers.platform.messages[table.messages["lobby"]][1].buttons for b in row
+                if b.kind == "callback")
+    ev, rec = event(workers, "press", "u3", chat, "press-u3", token=join.token)
+    await w2.host.handle(ev)
+    await until(lambda: bool(rec.texts))
+    assert table.seat_of("u3") is not None and len(rec.texts) == 1
+
+
+async def test_a_stopped_worker_hands_over_at_once_and_a_lapsed_one_stops_driving(workers: Workers) -> None:
+    w1 = await workers.start("w1")
+    await open_lobbies(workers, w1.host, 3)
+    w2 = await workers.start("w2", ttl=1.0)
+    await w1.stop()  # clean stop: leases released, worker gone
+    await w2.cluster.beat()
+    assert sorted(w2.host.tables) == [1, 2, 3] and w2.cluster.stats.workers == 1
+
+    # w2 stalls past its lease; another worker takes table 1 meanwhile
+    await asyncio.sleep(1.2)
+    other = await PostgresStore.open(workers.url, worker="w9")
+    try:
+        assert await other.acquire_lease(1, ttl=30)
+    finally:
+        await other.close()
+    # its heartbeat finds every lease lapsed: it stops driving them all (another worker may have
+    # them already), then takes back the ones still free
+    await w2.cluster.beat()
+    assert sorted(w2.host.tables) == [2, 3] and w2.cluster.stats.lost == 3
+
+    # an update for table 1 that reaches w2 now waits in the inbox for w9
+    ev, _ = event(workers, "command", "u5", "g0", "join-u5", name="join")
+    await w2.host.handle(ev)
+    conn = await asyncpg.connect(workers.url)
+    try:
+        assert await conn.fetchval("SELECT count(*) FROM inbox WHERE match_id = 1") == 1
+    finally:
+        await conn.close()
+
+
+async def test_a_write_after_the_lease_ran_out_is_refused_and_the_update_goes_to_the_new_owner(
+        workers: Workers) -> None:
+    w1 = await workers.start("w1", ttl=1.0)
+    for i, (name, args) in enumerate([("new", ()), ("addbot", ()), ("addbot", ()), ("addbot", ()), ("start", ())]):
+        ev, _ = event(workers, "command", "u1", "g0", f"c{i}", name=name, args=args)
+        await w1.host.handle(ev)
+        await w1.host.settle()
+    table = w1.host.tables[1]
+    assert table.status == "active" and table.match is not None
+    version = table.match.version
+
+    await asyncio.sleep(1.2)  # w1 stalls past its lease, and w9 takes the table
+    other = await PostgresStore.open(workers.url, worker="w9")
+    try:
+        assert await other.acquire_lease(1, ttl=30)
+        ev, _ = event(workers, "text", "u1", "g0", "late-pass", text="pass")
+        await w1.host.handle(ev, forwarded=True)  # as if w1 still thought it drove the table
+        await until(lambda: 1 not in w1.host.tables)
+        stored = await other.get_match(1)
+        assert stored is not None and stored.version == version  # nothing written by w1
+        conn = await asyncpg.connect(workers.url)
+        try:
+            await until_rows(conn, "SELECT count(*) FROM inbox WHERE match_id = 1", 1)
+        finally:
+            await conn.close()
+    finally:
+        await other.close()
+
+
+async def until_rows(conn: asyncpg.Connection, sql: str, expected: int) -> None:
+    for _ in range(100):
+        if await conn.fetchval(sql) == expected:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{sql} never gave {expected}")
+
+
+async def test_one_worker_long_polls_and_the_next_takes_over_when_it_dies(pg_url: str) -> None:
+    a = await PostgresStore.open(pg_url, worker="a")
+    b = await PostgresStore.open(pg_url, worker="b")
+    la, lb = a.cluster(), b.cluster()
+    try:
+        await la.hold("telegram-polling")
+        waiting = asyncio.create_task(lb.hold("telegram-polling"))
+        await asyncio.sleep(0.5)
+        assert not waiting.done()  # two pollers of one bot: Telegram would refuse both
+        await la.close()  # a's process ends, and its database session with it
+        await asyncio.wait_for(waiting, 5)
+    finally:
+        await lb.close()
+        await a.close()
+        await b.close()
+
+
+async def test_health_readiness_and_metrics(workers: Workers) -> None:
+    w1 = await workers.start("w1")
+    await open_lobbies(workers, w1.host, 2)
+    async with TestClient(TestServer(worker_app(w1.host, w1.store, w1.cluster))) as client:
+        assert (await client.get("/healthz")).status == 200
+        ready = await client.get("/readyz")
+        assert ready.status == 200 and (await ready.json())["tables"] == 2
+        text = await (await client.get("/metrics")).text()
+    assert "tractor_tables 2.0" in text and "tractor_workers 1.0" in text
+    assert "tractor_lease_changes_total" in text and "tractor_updates_forwarded_total 0.0" in text

@@ -1,0 +1,50 @@
+"""The board commands on every platform: the terminal plays a daily board, Discord and Telegram offer them."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from adapters.discord.commands import TractorGroup
+from adapters.telegram.run import COMMANDS as TELEGRAM_COMMANDS
+from app.console import play_console
+from bot.duplicate.commands import COMMANDS
+from persistence.board_store import BoardStore
+from persistence.memory import MemoryStore
+from persistence.store import SqliteStore
+
+
+async def test_the_terminal_plays_todays_board_with_three_ais(tmp_path: Path) -> None:
+    store = await SqliteStore.open(tmp_path / "t.sqlite3", synchronous="OFF")
+    try:
+        out = io.StringIO()
+        code = await play_console(store, inp=io.StringIO("auto\n" * 200), out=out, lang="en", daily=True, seed=4)
+        text = out.getvalue()
+        assert code == 0
+        assert "Daily board 1" in text and "against 1 tables" in text
+        [board] = [b for b in await BoardStore.of(store).set_boards("daily", _today()) if b.number == 1]
+        [play] = await BoardStore.of(store).plays([board.id])
+        assert play.status == "done" and [s["kind"] for s in play.seats] == ["human", "ai", "ai", "ai"]
+        # the next run goes on to board 2
+        out = io.StringIO()
+        await play_console(store, inp=io.StringIO("auto\n" * 200), out=out, lang="en", daily=True, seed=4)
+        assert "Daily board 2" in out.getvalue()
+    finally:
+        await store.close()
+
+
+async def test_a_store_without_sql_says_so() -> None:
+    out = io.StringIO()
+    await play_console(MemoryStore(), inp=io.StringIO("daily\nquit\n"), out=out, lang="en", seed=1)
+    assert "Boards need the bot's database" in out.getvalue()
+
+
+def test_discord_and_telegram_offer_the_commands() -> None:
+    names = {c.name for c in TractorGroup().commands}
+    assert names >= COMMANDS and len(names) <= 25  # Discord's limit of subcommands in a group
+    assert set(TELEGRAM_COMMANDS) >= COMMANDS
+
+
+def _today() -> str:
+    from datetime import UTC, datetime
+    return datetime.now(UTC).date().isoformat()

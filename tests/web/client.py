@@ -1,0 +1,81 @@
+"""A scripted web-table client: a socket that keeps every message the server sent it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import aiohttp
+
+
+class Client:
+    def __init__(self, session: aiohttp.ClientSession, url: str) -> None:
+        self.session = session
+        self.url = url
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+        self.received: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self.closed_code: int | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._keys = 0
+
+    async def connect(self, auth: dict[str, str], match: int | None = None) -> None:
+        self.ws = await self.session.ws_connect(self.url)
+        await self.ws.send_json({"t": "hello", "auth": auth, "match": match})
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        async for msg in self.ws:
+            if msg.type == aiohttp.WSMsgType.TEXT:
+                self.raw.append(msg.data)
+                self.received.append(json.loads(msg.data))
+        self.closed_code = self.ws.close_code
+
+    @property
+    def states(self) -> list[dict[str, Any]]:
+        return [m for m in self.received if m.get("type") == "state"]
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.states[-1]
+
+    def notices(self) -> list[dict[str, Any]]:
+        return [m for m in self.received if m.get("type") == "notice"]
+
+    async def act(self, a: str, cards: list[str] | None = None) -> str:
+        assert self.ws is not None
+        self._keys += 1
+        key = f"k{self._keys}"
+        await self.ws.send_json({"t": "act", "a": a, "cards": cards or [], "key": key})
+        return key
+
+    async def answer(self, key: str, timeout: float = 5.0) -> dict[str, Any]:
+        for _ in range(int(timeout / 0.01)):
+            for m in self.notices():
+                if m.get("key") == key:
+                    return m
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"no answer to {key}: {self.received[-3:]}")
+
+    async def until(self, pred: Any, timeout: float = 5.0) -> dict[str, Any]:
+        for _ in range(int(timeout / 0.01)):
+            if self.states and pred(self.state):
+                return self.state
+            if self.closed_code is not None:
+                break
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"state never came: {self.states[-1:] if self.states else self.received}")
+
+    async def ended(self, timeout: float = 5.0) -> int | None:
+        """Waits for the server to close the socket; its close code."""
+        assert self._reader is not None
+        await asyncio.wait_for(self._reader, timeout)
+        return self.closed_code
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            await self._reader

@@ -1,0 +1,136 @@
+"""A host on SQLite with the web table served on a loopback port, and scripted web clients."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestServer
+
+from adapters.web.auth import sign_init_data
+from adapters.web.config import WebConfig
+from adapters.web.server import WebTable
+from bot.host import Host
+from engine import Match, Rules
+from fakes.clock import FakeClock
+from tests.host.conftest import FAST, Rig, open_sqlite
+from tests.host.fakes import Driver, RecordingPlatform
+from tests.host.leaks import cards_in
+from tests.web.client import Client
+
+TOKEN = "123456:TEST-token"
+
+
+def init_data(uid: str, *, start: str = "", auth_date: int | None = None, token: str = TOKEN) -> str:
+    import time
+    fields = {"auth_date": str(int(time.time()) if auth_date is None else auth_date),
+              "query_id": "AAF", "user": json.dumps({"id": int(uid), "first_name": f"P{uid}", "language_code": "en"})}
+    if start:
+        fields["start_param"] = start
+    return sign_init_data(fields, token)
+
+
+@dataclass
+class WebRig(Rig):
+    web: WebTable
+    server: TestServer
+    session: aiohttp.ClientSession
+
+    def client(self) -> Client:
+        return Client(self.session, str(self.server.make_url("/ws")))
+
+    def link(self, match_id: int, uid: str | None) -> str:
+        return self.web.signer.sign(self.platform.name, match_id, uid)
+
+
+async def make_web_rig(platform_name: str = "telegram", settings: Any = FAST) -> WebRig:
+    store = await open_sqlite()
+    platform = RecordingPlatform(name=platform_name)
+    clock = FakeClock()
+    host = Host(store, clock=clock, defaults=settings, use_ai_threads=False, rng=random.Random(7))
+    host.register(platform)
+    await host.start()
+    web = WebTable(host, WebConfig(port=0, public_url="https://cards.test", secret=b"k" * 32, telegram_token=TOKEN))
+    host.live.links = web
+    server = TestServer(web.application())
+    await server.start_server()
+    return WebRig(host, store, platform, clock, Driver(platform), web, server, aiohttp.ClientSession())
+
+
+@pytest.fixture
+async def web_rig() -> AsyncIterator[WebRig]:
+    r = await make_web_rig()
+    yield r
+    await r.session.close()
+    await r.server.close()
+    await r.host.stop()
+    await r.store.close()
+
+
+async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client]) -> list[str]:
+    """Every state sent that is not the engine's own state at its version, or that shows a card its
+    reader may not know (another seat's hand, the kitty to anyone but the seat burying it)."""
+    stored = await rig.store.get_match(match_id)
+    rules = Rules.from_dict(stored.rules)
+    problems: list[str] = []
+    cache: dict[int, Match] = {}
+    for seat, c in clients.items():
+        for raw in c.raw:
+            msg = json.loads(raw)
+            if msg.get("type") != "state":
+                if cards_in(msg):
+                    problems.append(f"seat {seat}: cards in {raw[:200]}")
+                continue
+            v = msg.get("version", 0)
+            if "table" not in msg:
+                continue
+            if v not in cache:
+                cache[v] = Match.replay(rules, stored.seed, stored.actions[:v])
+            m = cache[v]
+            pub = m.public_view()
+            allowed = cards_in(pub)
+            want = {k: json.loads(json.dumps(pub.get(k))) for k in msg["table"]}
+            if msg["table"] != want:
+                problems.append(f"seat {seat}: version {v} is not the engine's state there")
+            mine = dict(msg)
+            hand = mine.pop("hand", None)
+            kitty = mine.pop("kitty", None)
+            buried = mine.pop("buried", None)
+            if seat is None and (hand is not None or kitty is not None or buried is not None):
+                problems.append(f"onlooker got a hand at version {v}")
+            if seat is not None:
+                view = m.view(seat)
+                if hand is not None and hand != list(view["hand"]):
+                    problems.append(f"seat {seat}: a hand that is not its own at version {v}")
+                if kitty is not None and kitty != list(view.get("kitty") or []):
+                    problems.append(f"seat {seat}: a kitty it may not see at version {v}")
+                if buried is not None and buried != list(view.get("buried") or []):
+                    problems.append(f"seat {seat}: buried cards it may not see at version {v}")
+            opts = mine.pop("options", {})
+            if seat is not None:  # its buttons name only its own cards
+                own = set(m.view(seat)["hand"]) | set(m.view(seat).get("kitty") or [])
+                if set(cards_in(opts)) - own:
+                    problems.append(f"seat {seat}: options name cards not its own at version {v}")
+            extra = cards_in(mine) - allowed
+            if extra:
+                problems.append(f"seat {seat}: {sorted(extra.elements())} at version {v}")
+    return problems
+
+
+async def open_table(rig: Rig, humans: list[str], bots: int = 0) -> Any:
+    """`new` by the first person, the others join, AIs fill, start (as tests/host does, on this platform)."""
+    from tests.host.helpers import send
+    await send(rig, rig.d.command(humans[0], "new"))
+    for uid in humans[1:]:
+        await send(rig, rig.d.command(uid, "join"))
+    for _ in range(bots):
+        await send(rig, rig.d.command(humans[0], "addbot"))
+    await send(rig, rig.d.command(humans[0], "start"))
+    table = rig.host.by_chat[(rig.platform.name, "g1")]
+    assert table.status == "active"
+    return table

@@ -1,0 +1,189 @@
+"""The web table's socket against a real host: who may connect, what each seat is sent, plays and
+refusals through the host's one path, reconnects, and the chat kept quiet while people play on the web."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from adapters.web.auth import AuthError, LinkSigner, check_init_data
+from tests.host.helpers import send
+from tests.web.client import Client
+from tests.web.conftest import TOKEN, WebRig, init_data, leaks, open_table
+
+PEOPLE = ["1", "2", "3", "4"]
+
+
+async def seated(rig: WebRig) -> tuple[int, dict[int | None, Client]]:
+    table = await open_table(rig, PEOPLE, 0)
+    clients: dict[int | None, Client] = {}
+    for uid in PEOPLE:
+        c = rig.client()
+        await c.connect({"tg": init_data(uid, start=f"m{table.id}")})
+        clients[table.seat_of(uid)] = c
+    onlooker = rig.client()
+    await onlooker.connect({"link": rig.link(table.id, None)})
+    clients[None] = onlooker
+    for c in clients.values():
+        await c.until(lambda s: s.get("version", 0) > 0)
+    return table.id, clients
+
+
+async def play_hand(rig: WebRig, match_id: int, clients: dict[int | None, Client], hands: int = 1) -> int:
+    """Each seat acts from its page when asked, with the engine's quick move; returns the plays made."""
+    table = rig.host.tables[match_id]
+    plays = 0
+    for _ in range(400):
+        m = table.match
+        if table.status != "active" or int(m.public_view()["hand_no"]) > hands:
+            return plays
+        to_act = m.to_act()
+        if not to_act:
+            rig.clock.advance(min(table.deadlines.values(), default=rig.clock.now()) - rig.clock.now() + 0.01)
+            await rig.host.settle()
+            continue
+        s = to_act[0]
+        act = m.auto_action(s, rng_seed=m.version)
+        assert act is not None
+        version = m.version
+        c = clients[s]
+        await c.until(lambda st, v=version: st["version"] >= v)
+        key = await c.act(act.t, list(getattr(act, "cards", ())))
+        answer = await c.answer(key)
+        assert answer["ok"], answer
+        plays += act.t == "play"
+        await rig.host.settle()
+        for c2 in clients.values():  # every screen shows the play
+            await c2.until(lambda st, v=version: st["version"] > v)
+    raise AssertionError("hand did not end")
+
+
+async def test_each_seat_sees_its_own_hand_and_the_chat_stays_quiet(web_rig: WebRig) -> None:
+    match_id, clients = await seated(web_rig)
+    table = web_rig.host.tables[match_id]
+    for s in range(4):
+        assert clients[s].state["seat"] == s
+        assert clients[s].state["hand"] == list(table.match.view(s)["hand"])
+    assert "hand" not in clients[None].state and clients[None].state["seat"] is None
+    before = len(web_rig.platform.log)
+    plays = await play_hand(web_rig, match_id, clients)
+    assert plays >= 40 and table.match.public_view()["hand_no"] == 2
+    chat = [e for e in web_rig.platform.log[before:] if e.op in ("send", "edit")]
+    # on the web the chat is told what matters (announcements, the table at a new phase), not each
+    # play; the private hands, folded away once, are never edited
+    assert [e.view.text for e in chat if e.where.private] == []
+    assert len(chat) <= 6, [e.view.text[:60] for e in chat]
+    assert await leaks(web_rig, match_id, clients) == []
+    for c in clients.values():
+        await c.close()
+    # the finished hand, trick by trick, for anyone holding a link of the chat
+    url = web_rig.server.make_url("/replay")
+    async with web_rig.session.post(url, json={"auth": {"link": web_rig.link(match_id, None)}, "hand": 1}) as r:
+        body = await r.json()
+    assert r.status == 200 and body["hands"] == [1] and body["hand"] == 1
+    assert sum(len(t["plays"]) for t in body["tricks"]) == plays
+    assert len(body["result"]["kitty"]) == 8  # shown at the end, as the group was told
+    async with web_rig.session.post(url, json={"auth": {"link": "forged.x"}, "hand": 1}) as r:
+        assert r.status == 403
+
+
+async def test_refusal_in_words_and_nothing_changes(web_rig: WebRig) -> None:
+    match_id, clients = await seated(web_rig)
+    table = web_rig.host.tables[match_id]
+    await play_hand(web_rig, match_id, clients, hands=0)  # nothing: hand 1 is running
+    while table.match.phase != "playing":
+        m = table.match
+        s = m.to_act()[0]
+        act = m.auto_action(s, rng_seed=m.version)
+        key = await clients[s].act(act.t, list(getattr(act, "cards", ())))
+        assert (await clients[s].answer(key))["ok"]
+        await web_rig.host.settle()
+    m = table.match
+    turn = m.public_view()["turn"]
+    other = (turn + 1) % 4
+    version = m.version
+    key = await clients[other].act("play", [m.view(other)["hand"][0]])
+    answer = await clients[other].answer(key)
+    assert not answer["ok"] and "turn" in answer["text"].lower(), answer
+    key = await clients[turn].act("play", ["XX"])
+    answer = await clients[turn].answer(key)
+    assert not answer["ok"] and answer["text"], answer
+    assert table.match.version == version
+    # an onlooker cannot act
+    key = await clients[None].act("play", [m.view(turn)["hand"][0]])
+    assert not (await clients[None].answer(key))["ok"]
+    assert await leaks(web_rig, match_id, clients) == []
+
+
+async def test_reconnect_catches_up(web_rig: WebRig) -> None:
+    match_id, clients = await seated(web_rig)
+    table = web_rig.host.tables[match_id]
+    await clients[2].close()
+    del clients[2]
+    m = table.match
+    while table.match.phase != "playing" or table.match.public_view()["turn"] == 2:
+        m = table.match
+        s = m.to_act()[0]
+        if s == 2:
+            break
+        act = m.auto_action(s, rng_seed=m.version)
+        key = await clients[s].act(act.t, list(getattr(act, "cards", ())))
+        assert (await clients[s].answer(key))["ok"]
+        await web_rig.host.settle()
+    again = web_rig.client()
+    await again.connect({"tg": init_data(str(table.seats[2]["user_id"]), start=f"m{match_id}")})
+    clients[2] = again
+    st = await again.until(lambda s: True)
+    assert st["version"] == table.match.version and st["hand"] == list(table.match.view(2)["hand"])
+    assert await leaks(web_rig, match_id, clients) == []
+
+
+async def test_forged_and_expired_credentials_are_refused(web_rig: WebRig) -> None:
+    table = await open_table(web_rig, PEOPLE, 0)
+    bad = [
+        {"tg": init_data("1", start=f"m{table.id}", token="999:other-bot")},
+        {"tg": init_data("1", start=f"m{table.id}", auth_date=int(time.time()) - 3 * 86400)},
+        {"tg": init_data("1", start=f"m{table.id}").replace("P1", "P2")},
+        {"link": web_rig.link(table.id, "1")[:-3] + "AAA"},
+        {"link": LinkSigner(b"k" * 32, ttl=-10).sign("telegram", table.id, "1")},
+        {"link": "garbage"},
+        {},
+    ]
+    reasons = []
+    for auth in bad:
+        c = web_rig.client()
+        await c.connect(auth, match=table.id)
+        assert await c.ended() == 4401, auth
+        assert not c.states, auth
+        reasons.extend(m["reason"] for m in c.received if m.get("type") == "refused")
+    assert {"forged", "expired", "malformed"} <= set(reasons)
+
+
+def test_init_data_is_checked_as_telegram_signs_it() -> None:
+    now = int(time.time())
+    person = check_init_data(init_data("42", start="m7", auth_date=now), TOKEN, now=now)
+    assert (person.platform, person.user_id, person.match_id) == ("telegram", "42", 7)
+    for data, reason in [(init_data("42", auth_date=now - 90_000), "expired"),
+                         (init_data("42", token="1:x"), "forged"), ("a=1&&", "malformed")]:
+        try:
+            check_init_data(data, TOKEN, now=now)
+        except AuthError as err:
+            assert err.reason == reason
+        else:
+            raise AssertionError(data)
+
+
+async def test_a_link_for_a_seat_of_one_person_only(web_rig: WebRig) -> None:
+    table = await open_table(web_rig, PEOPLE, 0)
+    c = web_rig.client()
+    await c.connect({"link": web_rig.link(table.id, "3")})
+    st = await c.until(lambda s: "hand" in s)
+    assert st["seat"] == table.seat_of("3")
+    c2 = web_rig.client()  # a link for someone not seated: the public view
+    await c2.connect({"link": web_rig.link(table.id, "99")})
+    st2 = await c2.until(lambda s: True)
+    assert st2["seat"] is None and "hand" not in st2
+    await send(web_rig, web_rig.d.command("1", "table"))
+    await asyncio.sleep(0.05)
+    await c.close()
+    await c2.close()
