@@ -241,6 +241,8 @@ class FakeInteraction:
     late: bool = False
     expired: bool = False
     owned: set[int] = field(default_factory=set)  # messages this token may edit or delete
+    payload: JSON = field(default_factory=dict)  # as dispatched (a replay sends it again)
+    replayed: int = 0
     answered_at: float | None = None
     choices: list[JSON] = field(default_factory=list)
 
@@ -470,7 +472,7 @@ class FakeDiscord:
 
     async def _dispatch_interaction(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
-        message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None,
+        message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
     ) -> FakeInteraction:
         cid = channel_id if channel_id is not None else (message.channel_id if message else self.channel_id)
         guild = cid not in self.dm_channels and guild_id != 0
@@ -478,7 +480,7 @@ class FakeDiscord:
         loop = asyncio.get_running_loop()
         interaction = FakeInteraction(
             id=iid, token=f"itoken{iid}", type=itype, user=user, channel_id=cid, guild=guild,
-            message_id=message.id if message else None, data=data, created=loop.time() + self.skew,
+            message_id=message.id if message else None, data=data, created=loop.time() + self.skew - age,
         )
         if message is not None:
             interaction.owned.add(message.id)
@@ -498,11 +500,30 @@ class FakeDiscord:
             payload["user"] = user.payload()
         if message is not None:
             payload["message"] = message.payload(self.guild_id if guild else None, self.bot_user)
+        interaction.payload = payload
         await self.dispatch("INTERACTION_CREATE", payload)
         if wait:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(interaction.answered.wait(), ANSWER_WINDOW_S + 2)
         return interaction
+
+    async def interact(
+        self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
+        message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
+    ) -> FakeInteraction:
+        """Any interaction at all (the fuzz's forged ones): `guild_id=0` as if from a DM, another id for
+        a guild the bot is not in; `age` seconds old on arrival (past 3 s it can no longer be answered)."""
+        return await self._dispatch_interaction(user, itype, data, channel_id=channel_id, message=message,
+                                                wait=wait, guild_id=guild_id, age=age)
+
+    async def replay(self, interaction: FakeInteraction) -> None:
+        """The gateway delivers an interaction again (as after a resume): answering it twice is refused."""
+        interaction.replayed += 1
+        await self.dispatch("INTERACTION_CREATE", interaction.payload)
+
+    def raw_command(self, sub: str, options: dict[str, str | int] | None = None) -> JSON:
+        """The data of `/tractor sub ...` (for forged commands)."""
+        return self._command_data("tractor", sub, options or {})
 
     async def slash(
         self, user: FakeUser, sub: str, options: dict[str, str | int] | None = None, *,
@@ -734,7 +755,8 @@ class FakeDiscord:
         if interaction is None or interaction.token != request.match_info["token"]:
             return _error(404, 10062, "Unknown interaction")
         if interaction.callback_type is not None:
-            self.protocol_errors.append(f"interaction {interaction.id} answered twice")
+            if not interaction.replayed:  # a replayed one may well be answered again, and refused
+                self.protocol_errors.append(f"interaction {interaction.id} answered twice")
             return _error(400, 40060, "Interaction has already been acknowledged.")
         if self.now() - interaction.created > ANSWER_WINDOW_S:
             interaction.late = True

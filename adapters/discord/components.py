@@ -51,6 +51,18 @@ def is_ours(custom_id: str) -> bool:
     return bool(BUTTON_RE.fullmatch(custom_id) or SELECT_RE.fullmatch(custom_id) or PLAYS_RE.fullmatch(custom_id))
 
 
+def drawn_on(message: discord.Message | None, custom_id: str) -> bool:
+    """Whether the message pressed carries this component: only then is it ours to handle (a forged
+    custom_id matching our shapes is answered once, by the client's net for stray presses)."""
+    if message is None:
+        return False
+    for row in message.components:
+        for child in getattr(row, "children", ()):
+            if getattr(child, "custom_id", None) == custom_id:
+                return True
+    return False
+
+
 def _inbound(interaction: discord.Interaction[Any]) -> Inbound:
     return interaction.client.inbound  # type: ignore[no-any-return]
 
@@ -74,7 +86,8 @@ class HostButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=BUTTON
         return cls(match["token"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _inbound(interaction).on_press(interaction, self.token)
+        if drawn_on(interaction.message, BUTTON_PREFIX + self.token):
+            await _inbound(interaction).on_press(interaction, self.token)
 
 
 class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=SELECT_RE.pattern):
@@ -93,6 +106,8 @@ class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=SELECT
         return cls(match.group(0))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if not drawn_on(interaction.message, self.custom_id_):
+            return
         values = [str(v) for v in interaction_data(interaction).get("values", [])]
         shown, before = shown_options(interaction.message, self.custom_id_)
         toggles = toggled(shown, before, values)
@@ -115,6 +130,8 @@ class PlaySelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=PLAYS_
         return cls(match.group(0))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if not drawn_on(interaction.message, self.custom_id_):
+            return
         values = [str(v) for v in interaction_data(interaction).get("values", [])]
         shown, _ = shown_options(interaction.message, self.custom_id_)
         # a value the menu never offered is no token of ours: the host answers it as garbage

@@ -174,6 +174,7 @@ class DiscordPlatform:
                 self.pings.unreached(channel, user_id, self._lang_of(user_id))
             return f"p{user_id}"
         self._remember(shown, view, content, ui)
+        self.routes.owner[int(shown[1:])] = user_id
         if channel is not None:  # a table's private view is that person's hand there
             await self._becomes_the_hand(user_id, channel, shown)
         return shown
@@ -246,6 +247,8 @@ class DiscordPlatform:
         message = interaction.message
         if message is None or not message.components:
             return
+        if self.routes.owner.get(message.id, interaction.user.id) != interaction.user.id:
+            return  # not theirs (Discord shows an ephemeral message to one person only)
         place = place_of(interaction)
         key = f"e{message.id}"
         old = self.routes.current.get(place)

@@ -73,6 +73,7 @@ class PrivateRoutes:
         self.editors: Recent[int, Ticket] = Recent()
         self.alias: Recent[str, str] = Recent()
         self.current: Recent[Place, str] = Recent()  # each user's hand message in each channel
+        self.owner: Recent[int, int] = Recent()  # private message id -> the one user it was shown to
         self.dm_users: set[int] = set()
 
     def live(self, ticket: Ticket | None) -> bool:

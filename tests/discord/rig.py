@@ -157,6 +157,8 @@ class Rig:
         play from the menu of plays (`style="menu"`) or by picking its cards and pressing Play
         (`"pick"`). A press on a hand message that is out of date is answered by that message
         showing the current hand: they then act on that. Each click is counted in `clicks`."""
+        if not self.host.tables:
+            return False  # the match is over
         table = self.table()
         m = table.match
         s = table.seat_of(str(user.id))
@@ -194,7 +196,7 @@ class Rig:
                 await self.press_code(user, hand, tokens.PLAY if t == "play" else tokens.BURY)
                 spent += 1
             await self.idle()
-            if self.table().match is not None and self.table().match.version > version:  # type: ignore[union-attr]
+            if not self.host.tables or self.table().match.version > version:  # type: ignore[union-attr]
                 break
             hand = self.hand_message(user)
             assert hand is not None
@@ -313,6 +315,8 @@ async def play_until(rig: Rig, done: object, limit: int = 600) -> None:
     for _ in range(limit):
         if callable(done) and done():
             return
+        if not rig.host.tables:
+            raise AssertionError("the match ended first")
         acted = False
         for person in PEOPLE:
             if await rig.act(person):
