@@ -408,6 +408,15 @@ class Host:
         else:
             self.live.remove(match_id, fn)
 
+    async def was_seated(self, match_id: int, user_id: str) -> bool:
+        """Whether this person holds (or held) a seat of this match, open or finished."""
+        table = self.tables.get(match_id)
+        if table is not None:
+            return table.seat_of(user_id) is not None
+        stored = await self.store.get_match(match_id)
+        return stored is not None and any(str(s.get("user_id")) == user_id for s in stored.seats
+                                          if s.get("kind") == "human")
+
     async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> dict[str, Any] | None:
         """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`)."""
         return await hand_replay(self.store, platform, chat_of, match_id, hand_no)

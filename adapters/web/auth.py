@@ -12,6 +12,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import time
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
@@ -21,6 +22,11 @@ from urllib.parse import parse_qsl, urlencode
 INIT_DATA_MAX_AGE = 24 * 3600.0
 #: How long a signed seat link is good for (a long match fits; an old link in a chat does not last).
 LINK_TTL = 12 * 3600.0
+
+
+#: A Mini App's start parameter: `m<match id>`, and from a group's link `_<proof>` (Telegram allows
+#: 64 characters of A-Z, a-z, 0-9, _ and -).
+START_PARAM = re.compile(r"m(\d{1,12})(?:_([A-Za-z0-9_-]{1,40}))?")
 
 
 class AuthError(Exception):
@@ -40,6 +46,8 @@ class Person:
     name: str
     language: str | None
     match_id: int | None  # the table the credential names, if it names one
+    proof: str = ""  # a Mini App's start parameter carries the group link's proof (`LinkSigner.table_proof`)
+    signed_link: bool = False  # a link the bot signed (it names its table)
 
 
 def telegram_secret(bot_token: str) -> bytes:
@@ -79,9 +87,9 @@ def check_init_data(init_data: str, bot_token: str, *, now: float | None = None,
     if not now - max_age <= auth_date <= now + 60:
         raise AuthError("expired")
     name = " ".join(str(user.get(k) or "") for k in ("first_name", "last_name")).strip() or user_id
-    start = fields.get("start_param", "")
-    match_id = int(start[1:]) if start[:1] == "m" and start[1:].isdigit() else None
-    return Person("telegram", user_id, name, user.get("language_code"), match_id)
+    found = START_PARAM.fullmatch(fields.get("start_param", ""))
+    match_id = int(found[1]) if found else None
+    return Person("telegram", user_id, name, user.get("language_code"), match_id, found[2] or "" if found else "")
 
 
 def _b64(data: bytes) -> str:
@@ -105,6 +113,14 @@ class LinkSigner:
         mac = _b64(hmac.new(self.key, body.encode(), hashlib.sha256).digest()[:18])
         return f"{body}.{mac}"
 
+    def table_proof(self, platform: str, match_id: int) -> str:
+        """A short proof that a link came from this table's group message: a Mini App link's start
+        parameter cannot hold a whole signed link, and a table id alone can be guessed."""
+        return _b64(hmac.new(self.key, f"group:{platform}:{match_id}".encode(), hashlib.sha256).digest()[:9])
+
+    def proves(self, person: Person, match_id: int) -> bool:
+        return bool(person.proof) and hmac.compare_digest(person.proof, self.table_proof(person.platform, match_id))
+
     def check(self, token: str, *, now: float | None = None) -> Person:
         body, _, mac = token.partition(".")
         if not body or not mac or len(token) > 400:
@@ -119,4 +135,5 @@ class LinkSigner:
             raise AuthError("malformed") from err
         if (time.time() if now is None else now) > expires:
             raise AuthError("expired")
-        return Person(str(platform), None if user_id is None else str(user_id), "", None, match_id)
+        return Person(str(platform), None if user_id is None else str(user_id), "", None, match_id,
+                      signed_link=True)

@@ -47,6 +47,7 @@ class Connection:
 
     ws: web.WebSocketResponse
     seat: int | None = None
+    tap: Callable[[int | None, str], None] | None = None  # sees every text sent (the tests' leak scan)
     latest: str | None = None
     sent: str | None = None
     notices: list[str] = field(default_factory=list)
@@ -67,11 +68,16 @@ class Connection:
             await self.wake.wait()
             self.wake.clear()
             while self.notices:
-                await self.ws.send_str(self.notices.pop(0))
+                await self._send(self.notices.pop(0))
             latest = self.latest
             if latest is not None and latest != self.sent:
                 self.sent = latest
-                await self.ws.send_str(latest)
+                await self._send(latest)
+
+    async def _send(self, text: str) -> None:
+        if self.tap is not None:
+            self.tap(self.seat, text)
+        await self.ws.send_str(text)
 
 
 class _Reply:
@@ -94,6 +100,7 @@ class WebTable:
         self.clock = clock
         self.signer = LinkSigner(config.secret, config.link_ttl)
         self.connections: set[Connection] = set()
+        self.tap: Callable[[int | None, str], None] | None = None
         self._runner: web.AppRunner | None = None
         self._keys = 0
 
@@ -110,7 +117,8 @@ class WebTable:
 
     def table_link(self, platform: str, match_id: int) -> tuple[str, ButtonKind] | None:
         if platform == "telegram" and self.config.miniapp:
-            return f"https://t.me/{self.config.miniapp}?startapp=m{match_id}", "url"
+            proof = self.signer.table_proof(platform, match_id)
+            return f"https://t.me/{self.config.miniapp}?startapp=m{match_id}_{proof}", "url"
         base = self.config.public_url
         if not base:
             return None
@@ -164,7 +172,7 @@ class WebTable:
     async def socket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=16 * 1024)
         await ws.prepare(request)
-        conn = Connection(ws)
+        conn = Connection(ws, tap=self.tap)
         try:
             hello = await asyncio.wait_for(ws.receive_json(), HELLO_TIMEOUT)
             person = self.authenticate(hello.get("auth"))
@@ -187,6 +195,10 @@ class WebTable:
             await ws.close(code=REFUSED)
             return ws
         conn.seat = self.host.live_seat(match_id, person.user_id) if person.user_id else None
+        if conn.seat is None and not self.may_look_on(person, match_id):
+            await ws.send_json({"type": "refused", "reason": "not_seated"})
+            await ws.close(code=REFUSED)
+            return ws
         self.connections.add(conn)
         pump = asyncio.create_task(conn.pump())
         self.host.watch(match_id, Watch(conn.frame, conn.seat))
@@ -207,6 +219,13 @@ class WebTable:
             with contextlib.suppress(asyncio.CancelledError, ConnectionError):
                 await pump
         return ws
+
+    def may_look_on(self, person: Person, match_id: int) -> bool:
+        """An onlooker needs a link of that table's group: a signed link names it, a Mini App's start
+        parameter carries its proof. (A person seated needs nothing more than who they are.)"""
+        if person.signed_link:
+            return person.match_id == match_id
+        return self.signer.proves(person, match_id)
 
     async def act(self, conn: Connection, person: Person, chat_id: str, data: dict[str, Any]) -> None:
         """An action from the page, as the typed action it stands for, through the host's one path."""
@@ -233,6 +252,8 @@ class WebTable:
             chat_of = int(data.get("match") if person.match_id is None else person.match_id)
             match_id = int(data.get("replay", chat_of))
             hand_no = int(data.get("hand", 0))
+            if not self.may_look_on(person, chat_of) and not await self.host.was_seated(chat_of, person.user_id or ""):
+                raise AuthError("not_seated")
         except AuthError as err:
             return web.json_response({"error": err.reason}, status=403)
         except (ValueError, TypeError, AttributeError):

@@ -72,7 +72,7 @@ async def web_rig() -> AsyncIterator[WebRig]:
     await r.store.close()
 
 
-async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client]) -> list[str]:
+async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client] | dict[int | None, list[str]]) -> list[str]:
     """Every state sent that is not the engine's own state at its version, or that shows a card its
     reader may not know (another seat's hand, the kitty to anyone but the seat burying it)."""
     stored = await rig.store.get_match(match_id)
@@ -80,7 +80,7 @@ async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client]) -> l
     problems: list[str] = []
     cache: dict[int, Match] = {}
     for seat, c in clients.items():
-        for raw in c.raw:
+        for raw in (c if isinstance(c, list) else c.raw):
             msg = json.loads(raw)
             if msg.get("type") != "state":
                 if cards_in(msg):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 from adapters.web.auth import AuthError, LinkSigner, check_init_data
 from tests.host.helpers import send
@@ -187,3 +188,29 @@ async def test_a_link_for_a_seat_of_one_person_only(web_rig: WebRig) -> None:
     await asyncio.sleep(0.05)
     await c.close()
     await c2.close()
+
+
+async def test_onlookers_need_the_groups_link(web_rig: WebRig) -> None:
+    """A table id alone can be guessed: a Mini App opened by someone not seated shows the table only
+    with the proof the group's link carries."""
+    table = await open_table(web_rig, PEOPLE, 0)
+    proof = web_rig.web.signer.table_proof("telegram", table.id)
+    guess = web_rig.client()
+    await guess.connect({"tg": init_data("77", start=f"m{table.id}")})
+    assert await guess.ended() == 4401 and guess.received[-1]["reason"] == "not_seated"
+    wrong = web_rig.client()
+    await wrong.connect({"tg": init_data("77", start=f"m{table.id}_{proof[:-2]}xx")})
+    assert await wrong.ended() == 4401
+    looking = web_rig.client()
+    await looking.connect({"tg": init_data("77", start=f"m{table.id}_{proof}")})
+    st = await looking.until(lambda s: True)
+    assert st["seat"] is None and "hand" not in st
+    seated_uid = str(table.seats[1]["user_id"])
+    mine = web_rig.client()  # a person seated needs no proof: the private chat's Mini App button
+    await mine.connect({"tg": init_data(seated_uid)}, match=table.id)
+    assert (await mine.until(lambda s: "hand" in s))["seat"] == 1
+    web_rig.web.config = replace(web_rig.web.config, miniapp="testbot/table")
+    assert web_rig.web.table_link("telegram", table.id) == (f"https://t.me/testbot/table?startapp=m{table.id}_{proof}",
+                                                             "url")
+    await looking.close()
+    await mine.close()

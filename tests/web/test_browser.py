@@ -1,0 +1,287 @@
+"""The web table in a real browser: headless Chromium (Debian's chromium and chromium-driver, driven by
+Selenium) plays a whole hand with four pages against the host. Two seats open it as a Telegram Mini
+App (the local stand-in for Telegram's script hands the page signed initData), two with signed links.
+They tap cards and press the buttons; one play is refused in words; one page loses its socket and
+catches up; the bot restarts mid-hand and every page goes on. Screenshots of the phone layout (360 px,
+33 cards while burying) in English and Chinese are kept in test-artifacts/web/ and checked: every card
+inside the hand's area, nothing wider than the screen."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from aiohttp import web
+
+from adapters.web.config import WebConfig
+from adapters.web.server import WebTable
+from bot.host import Host
+from bot.settings import TableSettings
+from tests.web.conftest import TOKEN, WebRig, init_data, leaks, make_web_rig, open_table
+
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+if not (CHROMIUM and DRIVER):
+    if os.environ.get("CI"):
+        raise RuntimeError("CI needs Debian's chromium and chromium-driver (.ci/run installs them)")
+    pytest.skip("chromium or chromedriver missing", allow_module_level=True)
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+ARTIFACTS = Path(os.environ.get("TRACTOR_ARTIFACTS", "test-artifacts")) / "web"
+STUB = Path(__file__).parent / "stub"
+SETTINGS = TableSettings(deal=0, declare=0, next=0, turn=60, bury=120, lobby=0)
+PEOPLE = ["11", "12", "13", "14"]
+
+LAYOUT = """
+const hand = document.getElementById('hand').getBoundingClientRect();
+const out = [];
+for (const c of document.querySelectorAll('#hand .card')) {
+  const r = c.getBoundingClientRect();
+  if (r.left < hand.left - 0.5 || r.right > hand.right + 0.5 || r.top < hand.top - 0.5 || r.bottom > hand.bottom + 0.5)
+    out.push(c.getAttribute('aria-label'));
+}
+for (const b of document.querySelectorAll('#actions button, #bar, #bar *'))
+  { const r = b.getBoundingClientRect(); if (r.right > innerWidth + 0.5) out.push('overflow: ' + (b.id || b.textContent)); }
+const act = document.querySelector('#actions button[data-a]');
+return {outside: out, cards: document.querySelectorAll('#hand .card').length, scroll: document.documentElement.scrollWidth,
+        width: innerWidth, actionsVisible: !!act && act.getBoundingClientRect().bottom <= innerHeight,
+        info: document.getElementById('info').textContent};
+"""
+
+
+def chrome() -> Any:
+    o = webdriver.ChromeOptions()
+    o.binary_location = CHROMIUM
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en"):
+        o.add_argument(a)
+    o.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 360, "height": 740, "pixelRatio": 2}})
+    return webdriver.Chrome(service=Service(DRIVER), options=o)
+
+
+class Pages:
+    """Four tabs of one browser, one per seat; every Selenium call runs off the event loop."""
+
+    def __init__(self, driver: Any) -> None:
+        self.d = driver
+        self.tabs: dict[int, str] = {}
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.to_thread(fn, *args)
+
+    async def open(self, seat: int, url: str) -> None:
+        def go() -> None:
+            if self.tabs:
+                self.d.switch_to.new_window("tab")
+            self.d.get(url)
+            self.tabs[seat] = self.d.current_window_handle
+        await self.run(go)
+
+    async def js(self, seat: int, script: str, *args: Any) -> Any:
+        def go() -> Any:
+            if self.d.current_window_handle != self.tabs[seat]:
+                self.d.switch_to.window(self.tabs[seat])
+            return self.d.execute_script(script, *args)
+        return await self.run(go)
+
+    async def version(self, seat: int) -> int:
+        return int(await self.js(seat, "const t = window.tractor, s = t && t.state(); return s && t.online() ? s.version : -1;"))
+
+    async def shows(self, seat: int, version: int, timeout: float = 15.0) -> None:
+        for _ in range(int(timeout / 0.05)):
+            if await self.version(seat) >= version:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"seat {seat}'s page never showed version {version} (it shows {await self.version(seat)})")
+
+    async def tap(self, seat: int, css: str) -> None:
+        def go() -> None:
+            if self.d.current_window_handle != self.tabs[seat]:
+                self.d.switch_to.window(self.tabs[seat])
+            self.d.find_element(By.CSS_SELECTOR, css).click()
+        await self.run(go)
+
+    async def tap_cards(self, seat: int, cards: list[str]) -> None:
+        idx = await self.js(seat, """
+            const hand = window.tractor.state().hand, used = new Set(), out = [];
+            for (const c of arguments[0]) { const i = hand.findIndex((h, j) => h === c && !used.has(j)); used.add(i); out.push(i); }
+            return out;""", cards)
+        for i in idx:
+            await self.tap(seat, f'#hand .card[data-i="{i}"]')
+
+    async def shot(self, seat: int, name: str) -> dict[str, Any]:
+        layout = await self.js(seat, LAYOUT)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        await self.run(self.d.save_screenshot, str(ARTIFACTS / name))
+        return dict(layout)
+
+
+async def serve(rig: WebRig, port: int) -> web.AppRunner:
+    app = web.Application()
+    rig.web.add_routes(app)
+    app.router.add_static("/test/", str(STUB))
+    runner = web.AppRunner(app, shutdown_timeout=0.5)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    return runner
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+async def test_a_whole_hand_in_four_browser_pages() -> None:
+    rig = await make_web_rig(settings=SETTINGS)
+    sent: dict[int | None, list[str]] = {}
+
+    def tap(seat: int | None, text: str) -> None:
+        sent.setdefault(seat, []).append(text)
+
+    def webtable(host: Host) -> WebTable:
+        config = WebConfig(port=0, public_url="https://cards.test", secret=b"k" * 32, telegram_token=TOKEN,
+                           telegram_script="/test/telegram-web-app.js")
+        w = WebTable(host, config)
+        w.tap = tap
+        host.live.links = w
+        return w
+
+    rig.web = webtable(rig.host)
+    port = free_port()
+    runner = await serve(rig, port)
+    driver = await asyncio.to_thread(chrome)
+    pages = Pages(driver)
+    try:
+        table = await open_table(rig, PEOPLE)
+        match_id = table.id
+        base = f"http://127.0.0.1:{port}/?m={match_id}"
+        for s in range(4):
+            uid = str(table.seats[s]["user_id"])
+            if s < 2:  # a Mini App: Telegram puts its signed launch data in the fragment
+                url = f"{base}#tgWebAppData={quote(init_data(uid, start=f'm{match_id}'))}"
+            else:  # the signed link the bot sends privately
+                url = f"{base}#k={quote(rig.web.signer.sign('telegram', match_id, uid))}"
+            await pages.open(s, url)
+        for s in range(4):
+            await pages.shows(s, table.match.version)
+        tg = await pages.js(0, "return window.__tg;")
+        assert tg["ready"] and tg["expanded"]
+
+        refused = reconnected = restarted = shot = False
+        actions = 0
+        for _ in range(600):
+            table = rig.host.tables[match_id]
+            m = table.match
+            pub = m.public_view()
+            if pub["hand_no"] > 1:
+                break
+            to_act = m.to_act()
+            if not to_act:
+                rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
+                await rig.host.settle()
+                continue
+            s = to_act[0]
+            act = m.auto_action(s, rng_seed=m.version)
+            assert act is not None
+            version = m.version
+            await pages.shows(s, version)
+            cards = list(getattr(act, "cards", ()))
+            if act.t in ("declare", "chao"):
+                await pages.tap(s, f'#actions button[data-a="{act.t}"][data-cards="{"".join(cards)}"]')
+            elif act.t == "pass":
+                await pages.tap(s, '#actions button[data-a="pass"]')
+            elif act.t == "bury":
+                # the AI's suggestion comes preselected: one tap buries it
+                picked = await pages.js(s, "const s = window.tractor.state(); return window.tractor.selected().map(i => s.hand[i]);")
+                assert sorted(picked) == sorted(cards)
+                if not shot:
+                    shot = True
+                    for lang in ("en", "zh"):
+                        if lang == "zh":
+                            await pages.tap(s, "#lang")
+                        layout = await pages.shot(s, f"phone-bury-{lang}.png")
+                        assert layout["cards"] == 33 and layout["outside"] == [], layout
+                        assert layout["scroll"] <= layout["width"] and layout["actionsVisible"], layout
+                        assert ("Hand 1" in layout["info"]) == (lang == "en") and ("第1局" in layout["info"]) == (lang == "zh")
+                    await pages.tap(s, "#lang")
+                await pages.tap(s, '#actions button[data-a="bury"]')
+            else:
+                if not refused and not pub["trick"]:
+                    # a lead of two unrelated cards: the page says why at once, nothing changes
+                    hand = list(m.view(s)["hand"])
+                    odd = [hand[0], hand[-1]]
+                    await pages.tap_cards(s, odd)
+                    await pages.tap(s, '#actions button[data-a="play"]')
+                    for _ in range(200):
+                        text = await pages.js(s, "const n = document.getElementById('notice'); return n.className === 'bad' ? n.textContent : '';")
+                        if text:
+                            break
+                        await asyncio.sleep(0.05)
+                    assert text and rig.host.tables[match_id].match.version == version, text
+                    haptics = await pages.js(s, "return window.__tg ? window.__tg.haptics : [];") if s < 2 else ["notification:error"]
+                    assert "notification:error" in haptics
+                    await pages.tap(s, '#actions button[data-a="clear"]')
+                    refused = True
+                    layout = await pages.shot(s, "phone-play-en.png")
+                    assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+                await pages.tap_cards(s, cards)
+                await pages.tap(s, '#actions button[data-a="play"]')
+            for _ in range(300):
+                await rig.host.settle()
+                if rig.host.tables[match_id].match.version > version:
+                    break
+                await asyncio.sleep(0.02)
+            table = rig.host.tables[match_id]
+            assert table.match.version > version, (act, await pages.js(s, "return document.getElementById('notice').textContent"))
+            actions += 1
+            tricks = table.match.public_view()["tricks_played"]
+            if not table.match.public_view()["trick"] or act.t != "play":  # a trick (or phase) ends: every page shows it
+                for other in range(4):
+                    await pages.shows(other, table.match.version)
+            if tricks == 4 and not reconnected:
+                reconnected = True  # the network drops one page's socket; it reconnects and catches up
+                for conn in list(rig.web.connections):
+                    if conn.seat == 3:
+                        await conn.ws.close()
+            if tricks == 10 and not restarted:
+                restarted = True  # the bot restarts mid-hand: same store, new host and web server
+                await runner.cleanup()
+                await rig.host.stop()
+                host = Host(rig.store, clock=rig.clock, defaults=SETTINGS, use_ai_threads=False,
+                            rng=random.Random(9))
+                host.register(rig.platform)
+                await host.start()
+                await host.settle()
+                rig.host = host
+                rig.web = webtable(host)
+                runner = await serve(rig, port)
+                for other in range(4):
+                    await pages.shows(other, host.tables[match_id].match.version, timeout=30)
+        assert refused and reconnected and restarted and shot
+        table = rig.host.tables[match_id]
+        assert table.match.public_view()["hand_no"] == 2
+        for s in range(4):  # the next hand is dealt on every page
+            await pages.shows(s, table.match.version)
+        layout = await pages.shot(0, "phone-next-hand-en.png")
+        assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+        assert await leaks(rig, match_id, sent) == []
+        (ARTIFACTS / "summary.json").write_text(json.dumps({"actions": actions, "frames": sum(map(len, sent.values()))}))
+    finally:
+        await asyncio.to_thread(driver.quit)
+        await runner.cleanup()
+        await rig.session.close()
+        await rig.server.close()
+        await rig.host.stop()
+        await rig.store.close()
