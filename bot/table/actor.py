@@ -310,8 +310,10 @@ class Table:
                 await self.answer(ev, tr(lang, "err.not_seated"))
                 return
             quiet = bool(args) and args[0].lower() in ("off", "0", "no", "关", "關")
-            self.seats[s]["quiet"] = quiet
-            await self.save_seats()
+            uid = str(ev.user.user_id)
+            others = [u for u in self.meta.get("quiet", []) if u != uid]
+            self.meta["quiet"] = [*others, uid] if quiet else others  # a preference, not the seat itself
+            await self.save_meta()
             self.screen.forget("table")
             await self.answer(ev, tr(self.seat_lang(s), "ping.off") if quiet else tr(self.seat_lang(s), "ping.on"))
         elif name in ("hand", "table"):

@@ -214,7 +214,7 @@ class Screen:
         if t.status == "active" and pub.get("phase") in (Phase.PLAYING, Phase.BURYING) and len(to_act) == 1:
             seat = t.seats[to_act[0]]
             if (seat.get("kind") == SeatKind.HUMAN and not seat.get("away") and not seat.get("kicked")
-                    and not seat.get("quiet")):
+                    and str(seat.get("user_id")) not in t.meta.get("quiet", [])):
                 ids = (str(seat["user_id"]),)
         return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang)
 
