@@ -57,7 +57,7 @@ class TableGlance:
     hand: tuple[str, ...]
 
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
-                            "forfeit", "hand", "table"})
+                            "forfeit", "hand", "table", "ping"})
 LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking", "replay"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help", "tournament"})
 # Table commands that only mean something in the table's group (a private one is told so).
@@ -148,7 +148,8 @@ class Host:
             for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
-        await tournaments.resume(self, loaded)  # a tournament whose chat has no table opens its next match
+        if ids is None:  # a worker taking some tables over cannot tell which others run elsewhere
+            await tournaments.resume(self, loaded)  # a tournament whose chat has no table opens its next match
         # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
         # loading of every table after it (they share the store).
         for table in loaded:

@@ -41,6 +41,8 @@ class NullPlatform:
     one_screen = False
     turn_notices = False
     sends_files = False
+    play_menu = False
+    live_countdown = False
 
     def __init__(self) -> None:
         self._ids = itertools.count(1)

@@ -28,6 +28,8 @@ class TelegramPlatform:
     one_screen = False
     sends_files = True
     turn_notices = True
+    play_menu = False
+    live_countdown = False
 
     def __init__(self, bot: Bot, gate: FloodGate) -> None:
         self.bot = bot
