@@ -13,7 +13,7 @@ from app import logs
 from app.console import play_console
 from app.db import db_command
 from app.run import run_bots
-from app.simulate import simulate
+from app.simulate import simulate, simulate_league
 from app.store import open_store
 
 
@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--level", default="basic")
     sim.add_argument("--sync", default="NORMAL", choices=["FULL", "NORMAL", "OFF"],
                      help="SQLite synchronous mode (FULL fsyncs every action)")
+    sim.add_argument("--league", action="store_true",
+                     help="a league in one chat: people drawn four a match, playing by typing (not AIs)")
+    sim.add_argument("--people", type=int, default=8, help="with --league: how many people")
     sim.add_argument("options", nargs="*", help="rule options, key=value (e.g. target=5)")
     db = sub.add_parser("db", help="database tools: backup, export, check")
     db.add_argument("args", nargs=argparse.REMAINDER)
@@ -54,6 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if cmd == "db":
             return asyncio.run(db_command(args.args))
+        if cmd == "simulate" and args.league:
+            league = asyncio.run(simulate_league(matches=args.matches, people=args.people, preset=args.preset,
+                                                 db=args.db, seed=args.seed, options=args.options,
+                                                 synchronous=args.sync))
+            print(league.text())
+            return 0 if league.finished == args.matches else 1
         if cmd == "simulate":
             summary = asyncio.run(simulate(matches=args.matches, preset=args.preset, db=args.db, seed=args.seed,
                                            level=args.level, options=args.options, synchronous=args.sync))

@@ -1,13 +1,18 @@
-"""`tractor-host simulate`: AI-only matches through the whole host, persistence included."""
+"""`tractor-host simulate`: whole matches through the host, persistence included.
+
+Two kinds: AI-only matches, a chat each, to load the host (`simulate`); and a
+league in one chat, people drawn four at a time who join, start and play by
+typing (`simulate_league`), to exercise what a chat's league sees."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from app.store import open_store
 from bot.host import Host
@@ -30,9 +35,13 @@ class CountingPlatform:
     def __init__(self) -> None:
         self.sends = 0
         self.edits = 0
+        self.keep_texts = False  # a league simulation reads the group's answers
+        self.texts: list[str] = []
 
     async def send(self, where: Where, view: View) -> str:
         self.sends += 1
+        if self.keep_texts and not where.private:
+            self.texts.append(view.text)
         return str(self.sends)
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
@@ -145,3 +154,107 @@ async def simulate(*, matches: int, preset: str = "classic", db: str | None = No
         await host.stop()
         await store.close()
     return summary
+
+
+@dataclass
+class LeagueSim:
+    """What a league simulation did, and the chat's standings at the end."""
+
+    matches: int
+    people: int
+    finished: int = 0
+    commands: int = 0
+    seconds: float = 0.0
+    standings: str = ""
+    pairs: str = ""
+    history: str = ""
+    db: str = ""
+    errors: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        lines = [f"{self.finished}/{self.matches} league matches finished in one chat by {self.people} people "
+                 f"({self.commands} commands sent, {self.seconds:.2f}s)", f"database: {self.db}", "",
+                 self.standings, "", self.pairs, "", self.history]
+        lines += [f"error: {e}" for e in self.errors]
+        return "\n".join(lines)
+
+
+async def simulate_league(*, matches: int, people: int = 8, preset: str = "classic", db: str | None = None,
+                          seed: int = 1, options: list[str] | None = None, settings: TableSettings = SIM_SETTINGS,
+                          synchronous: Synchronous | None = "NORMAL", method: str = "matchpoints") -> LeagueSim:
+    """A league in one chat: `people` people, four drawn for each match, who sit down with `join` and
+    play by typing `auto` in the group when it is their turn, as a person who lets the bot suggest would.
+    Every match is recorded in the chat's league; the standings, the pair table and the history are
+    asked for at the end with the commands people use."""
+    path = db or str(Path(tempfile.mkdtemp(prefix="tractor-league-")) / "league.sqlite3")
+    store = await open_store(path, synchronous=synchronous)
+    platform = CountingPlatform()
+    host = Host(store, defaults=settings, rng=random.Random(seed))
+    host.register(platform)
+    rng = random.Random(seed)
+    users = [User("sim", f"p{i}", name, "en") for i, name in enumerate(PEOPLE[:people] if people <= len(PEOPLE)
+                                                                       else [f"P{i}" for i in range(people)])]
+    summary = LeagueSim(matches, len(users), db=path)
+    keys = iter(range(1, 10**9))
+    chat = Where("sim", f"league-{seed}")
+    said: list[str] = []
+
+    class Reply:
+        async def notice(self, text: str, alert: bool = False) -> None:
+            said.append(text)
+
+    async def say(user: User, kind: Literal["command", "text"], name: str = "", *args: str, text: str = "") -> None:
+        summary.commands += 1
+        await host.handle(Incoming(kind, user, chat, key=f"league:{seed}:{next(keys)}", name=name, args=args,
+                                   text=text, reply=Reply(), extra={"admin": "1"}))
+        await host.settle()
+
+    async def group_reply(user: User, name: str, *args: str) -> str:
+        before = platform.sends
+        platform.texts.clear()
+        await say(user, "command", name, *args)
+        return "\n".join(platform.texts) if platform.sends > before else ""
+
+    options = list(options or [])
+    if not any(o.startswith("target=") for o in options):
+        options.append("target=5")  # short matches: a league of many
+    start = time.perf_counter()
+    platform.keep_texts = True
+    try:
+        await host.start()
+        await say(users[0], "command", "ranking", method)
+        for n in range(matches):
+            four = rng.sample(users, 4)
+            await say(four[0], "command", "new", preset, *options)
+            for u in four[1:]:
+                await say(u, "command", "join")
+            await say(four[0], "command", "start")
+            table = host.by_chat.get(("sim", chat.chat_id))
+            if table is None or table.match is None:
+                summary.errors.append(f"match {n + 1}: not started ({said[-1] if said else '?'})")
+                continue
+            for _ in range(20_000):
+                if table.status != "active" or table.match is None:
+                    break
+                acting = [s for s in table.match.to_act() if table.seats[s].get("user_id")]
+                if not acting:
+                    await asyncio.sleep(0)
+                    await host.settle()
+                    continue
+                who = next(u for u in four if u.user_id == table.seats[acting[0]].get("user_id"))
+                await say(who, "text", text="auto")
+            if table.status == "finished":
+                summary.finished += 1
+            else:
+                summary.errors.append(f"match {n + 1}: {table.status}")
+        summary.seconds = time.perf_counter() - start
+        summary.standings = await group_reply(users[0], "standings")
+        summary.pairs = await group_reply(users[0], "standings", "pairs")
+        summary.history = await group_reply(users[0], "history", "5")
+    finally:
+        await host.stop()
+        await store.close()
+    return summary
+
+
+PEOPLE = ("张伟", "王芳", "李娜", "刘洋", "陈静", "杨磊", "赵敏", "黄强", "周杰", "吴婷", "Alice", "Bob")

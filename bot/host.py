@@ -29,6 +29,7 @@ from bot.duplicate import hooks as duplicate_hooks
 from bot.duplicate.tables import board_start
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.league import league_command
+from bot.league import tournament_host as tournaments
 from bot.league.bridge import record as record_league_match
 from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
@@ -56,9 +57,9 @@ class TableGlance:
     hand: tuple[str, ...]
 
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
-                            "hand", "table"})
-LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking"})
-HOST_COMMANDS = frozenset({"new", "rules", "lang", "help"})
+                            "forfeit", "hand", "table"})
+LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking", "replay"})
+HOST_COMMANDS = frozenset({"new", "rules", "lang", "help", "tournament"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS | duplicate_commands.COMMANDS
 RECENT_KEYS = 50_000
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
@@ -144,6 +145,7 @@ class Host:
             for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
+        await tournaments.resume(self, loaded)  # a tournament whose chat has no table opens its next match
         # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
         # loading of every table after it (they share the store).
         for table in loaded:
@@ -236,6 +238,10 @@ class Host:
             return
         await self.record_league(table, result)
         await opening.next_in_series(self, table, result)
+        try:
+            await tournaments.match_ended(self, table, result)
+        except Exception:
+            log.exception("tournament step failed after match %s", table.id)
 
     async def board_start(self, table: Table) -> str | None:
         """Before a board table deals: why it may not (someone was dealt the board before), else None."""
@@ -465,6 +471,8 @@ class Host:
             await self._league(event, name, args, lang)
         elif name in duplicate_commands.COMMANDS:
             await duplicate_commands.command(self, event, name, args, lang)
+        elif name == "tournament":
+            await tournaments.command(self, event, args, lang)
         elif name == "start" and event.where.private and not self.one_screen(event.where):
             await chat_commands.private_start(self, event, args, lang)
         elif name in TABLE_COMMANDS:
@@ -496,7 +504,7 @@ class Host:
         if platform is None or not platform.sends_files:
             return
         files = [(f"{name}.png", getattr(reply, "image_png", None)),
-                 (f"{name}.csv", (getattr(reply, "csv", None) or "").encode("utf-8") or None)]
+                 (f"{name}.csv", getattr(reply, "csv_bytes", None))]
         for filename, data in files:
             if data:
                 try:

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.commands import TractorGroup
+from adapters.discord.commands import LeagueGroup, TractorGroup
 from adapters.discord.components import CardSelect, HostButton, interaction_data, is_ours
 from adapters.discord.inbound import Inbound
 
@@ -38,6 +38,7 @@ class TractorClient(discord.Client):
         super().__init__(**options)
         self.tree = app_commands.CommandTree(self)
         self.tree.add_command(TractorGroup())
+        self.tree.add_command(LeagueGroup())
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
         self.guild_ids = guild_ids
         self.sync_commands = sync_commands

@@ -125,25 +125,9 @@ class TractorGroup(app_commands.Group):
     async def abandon(self, interaction: discord.Interaction[Any]) -> None:
         await _run(interaction, "abandon")
 
-    @app_commands.command(name="standings", description="League standings · 排行榜")
-    async def standings(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "standings", args)
-
-    @app_commands.command(name="stats", description="A player's statistics · 个人统计")
-    async def stats(self, interaction: discord.Interaction[Any], player: discord.User | None = None) -> None:
-        await _run(interaction, "stats", player.id if player is not None else None)
-
-    @app_commands.command(name="history", description="Recent matches · 最近对局")
-    async def history(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "history", args)
-
-    @app_commands.command(name="season", description="League season · 赛季")
-    async def season(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "season", args)
-
-    @app_commands.command(name="export", description="Export results as CSV · 导出")
-    async def export(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "export", args)
+    @app_commands.command(name="forfeit", description="Concede for your team (both partners) · 认输")
+    async def forfeit(self, interaction: discord.Interaction[Any]) -> None:
+        await _run(interaction, "forfeit")
 
     @app_commands.command(name="board", description="A board: the same deal at every table · 牌套")
     async def board(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
@@ -161,3 +145,46 @@ class TractorGroup(app_commands.Group):
     @app_commands.choices(mode=[Choice(name="on · 私信", value="on"), Choice(name="off · 仅自己可见", value="off")])
     async def dm(self, interaction: discord.Interaction[Any], mode: Choice[str]) -> None:
         await _inbound(interaction).on_command(interaction, "dm", (mode.value,))
+
+
+class LeagueGroup(app_commands.Group):
+    """/league: the chat's league and tournaments (`/tractor` keeps the table's commands: Discord
+    allows 25 subcommands a group)."""
+
+    def __init__(self) -> None:
+        super().__init__(name="league", description="League, replays and tournaments here · 联赛、回放与比赛",
+                         guild_only=True)
+
+    @app_commands.command(name="standings", description="League standings · 排行榜")
+    async def standings(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "standings", args)
+
+    @app_commands.command(name="stats", description="A player's statistics · 个人统计")
+    async def stats(self, interaction: discord.Interaction[Any], player: discord.User | None = None) -> None:
+        await _run(interaction, "stats", player.id if player is not None else None)
+
+    @app_commands.command(name="history", description="Recent matches · 最近对局")
+    async def history(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "history", args)
+
+    @app_commands.command(name="replay", description="Replay a finished match, or one hand of it · 回放")
+    @app_commands.describe(match="Match id from history · 对局编号", hand="One hand, trick by trick · 第几副")
+    async def replay(self, interaction: discord.Interaction[Any], match: int, hand: int | None = None) -> None:
+        await _run(interaction, "replay", match, hand)
+
+    @app_commands.command(name="season", description="League season · 赛季")
+    async def season(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "season", args)
+
+    @app_commands.command(name="export", description="Export results as CSV · 导出")
+    async def export(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "export", args)
+
+    @app_commands.command(name="ranking", description="The league's ranking method · 排名方式")
+    async def ranking(self, interaction: discord.Interaction[Any], method: str | None = None) -> None:
+        await _run(interaction, "ranking", method)
+
+    @app_commands.command(name="tournament", description="Knockout, round robin or Swiss in this channel · 比赛")
+    @app_commands.describe(args="e.g. new knockout · team NAME · join NAME · ai 6 · start · forfeit TEAM · 例如")
+    async def tournament(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
+        await _run(interaction, "tournament", args)

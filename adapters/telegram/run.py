@@ -36,7 +36,8 @@ from adapters.telegram.request import BoundedHTTPXRequest
 log = logging.getLogger(__name__)
 
 COMMANDS = ("new", "join", "leave", "start", "addbot", "kick", "rules", "lang", "help", "back", "pause",
-            "resume", "abandon", "standings", "stats", "history", "season", "export", "board", "daily", "duplicate")
+            "resume", "abandon", "forfeit", "standings", "stats", "history", "replay", "season", "export",
+            "tournament", "board", "daily", "duplicate")
 DRAIN_ON_STOP = 10.0
 # Small requests go out at once instead of waiting on Nagle's algorithm for the last ACK.
 NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)

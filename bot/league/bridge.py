@@ -55,7 +55,11 @@ def _hand(summary: Mapping[str, Any]) -> HandSummary | None:
 
 
 def levels_gained(start: Sequence[str], summaries: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
-    """Level steps each team climbed: net rank change per hand, a step down past 2 read as a wrap past A."""
+    """Level steps each team climbed: net rank change per hand, a step down past 2 read as a wrap past A.
+
+    A team that passes the target stays on the target rank, but passing it is a level played
+    (004's "打过A"): it counts as one step, so a match won at the target is never a level tie.
+    """
     gained = [0, 0]
     before = [str(x) for x in start]
     for s in summaries:
@@ -66,6 +70,8 @@ def levels_gained(start: Sequence[str], summaries: Sequence[Mapping[str, Any]]) 
         hand_winner = _hand_winner_team(s)
         for team in (0, 1):
             gained[team] += level_steps(before[team], after[team], climbed=hand_winner == team)
+        if s.get("passed") and hand_winner is not None:
+            gained[hand_winner] += 1
         before = after
     return gained[0], gained[1]
 

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.league import ratings as rating_mod
+from bot.league.pairs import pair_standings, pairs_table
 from bot.league.picture import render_table
 from bot.league.records import MatchRecord
+from bot.league.replay import replay_text
 from bot.league.scoring import big_small, match_points
 from bot.league.standings import (
     DEFAULT_METHOD,
@@ -32,6 +34,7 @@ MAX_TOP = 50
 DEFAULT_HISTORY = 10
 MAX_HISTORY = 30
 ALL_WORDS = frozenset({"all", "alltime", "全部", "总榜", "历史", "總榜", "歷史"})
+PAIR_WORDS = frozenset({"pairs", "pair", "partners", "搭档", "搭檔", "对家", "對家"})
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,11 @@ class LeagueReply:
     text: str
     image_png: bytes | None = None
     csv: str | None = None
+
+    @property
+    def csv_bytes(self) -> bytes | None:
+        """The CSV as a file: UTF-8 with a BOM, or Excel on a Chinese Windows reads the names as GBK."""
+        return self.csv.encode("utf-8-sig") if self.csv else None
 
 
 async def record_match(store: object, record: MatchRecord) -> bool:
@@ -58,10 +66,11 @@ async def league_command(
     lang: str,
     is_admin: bool,
 ) -> LeagueReply:
-    """Answer standings / stats / history / season / ranking / export.
+    """Answer standings / stats / history / season / ranking / export / replay.
 
-    `standings [N] [all] [method]` shows the top N of the season (or all
-    time), by the league's method unless another is named for this once.
+    `standings [N] [all] [pairs] [method]` shows the top N of the season (or
+    all time), by the league's method unless another is named for this once;
+    `pairs` ranks fixed partnerships instead of players.
     """
     league = LeagueStore.of(store)
     command = name.lower().lstrip("/")
@@ -79,6 +88,8 @@ async def league_command(
         return await _ranking(league, where, args, lang, is_admin)
     if command == "export":
         return await _export(league, where, args, lang)
+    if command == "replay":
+        return LeagueReply(await replay_text(store, where, args, lang))
     return LeagueReply(t("help", lang))
 
 
@@ -93,20 +104,27 @@ async def _records(league: LeagueStore, where: Where, season: int | None) -> lis
 async def _standings(league: LeagueStore, where: Where, args: tuple[str, ...], lang: str) -> LeagueReply:
     top = DEFAULT_TOP
     all_time = False
+    pairs = False
     asked: Method | None = None
     for arg in args:
         if arg.isdigit():
             top = max(1, min(MAX_TOP, int(arg)))
         elif arg.lower() in ALL_WORDS:
             all_time = True
-        else:
-            asked = parse_method(arg) or asked
+        elif arg.lower() in PAIR_WORDS:
+            pairs = True
+        elif (method_asked := parse_method(arg)) is not None:
+            asked = method_asked
+        else:  # a typo must not quietly show another table than the one asked for
+            return LeagueReply(t("standings_unknown", lang, name=arg[:30]))
     info = await league.league(where.platform, where.chat_id)
     method = asked or _method(info.method)
     records = await _records(league, where, None if all_time else info.season)
+    if pairs:
+        return await _pair_standings(league, where, records, method, top, all_time, info.season, lang)
     table_rows = await asyncio.to_thread(standings, records, method)  # a big league takes a while
     if not table_rows:
-        return LeagueReply(t("no_matches", lang))
+        return LeagueReply(await _nothing_yet(league, where, all_time, info.season, lang))
     scope = "all" if all_time else f"season:{info.season}"
     before = await league.shown_positions(where.platform, where.chat_id, scope, method)
     moves = movement(table_rows, before)
@@ -120,6 +138,36 @@ async def _standings(league: LeagueStore, where: Where, args: tuple[str, ...], l
         else t("standings_title", lang, season=info.season, method=label)
     )
     table = standings_table(table_rows[:top], method, moves, lang, title=title)
+    return LeagueReply(table_text(table), image_png=await asyncio.to_thread(render_table, table))
+
+
+async def _nothing_yet(league: LeagueStore, where: Where, all_time: bool, season: int, lang: str) -> str:
+    """No counted match in the table asked for: say whether earlier seasons have some."""
+    if not all_time and season > 1 and any(
+        MatchRecord.from_dict(d).counts for d in await league.matches(where.platform, where.chat_id, None)
+    ):
+        return t("no_matches_season", lang, season=season)
+    return t("no_matches", lang)
+
+
+async def _pair_standings(
+    league: LeagueStore,
+    where: Where,
+    records: list[MatchRecord],
+    method: Method,
+    top: int,
+    all_time: bool,
+    season: int,
+    lang: str,
+) -> LeagueReply:
+    rows = await asyncio.to_thread(pair_standings, records, method)
+    if not rows:
+        return LeagueReply(await _nothing_yet(league, where, all_time, season, lang))
+    label = method_label(method, lang)
+    title = (
+        t("pairs_title_all", lang, method=label) if all_time else t("pairs_title", lang, season=season, method=label)
+    )
+    table = pairs_table(rows[:top], method, lang, title=title)
     return LeagueReply(table_text(table), image_png=await asyncio.to_thread(render_table, table))
 
 
@@ -167,7 +215,7 @@ def _stats_lines(scope: str, rec: PlayerRecord, rating: rating_mod.Rating, lang:
             prov="?" if rating.provisional else "",
             big=rec.big,
             small=rec.small,
-            points=fmt_number(rec.points),
+            points=f"{rec.points:.1f}",
             standard=rec.standard,
         ),
     ]

@@ -1,12 +1,18 @@
-"""Standings as a PNG table, drawn with Pillow and the bundled CJK font.
+"""Standings as a PNG table, drawn with Pillow and the bundled CJK font, emoji from a system font.
 
 The font (WenQuanYi Micro Hei, Apache-2.0 / GPLv3 with font exception) ships
 in `bot/league/fonts/` because users' machines may have no CJK font at all.
+It has no emoji, and people put emoji in their names: a character the CJK
+font lacks is drawn from the first installed fallback that has it (Noto
+Color Emoji from Debian's fonts-noto-color-emoji, in colour; Symbola;
+DejaVu Sans), and a character no font has is left out rather than drawn as
+an empty box (a name of nothing but such characters shows as "?").
 """
 
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,6 +21,14 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.league.tables import Table
 
 FONT_PATH = Path(__file__).with_name("fonts") / "wqy-microhei.ttc"
+# (path, size its glyphs exist at (colour bitmap fonts have one), colour): tried in order.
+FALLBACKS: tuple[tuple[str, int | None, bool], ...] = (
+    ("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf", 109, True),
+    ("/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf", None, False),
+    ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", None, False),
+)
+# Joiners, variation selectors and skin tones: drawn as part of the emoji before them, or not at all.
+INVISIBLE = frozenset({0x200D, 0xFE0E, 0xFE0F, *range(0x1F3FB, 0x1F400), *range(0xE0020, 0xE0080)})
 
 FONT_SIZE = 22
 TITLE_SIZE = 28
@@ -39,9 +53,115 @@ def font(size: int = FONT_SIZE) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT_PATH), size=size, index=0)
 
 
+@dataclass(frozen=True)
+class _Fallback:
+    path: str
+    face: ImageFont.FreeTypeFont
+    colour: bool
+
+
+@lru_cache(maxsize=1)
+def fallbacks(paths: tuple[tuple[str, int | None, bool], ...] = FALLBACKS) -> tuple[_Fallback, ...]:
+    """The fallback fonts installed on this machine, at the size their glyphs are drawn."""
+    out = []
+    for path, size, colour in paths:
+        if Path(path).is_file():
+            try:
+                out.append(_Fallback(path, ImageFont.truetype(path, size=size or 64), colour))
+            except OSError:
+                continue
+    return tuple(out)
+
+
+def _mask(f: ImageFont.FreeTypeFont, ch: str) -> bytes:
+    return bytes(f.getmask(ch))
+
+
+@lru_cache(maxsize=8192)
+def _has(face: ImageFont.FreeTypeFont, ch: str) -> bool:
+    """Whether `face` has a glyph for `ch`: one that is not the font's own missing-glyph box."""
+    try:
+        bbox = face.getbbox(ch)
+    except (OSError, ValueError):
+        return False
+    if bbox[2] <= bbox[0]:
+        return False
+    return _mask(face, ch) != _mask(face, "\U0010fffd")
+
+
+def _runs(text: str, f: ImageFont.FreeTypeFont, use: tuple[_Fallback, ...]) -> list[tuple[str, _Fallback | None]]:
+    """The text cut into runs of the main font (None) and of fallbacks; characters nobody has are dropped."""
+    runs: list[tuple[str, _Fallback | None]] = []
+    for ch in text:
+        if ord(ch) in INVISIBLE:
+            continue
+        src: _Fallback | None = None
+        if not (ch.isspace() or _has(f, ch)):
+            src = next((fb for fb in use if _has(fb.face, ch)), None)
+            if src is None:
+                continue  # no font has it: leave it out, never an empty box
+        if runs and runs[-1][1] is src:
+            runs[-1] = (runs[-1][0] + ch, src)
+        else:
+            runs.append((ch, src))
+    return runs
+
+
+def visible(text: str, f: ImageFont.FreeTypeFont | None = None, use: tuple[_Fallback, ...] | None = None) -> str:
+    """The characters of `text` that will be drawn ("?" when none are)."""
+    out = "".join(r for r, _ in _runs(text, f or font(), fallbacks() if use is None else use))
+    return out if out.strip() or not text.strip() else "?"
+
+
+def _run_width(run: str, src: _Fallback | None, f: ImageFont.FreeTypeFont) -> float:
+    if src is None:
+        return float(f.getlength(run))
+    scale = f.size / src.face.size * 1.15
+    return float(src.face.getlength(run)) * scale
+
+
+def text_width(text: str, f: ImageFont.FreeTypeFont, use: tuple[_Fallback, ...] | None = None) -> int:
+    """Width of `text` as `draw_text` draws it."""
+    use = fallbacks() if use is None else use
+    runs = _runs(text, f, use)
+    if not runs and text.strip():
+        return int(f.getlength("?"))
+    return int(sum(_run_width(r, src, f) for r, src in runs))
+
+
+def draw_text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, f: ImageFont.FreeTypeFont,
+              fill: tuple[int, int, int], *, anchor: str = "la", use: tuple[_Fallback, ...] | None = None) -> None:
+    """Draws `text` at `xy` (left edge; top for anchor "la", middle for "lm"), emoji from the fallbacks."""
+    use = fallbacks() if use is None else use
+    runs = _runs(text, f, use)
+    if not runs and text.strip():
+        runs = [("?", None)]
+    x, y = xy
+    for run, src in runs:
+        w = _run_width(run, src, f)
+        if src is None:
+            draw.text((x, y), run, font=f, fill=fill, anchor=anchor)
+        else:
+            _paste_fallback(draw, (x, y), run, src, f, fill, anchor)
+        x += w
+
+
+def _paste_fallback(draw: ImageDraw.ImageDraw, xy: tuple[float, float], run: str, src: _Fallback,
+                    f: ImageFont.FreeTypeFont, fill: tuple[int, int, int], anchor: str) -> None:
+    """A run of the fallback font, drawn at its own size and scaled to the line's."""
+    _, _, right, bottom = src.face.getbbox(run)
+    tile = Image.new("RGBA", (max(1, int(right)), max(1, int(bottom))), (0, 0, 0, 0))
+    ImageDraw.Draw(tile).text((0, 0), run, font=src.face, fill=(*fill, 255), embedded_color=src.colour)
+    height = max(1, round(f.size * 1.15))
+    width = max(1, round(tile.width * height / tile.height))
+    tile = tile.resize((width, height), Image.Resampling.LANCZOS)
+    x, y = int(xy[0]), int(xy[1] - height / 2 if anchor.endswith("m") else xy[1])
+    image = draw._image  # the image this Draw paints on (Pillow keeps it there)
+    image.paste(tile, (x, y), tile)
+
+
 def _width(draw: ImageDraw.ImageDraw, text: str, f: ImageFont.FreeTypeFont) -> int:
-    left, _, right, _ = draw.textbbox((0, 0), text, font=f)
-    return int(right - left)
+    return text_width(text, f)
 
 
 def _fit(draw: ImageDraw.ImageDraw, text: str, f: ImageFont.FreeTypeFont, limit: int) -> str:
@@ -78,7 +198,7 @@ def render_table(table: Table) -> bytes:
 
     img = Image.new("RGB", (width, height), BG)
     draw = ImageDraw.Draw(img)
-    draw.text((MARGIN, MARGIN), table.title, font=title_font, fill=FG)
+    draw_text(draw, (MARGIN, MARGIN), table.title, title_font, FG)
     y = MARGIN + title_h
     draw.rectangle((MARGIN, y, MARGIN + table_w, y + ROW_H), fill=HEADER_BG)
     _draw_row(draw, table.headers, col_w, y, body, HEADER_FG, name_col)
@@ -89,7 +209,7 @@ def render_table(table: Table) -> bytes:
         _draw_row(draw, row, col_w, y, body, FG, name_col)
     y += ROW_H + 10
     for note in table.notes:
-        draw.text((MARGIN, y), note, font=small, fill=MUTED)
+        draw_text(draw, (MARGIN, y), note, small, MUTED)
         y += FONT_SIZE + 6
     out = io.BytesIO()
     img.save(out, format="PNG")
@@ -112,5 +232,5 @@ def _draw_row(
             colour = UP if cell.startswith("▲") else DOWN if cell.startswith("▼") else MUTED
         # names left-aligned, figures right-aligned
         tx = x + PAD_X if i == name_col else x + col_w[i] - PAD_X - _width(draw, cell, f)
-        draw.text((tx, y + ROW_H // 2), cell, font=f, fill=colour, anchor="lm")
+        draw_text(draw, (tx, y + ROW_H // 2), cell, f, colour, anchor="lm")
         x += col_w[i]

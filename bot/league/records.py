@@ -25,6 +25,9 @@ FORMATS: tuple[MatchFormat, ...] = ("single", "best_of_3", "timed")
 #: Level ranks in playing order as people write them (the engine's order; "10", not "T").
 RANKS: tuple[str, ...] = tuple(rank_display(r) for r in range(len(ENGINE_RANKS)))
 
+#: Version of the stored record. Version 1 did not count the step past the target (see `from_dict`).
+RECORD_VERSION = 2
+
 
 def rank_index(level: str) -> int:
     """Position of a level rank in `RANKS` ("T" is accepted for 10), as the engine reads it.
@@ -154,6 +157,7 @@ class MatchRecord:
     def to_dict(self) -> dict[str, Any]:
         """A plain JSON-able dict; `from_dict` reads it back."""
         return {
+            "v": RECORD_VERSION,
             "platform": self.platform,
             "chat_id": self.chat_id,
             "match_id": self.match_id,
@@ -176,6 +180,12 @@ class MatchRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchRecord:
+        """Reads `to_dict`'s output; a version-1 record won at the target gets the step past the target
+        it left out (the winner had stayed on the target rank, so a 4:4 "tie" was really 5:4)."""
+        gained = [int(d["levels_gained"][0]), int(d["levels_gained"][1])]
+        winner = None if d["winner_team"] is None else int(d["winner_team"])
+        if int(d.get("v", 1)) < 2 and d["ending"] == "target" and winner is not None:
+            gained[winner] += 1
         return cls(
             platform=str(d["platform"]),
             chat_id=str(d["chat_id"]),
@@ -186,12 +196,12 @@ class MatchRecord:
             ),
             preset=str(d["preset"]),
             levels=(str(d["levels"][0]), str(d["levels"][1])),
-            levels_gained=(int(d["levels_gained"][0]), int(d["levels_gained"][1])),
+            levels_gained=(gained[0], gained[1]),
             hands=tuple(HandSummary(int(t), int(p), bool(w)) for t, p, w in d["hands"]),
             started_at=_parse_time(d["started_at"]),
             ended_at=_parse_time(d["ended_at"]),
             ending=cast(Ending, d["ending"]),
-            winner_team=None if d["winner_team"] is None else int(d["winner_team"]),
+            winner_team=winner,
             match_format=cast(MatchFormat, d.get("match_format", "single")),
             forfeit_team=None if d.get("forfeit_team") is None else int(d["forfeit_team"]),
             on_top_team=None if d.get("on_top_team") is None else int(d["on_top_team"]),

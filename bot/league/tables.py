@@ -74,7 +74,7 @@ def standings_table(
         elif method == "bigsmall":
             line += [str(r.big), str(r.small)]
         elif method == "matchpoints":
-            line += [fmt_number(r.points), str(r.standard)]
+            line += [f"{r.points:.1f}", str(r.standard)]  # one decimal in every row: the points line up
         else:
             line.append(f"{round(100 * r.win_rate)}%")
         out.append(tuple(line))
@@ -86,6 +86,7 @@ def table_text(table: Table) -> str:
     lines = [table.title, " · ".join(table.headers[2:])]
     for row in table.rows:
         pos, move, name, *rest = row
-        lines.append(f"{pos}. {name} ({move}) — " + " · ".join(rest))
+        shown = f"{name} ({move})" if move else name
+        lines.append(f"{pos}. {shown} — " + " · ".join(rest))
     lines.extend(table.notes)
     return "\n".join(lines)

@@ -27,7 +27,7 @@ from typing import Any
 from bot.i18n import tr, unknown_command_text
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.settings import TableSettings
-from bot.table import announce, lobby, moves, timers
+from bot.table import announce, forfeit, lobby, moves, timers
 from bot.table.ai_moves import AiSeats
 from bot.table.context import TableHost
 from bot.table.messages import (
@@ -36,6 +36,7 @@ from bot.table.messages import (
     Event,
     Message,
     Resume,
+    Ruling,
     SeatLanguage,
     Stop,
     Tick,
@@ -208,6 +209,10 @@ class Table:
         elif isinstance(message, UnwatchLive):
             self.screen.web_left(self.host.live.remove(self.id, message.fn))
             return
+        elif isinstance(message, Ruling):
+            if not self.closed:
+                await forfeit.award(self, message.team, message.why)
+            return
         await moves.advance(self)
         self.host.live.publish(self)
 
@@ -295,6 +300,8 @@ class Table:
             await lobby.start(self, ev)
         elif name in ("pause", "resume", "abandon"):
             await lobby.vote(self, ev, name)
+        elif name == "forfeit":
+            await forfeit.concede(self, ev)
         elif name == "back":
             if s is None:
                 await self.answer(ev, tr(lang, "err.not_seated"))

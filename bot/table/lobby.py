@@ -31,7 +31,14 @@ async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     if not free:
         await table.answer(ev, tr(lang, "join.full"))
         return
-    if args and args[0].isdigit():
+    reserved = table.meta.get("reserved") or {}
+    if reserved:  # a tournament match: each player has the seat of their team
+        mine = [int(k) for k, uid in reserved.items() if uid == ev.user.user_id and int(k) in free]
+        if not mine:
+            await table.answer(ev, tr(lang, "league.tour_not_your_seat"))
+            return
+        seat_no = mine[0]
+    elif args and args[0].isdigit():
         want = int(args[0]) - 1
         if want not in free:
             await table.answer(ev, tr(lang, "join.seat_taken", seat=args[0][:3]))
@@ -44,6 +51,8 @@ async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     await table.host.store.upsert_player(table.platform_name, ev.user.user_id, ev.user.name, ev.user.language)
     await table.save_seats()
     await table.answer(ev, tr(lang, "join.ok", name=ev.user.name[:32], seat=seat_no + 1))
+    if reserved and not table.seats.free():
+        await start(table, ev)  # a tournament match deals as soon as both teams are seated
 
 async def leave(table: Table, ev: Incoming) -> None:
     """Frees a seat before the start (afterwards only `abandon` ends a match)."""
@@ -63,6 +72,9 @@ async def addbot(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     lang = table.lang
     if table.status != "lobby":
         await table.answer(ev, tr(lang, "join.not_lobby"))
+        return
+    if table.meta.get("reserved"):  # a tournament seat is its player's, or a forfeit if nobody comes
+        await table.answer(ev, tr(lang, "league.tour_no_addbot"))
         return
     level = args[0].lower() if args else DEFAULT_AI_LEVEL
     if level not in AI_LEVELS:

@@ -76,9 +76,17 @@ class UnwatchLive:
 
 
 @dataclass(frozen=True, slots=True)
+class Ruling:
+    """A referee's ruling from outside the table (a tournament admin): `team` forfeits the match now."""
+
+    team: int
+    why: str = "ruled"
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     """The actor ends once this is taken from its queue."""
 
 
 Message = (Event | Tick | AiAnswer | Redraw | ChatLanguage | SeatLanguage | Resume | WatchLive | UnwatchLive
-           | Stop)
+           | Ruling | Stop)

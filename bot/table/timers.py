@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bot.ai import move_seed
 from bot.clock import Clock
 from bot.i18n import tr
-from bot.table import moves
+from bot.table import forfeit, moves
 from bot.table.messages import Message, Tick
 from engine import IllegalAction
 from engine.actions import TimeUp
@@ -132,7 +132,9 @@ async def on_tick(table: Table, kind: str) -> None:
         return
     if kind == "lobby":
         await table.timers.set(kind, None)
-        if table.status == "lobby":
+        if table.status == "lobby" and table.meta.get("tournament"):
+            await forfeit.no_show(table)  # 000, 001f: a team still missing forfeits
+        elif table.status == "lobby":
             await table.close("abandoned", {"reason": "lobby_expired"})
             await table.say(tr(table.lang, "lobby.expired"))
         return

@@ -74,3 +74,17 @@ async def test_quick_words_are_the_reply_and_silence_leaves_nothing(
     assert quiet.callback_type == 5
     assert fake_discord.messages[quiet.original_id or 0].deleted  # closed without a word
     assert fake_discord.unanswered() == [] and fake_discord.protocol_errors == []
+
+
+async def test_league_and_tournament_words_come_through_the_league_group(
+        scripted: tuple[ScriptedHost, DiscordRunner], fake_discord: FakeDiscord) -> None:
+    """`/tractor` has the table's commands; `/league` the league's and tournaments (25 a group at most)."""
+    host, _ = scripted
+    await fake_discord.slash(ALICE, "tournament", {"args": "new knockout drawn"}, command="league")
+    await fake_discord.slash(ALICE, "replay", {"match": 12, "hand": 3}, command="league")
+    await fake_discord.slash(ALICE, "standings", {"args": "pairs"}, command="league")
+    await fake_discord.slash(ALICE, "forfeit")
+    await fake_discord.settle()
+    got = [(e.name, e.args) for e in host.events]
+    assert got == [("tournament", ("new", "knockout", "drawn")), ("replay", ("12", "3")),
+                   ("standings", ("pairs",)), ("forfeit", ())]

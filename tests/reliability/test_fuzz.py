@@ -54,7 +54,7 @@ ACTING = frozenset({tokens.PLAY, tokens.PLAY_CARDS, tokens.BURY, tokens.DECLARE,
                     tokens.REVOLT, tokens.START, tokens.LEAVE, tokens.ADDBOT, tokens.JOIN, tokens.BACK})
 LOBBY_ACTING = frozenset({tokens.JOIN, tokens.ADDBOT, tokens.START})
 # Commands that are real decisions when a seated person sends them (votes, leaving, starting).
-SEATED_ACTING_WORDS = (ACTION_WORDS - {"hint", "提示"}) | {"pause", "resume", "abandon", "leave", "start",
+SEATED_ACTING_WORDS = (ACTION_WORDS - {"hint", "提示"}) | {"pause", "resume", "abandon", "forfeit", "leave", "start",
                                                           "addbot", "kick", "back", "join", "lang", "new"}
 JUNK = string.ascii_letters + string.digits + string.punctuation + " .~_-♠♥♦♣大王小王🂡\u200b\u202e\x00é"
 

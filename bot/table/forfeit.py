@@ -1,0 +1,78 @@
+"""Forfeits at a table: a team concedes (`forfeit`), or the host awards the match to the other side.
+
+Documents 000 and 001 forfeit a team that is 15 minutes late; 004 scores a
+forfeit 2.5 场分 and 12 standard points to the side that did not forfeit.
+Either way the match ends at once as a forfeit: the league and a tournament
+record it from the result dict the table closes with.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bot.i18n import tr
+from bot.platform import Incoming
+from bot.table.seats import SeatKind
+
+if TYPE_CHECKING:
+    from bot.table import Table
+
+
+def forfeit_result(table: Table, forfeit_team: int, why: str = "conceded") -> dict[str, Any]:
+    """The result a forfeited match closes with (levels as they stood, when a match was dealt)."""
+    result: dict[str, Any] = {"winner_team": 1 - forfeit_team, "reason": "forfeit", "forfeit_team": forfeit_team,
+                              "why": why}
+    if table.match is not None:
+        result["levels"] = list(table.match.public_view().get("levels") or [])
+        result["version"] = table.match.version
+    return result
+
+
+async def award(table: Table, forfeit_team: int, why: str) -> None:
+    """Ends the match now as a forfeit by `forfeit_team` (a lobby's no-show or a concession)."""
+    lang = table.lang
+    result = forfeit_result(table, forfeit_team, why)
+    await table.close("finished", result)
+    await table.say(tr(lang, "forfeit.done", team=tr(lang, f"team.{forfeit_team}"),
+                       winner=tr(lang, f"team.{1 - forfeit_team}")))
+    await table.host.match_ended(table, result)
+
+
+async def concede(table: Table, ev: Incoming) -> None:
+    """`forfeit`: a seated person concedes for their team; with two people on the team both must say so."""
+    lang = table.lang
+    s = table.seat_of(ev.user.user_id)
+    if s is None:
+        await table.answer(ev, tr(lang, "err.not_seated"))
+        return
+    if table.match is None:
+        await table.answer(ev, tr(lang, "err.not_playing"))
+        return
+    team = s % 2
+    humans = [h for h in table.seats.humans() if h % 2 == team and not table.seats[h].get("kicked")]
+    votes = table.meta.setdefault("votes", {}).setdefault(f"forfeit{team}", [])
+    if s not in votes:
+        votes.append(s)
+    if any(h not in votes for h in humans):
+        await table.save_meta()
+        await table.say(tr(lang, "forfeit.vote", name=table.seats[s]["name"], team=tr(lang, f"team.{team}")))
+        return
+    table.meta["votes"] = {}
+    await award(table, team, "conceded")
+
+
+async def no_show(table: Table) -> None:
+    """The lobby's clock ran out on a tournament match: a team with an empty seat forfeits (000, 001f);
+    with both teams incomplete, both forfeit (the tournament advances nobody)."""
+    lang = table.lang
+    minutes = round(table.settings.lobby / 60)
+    missing = sorted({s % 2 for s in range(4) if table.seats[s].get("kind") == SeatKind.EMPTY})
+    if not missing:
+        return
+    if len(missing) == 2:
+        await table.close("abandoned", {"reason": "abandoned", "double_forfeit": True})
+        await table.say(tr(lang, "forfeit.both_late", minutes=minutes))
+        await table.host.match_ended(table, {"reason": "abandoned", "double_forfeit": True})
+        return
+    await table.say(tr(lang, "forfeit.late", team=tr(lang, f"team.{missing[0]}"), minutes=minutes))
+    await award(table, missing[0], "late")
