@@ -21,7 +21,7 @@ from adapters.web.server import WebTable
 from app import collector
 from app.console import play_console
 from app.store import open_store
-from app.web import worker_app
+from app.web import Figures, worker_app
 from bot.cluster import Cluster, worker_name
 from bot.host import Host
 from persistence.postgres import PostgresStore
@@ -53,7 +53,8 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     web_config = WebConfig.from_env()
     # One aiohttp Application for the process: health, readiness and metrics, and the web table's
     # routes when it is on (then on its port), else on $TRACTOR_HTTP.
-    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster)
+    figures: Figures = {}
+    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster, figures)
     http = await serve_http(app) if web_config is None else None
     try:
         if web_config is not None:  # the web table: links in the chats only with a public address
@@ -65,6 +66,7 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             started.append(web_table)
         telegram = TelegramRunner(telegram_config, host) if telegram_config is not None else None
         if telegram is not None:
+            figures.update(telegram_figures(telegram))
             host.register(telegram.platform)
             await telegram.connect()
         discord_runner = DiscordRunner(host, discord_config) if discord_config is not None else None
@@ -98,6 +100,17 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
         await host.stop()
         await store.close()
     return 0
+
+
+def telegram_figures(telegram: TelegramRunner) -> Figures:
+    """The Bot API calls the outboxes made and the 429s Telegram answered, for /metrics."""
+    stats = telegram.platform.outboxes.stats
+    return {
+        "tractor_telegram_api_calls": ("Bot API calls that send or change messages",
+                                       lambda: float(sum(stats.by_method.values()))),
+        "tractor_telegram_429": ("Bot API calls Telegram refused with 429 (retry_after)",
+                                 lambda: float(stats.retry_after)),
+    }
 
 
 async def _until_stopped() -> None:

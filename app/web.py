@@ -57,9 +57,10 @@ def _cluster_counters(s: ClusterStats) -> Iterable[tuple[str, float, str]]:
 
 def worker_app(host: Host, store: SqlStore | None = None, cluster: Cluster | None = None,
                figures: Figures | None = None) -> web.Application:
-    """The Application with /healthz, /readyz and /metrics; add further routes to it."""
+    """The Application with /healthz, /readyz and /metrics; add further routes to it. `figures` is
+    read at each scrape, so the adapters started later may still add theirs to it."""
     registry = CollectorRegistry()
-    registry.register(WorkerCollector(host, store, cluster, figures or {}))
+    registry.register(WorkerCollector(host, store, cluster, figures if figures is not None else {}))
 
     async def healthz(_request: web.Request) -> web.Response:
         return web.json_response({"ok": True})

@@ -145,7 +145,8 @@ class Host:
             for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
-        await tournaments.resume(self, loaded)  # a tournament whose chat has no table opens its next match
+        if ids is None:  # a worker taking some tables over cannot tell which others run elsewhere
+            await tournaments.resume(self, loaded)  # a tournament whose chat has no table opens its next match
         # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
         # loading of every table after it (they share the store).
         for table in loaded:

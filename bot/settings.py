@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-AI_LEVELS: tuple[str, ...] = ("random", "basic", "strong")
+AI_LEVELS: tuple[str, ...] = ("random", "basic", "strong", "expert")
 DEFAULT_AI_LEVEL = "basic"
 
 

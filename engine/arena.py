@@ -3,7 +3,8 @@
 Each deal is played twice with the same cards and the same decision seeds,
 once with side A in seats 0 and 2 and once with A in seats 1 and 3, so the
 luck of the cards cancels. A deal is the first hand of a fresh match
-(declaring decides the dealer). Prints hands won, levels gained, A's win
+(declaring decides the dealer), or with ``--hand N`` its N-th hand after
+``basic`` played the earlier ones (a dealer fixed, 炒底 possible). Prints hands won, levels gained, A's win
 rate with a 95% confidence interval, and decision times per level.
 """
 
@@ -32,6 +33,7 @@ class Game:
     points: int
     times: dict[str, list[float]] = field(default_factory=dict)  # wall clock per decision
     cpu: dict[str, list[float]] = field(default_factory=dict)  # the deciding thread's CPU time
+    phase_cpu: dict[str, list[float]] = field(default_factory=dict)  # the same by "level phase" (bids, bury, play)
 
 
 def decision_seed(deal_seed: int, version: int, seat: int) -> int:
@@ -45,11 +47,26 @@ def play_game(
     sides: Sequence[str],
     budget: float,
     deals: int | None = None,
+    hand: int = 1,
 ) -> Game:
-    """Play the first hand of a match seeded ``deal_seed``; ``seats[s]`` names the level in seat s."""
+    """Play hand ``hand`` of a match seeded ``deal_seed``; ``seats[s]`` names the level in seat s.
+
+    Earlier hands are played by ``basic`` in every seat (the same for both games of a deal), so a
+    later hand, with a dealer fixed and 炒底 possible, can be measured in duplicate too."""
     m = Match.new(preset(preset_name), deal_seed)
+    while m.hand_no < hand and m.phase != "match_over":
+        to_act = m.to_act()
+        if to_act:
+            a = choose(m.view(to_act[0]), "basic")
+            m.apply(a if m.check(a) is None else m.auto_action(to_act[0]) or a)
+        else:
+            sa = m.system_action()
+            if sa is None:
+                break
+            m.apply(sa)
     times: dict[str, list[float]] = {lvl: [] for lvl in set(seats)}
     cpu: dict[str, list[float]] = {lvl: [] for lvl in set(seats)}
+    phase_cpu: dict[str, list[float]] = {}
     while m.phase not in ("hand_over", "match_over"):
         to_act = m.to_act()
         if not to_act:
@@ -64,6 +81,7 @@ def play_game(
         a = choose(view, seats[s], decision_seed(deal_seed, m.version, s), budget, deals=deals)
         times[seats[s]].append(time.perf_counter() - t0)
         cpu[seats[s]].append(time.thread_time() - c0)
+        phase_cpu.setdefault(f"{seats[s]} {m.phase}", []).append(cpu[seats[s]][-1])
         if m.check(a) is not None:  # never expected: fall back so one bug does not stop the arena
             fallback = m.auto_action(s)
             assert fallback is not None, (a, view)
@@ -71,16 +89,16 @@ def play_game(
         m.apply(a)
     r = m.hand.result
     if r is None or r.outcome is None:
-        return Game(None, 0, 0, times, cpu)
+        return Game(None, 0, 0, times, cpu, phase_cpu)
     dteam = r.declarer_team
     team = dteam if r.outcome.winner == "declarers" else 1 - dteam
-    return Game(sides[team], r.outcome.levels, r.defender_points, times, cpu)
+    return Game(sides[team], r.outcome.levels, r.defender_points, times, cpu, phase_cpu)
 
 
-def play_deal(args: tuple[str, int, str, str, float, int | None]) -> tuple[Game, Game]:
-    preset_name, deal_seed, a, b, budget, deals = args
-    g1 = play_game(preset_name, deal_seed, [a, b, a, b], ["A", "B"], budget, deals)
-    g2 = play_game(preset_name, deal_seed, [b, a, b, a], ["B", "A"], budget, deals)
+def play_deal(args: tuple[str, int, str, str, float, int | None, int]) -> tuple[Game, Game]:
+    preset_name, deal_seed, a, b, budget, deals, hand = args
+    g1 = play_game(preset_name, deal_seed, [a, b, a, b], ["A", "B"], budget, deals, hand)
+    g2 = play_game(preset_name, deal_seed, [b, a, b, a], ["B", "A"], budget, deals, hand)
     return g1, g2
 
 
@@ -100,12 +118,15 @@ def percentile(xs: Sequence[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
 
 
-def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, budget: float) -> str:
+def report(
+    games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, budget: float, hand: int = 1
+) -> str:
     won = {"A": 0, "B": 0}
     levels = {"A": 0, "B": 0}
     void = 0
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
+    by_phase: dict[str, list[float]] = {}
     for g in games:
         if g.winner is None:
             void += 1
@@ -116,6 +137,8 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
             times.setdefault(lvl, []).extend(ts)
         for lvl, ts in g.cpu.items():
             cpu.setdefault(lvl, []).extend(ts)
+        for key, ts in g.phase_cpu.items():
+            by_phase.setdefault(key, []).extend(ts)
     pairs = {"A": 0, "B": 0, "split": 0}
     for g1, g2 in zip(games[::2], games[1::2], strict=True):
         if g1.winner is not None and g1.winner == g2.winner:
@@ -126,7 +149,8 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
     lo, hi = wilson(won["A"], n)
     rate = won["A"] / n if n else 0.0
     lines = [
-        f"arena: A={a} vs B={b}, preset {preset_name}, {deals} duplicate deals ({len(games)} hands), budget {budget} s",
+        f"arena: A={a} vs B={b}, preset {preset_name}, hand {hand}, {deals} duplicate deals ({len(games)} hands), "
+        f"budget {budget} s",
         f"hands won: A {won['A']}, B {won['B']}, no result {void} (revolution or redeal)",
         f"levels gained: A {levels['A']}, B {levels['B']}",
         f"deals won both times: A {pairs['A']}, B {pairs['B']}; split or no result {pairs['split']}",
@@ -139,17 +163,24 @@ def report(games: Sequence[Game], a: str, b: str, deals: int, preset_name: str, 
                 f"{what} {lvl}: median {statistics.median(ts) * 1000:.2f} ms, "
                 f"p95 {percentile(ts, 0.95) * 1000:.2f} ms, max {max(ts) * 1000:.1f} ms over {len(ts)} decisions"
             )
+    for key in sorted(by_phase):
+        ts = by_phase[key]
+        if key.split()[0] in ("strong", "expert"):
+            lines.append(
+                f"decision CPU {key}: median {statistics.median(ts) * 1000:.2f} ms, "
+                f"p95 {percentile(ts, 0.95) * 1000:.2f} ms, max {max(ts) * 1000:.1f} ms over {len(ts)} decisions"
+            )
     return "\n".join(lines)
 
 
 def _progress(games: list[Game], ns: argparse.Namespace) -> None:
-    """With --progress: a line every 10 deals, the whole report every 40 (a long run can be read early)."""
+    """With --progress: a line every 10 deals, the whole report every 20 (a long run can be read early)."""
     done = len(games) // 2
     if not ns.progress or done % 10:
         return
     print(f"{done}/{ns.deals} deals", file=sys.stderr, flush=True)
-    if done % 40 == 0 and done < ns.deals:
-        print(report(games, ns.a, ns.b, done, ns.preset, ns.budget), file=sys.stderr, flush=True)
+    if done % 20 == 0 and done < ns.deals:
+        print(report(games, ns.a, ns.b, done, ns.preset, ns.budget, ns.hand), file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,12 +198,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--samples", type=int, default=None, help="strong: sampled deals per decision instead of --budget"
     )
     p.add_argument(
+        "--hand", type=int, default=1, help="measure this hand of the match (earlier ones: basic everywhere)"
+    )
+    p.add_argument(
         "--progress",
         action="store_true",
-        help="report progress on stderr, and the figures so far every 40 deals",
+        help="report progress on stderr, and the figures so far every 20 deals",
     )
     ns = p.parse_args(argv)
-    work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples) for i in range(ns.deals)]
+    work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples, ns.hand) for i in range(ns.deals)]
     games: list[Game] = []
     if ns.jobs > 1:
         with ProcessPoolExecutor(ns.jobs) as pool:
@@ -183,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for w in work:
             games += list(play_deal(w))
             _progress(games, ns)
-    print(report(games, ns.a, ns.b, ns.deals, ns.preset, ns.budget))
+    print(report(games, ns.a, ns.b, ns.deals, ns.preset, ns.budget, ns.hand))
     return 0
 
 

@@ -10,10 +10,12 @@ import logging
 from typing import TYPE_CHECKING
 
 from bot.ai import move_seed
-from bot.i18n import catalog, tr
+from bot.cardtext import card_text, cards_text, suit_text
+from bot.i18n import N_, catalog, tr
 from bot.settings import AI_LEVELS
 from bot.views import seat_label
 from engine.actions import ACTION_TYPES, Action
+from engine.ai import EXPERT_TIME
 from engine.ai.explain import reason
 
 if TYPE_CHECKING:
@@ -21,7 +23,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-HINT_BUDGET = 0.3  # seconds the strongest AI level thinks about a hint: an answer a person does not wait for
+HINT_BUDGET = (
+    0.3  # CPU seconds the strongest AI level thinks about a hint: an answer a person does not wait for
+)
 
 
 async def strongest(table: Table, s: int, fallback: Action) -> Action:
@@ -34,8 +38,12 @@ async def strongest(table: Table, s: int, fallback: Action) -> Action:
     version = m.version
     view = table.seat_view(s)
     seed = move_seed(table.seed, version, s)
+    level = AI_LEVELS[-1]
+    budget = (
+        HINT_BUDGET / EXPERT_TIME if level == "expert" else HINT_BUDGET
+    )  # expert: the same time, more candidates
     try:
-        act = await table.host.run_ai(lambda: chooser(view, AI_LEVELS[-1], seed, HINT_BUDGET))
+        act = await table.host.run_ai(lambda: chooser(view, level, seed, budget))
     except Exception:
         log.exception("hint failed at table %s", table.id)
         return fallback
@@ -45,7 +53,7 @@ async def strongest(table: Table, s: int, fallback: Action) -> Action:
 
 
 def why(table: Table, s: int, action: Action, lang: str) -> str:
-    """The hint's reason in one short clause."""
+    """The hint's reason in one line: the kind of move, the cards it keeps back, what it expects of the opponents."""
     try:
         code, params = reason(table.seat_view(s), action)
     except Exception:  # a reason is a courtesy: never let it cost the hint
@@ -54,5 +62,32 @@ def why(table: Table, s: int, action: Action, lang: str) -> str:
     key = f"hint.why_{code}"
     if key not in catalog("en"):
         key = "hint.why_other"
-    who = params.get("seat")
-    return tr(lang, key, who=seat_label(int(who), table.seats.infos(), lang) if who is not None else "")
+    infos = table.seats.infos()
+
+    def who(seat: object) -> str:
+        return seat_label(int(str(seat)), infos, lang) if seat is not None else ""
+
+    parts = [tr(lang, key, who=who(params.get("seat")))]
+    kept = params.get("keeps")
+    if kept:
+        parts.append(tr(lang, "hint.keeps", cards=cards_text(list(kept))))
+    exp = params.get("expect")
+    if exp in EXPECT_KEYS and not (exp == "none_higher" and code == "lead_master"):  # said already
+        parts.append(
+            tr(
+                lang,
+                EXPECT_KEYS[exp],
+                who=who(params.get("expect_seat")),
+                card=card_text(str(params.get("expect_card", ""))),
+                suit=suit_text(str(params.get("expect_suit", ""))),
+            )
+        )
+    return tr(lang, "hint.join").join(p.rstrip("。.") for p in parts) + tr(lang, "hint.end")
+
+
+EXPECT_KEYS = {
+    "void": N_("hint.expect_void"),
+    "lacks": N_("hint.expect_lacks"),
+    "out": N_("hint.expect_out"),
+    "none_higher": N_("hint.expect_none_higher"),
+}

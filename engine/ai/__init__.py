@@ -2,9 +2,10 @@
 
 The AI sees exactly what ``Match.view(seat)`` shows that seat, never the
 full state. Levels: ``random`` (uniform among legal choices), ``basic``
-(hand-written rules) and ``strong`` (determinized playouts over sampled
-deals with ``basic`` as the playout policy). Same view, level and seed: the
-same action.
+(hand-written rules), ``strong`` (determinized playouts over sampled
+deals with ``basic`` as the playout policy, for bids, the bury and plays)
+and ``expert`` (``strong`` with ``EXPERT_TIME`` times the budget and more
+candidate plays). Same view, level and seed: the same action.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from ..views import SeatView
 from . import basic, rand, search
 from .seen import read_view
 
-LEVELS = ("random", "basic", "strong")
+LEVELS = ("random", "basic", "strong", "expert")
 DEFAULT_BUDGET_S = 0.5
+EXPERT_TIME = 3.0  # expert thinks this many times the budget
+EXPERT_WIDTH = 6  # ... over this many candidate plays
 
 
 def choose(
@@ -36,7 +39,8 @@ def choose(
     host should read as "nothing now" (the engine only takes passes once the
     deal is done). The view is not changed. Plain and blocking: the host runs
     it in a worker thread; ``strong`` spends about ``budget_s`` seconds, or
-    samples exactly ``deals`` deals per decision when that is given.
+    samples exactly ``deals`` deals per decision when that is given
+    (``expert`` about ``EXPERT_TIME`` times as long).
 
     :raises ValueError: for an unknown level.
     """
@@ -48,7 +52,9 @@ def choose(
     rng = random.Random(f"ai:{seed}:{seen.seat}")
     if level == "random":
         return rand.decide(seen, rng)
+    if level == "expert":
+        return search.decide(seen, rng, budget_s * EXPERT_TIME, deals=deals, width=EXPERT_WIDTH)
     return search.decide(seen, rng, budget_s, deals=deals)
 
 
-__all__ = ["DEFAULT_BUDGET_S", "LEVELS", "choose"]
+__all__ = ["DEFAULT_BUDGET_S", "EXPERT_TIME", "LEVELS", "choose"]

@@ -13,7 +13,7 @@ from collections import Counter
 from ..actions import SeatAction
 from ..cards import BIG_JOKER, NO_TRUMP, NUM_FACES, POINTS, SMALL_JOKER, TRUMP, card_str, cards_str, rank_of
 from ..declare import Declaration
-from ..order import order_for
+from ..order import Order, order_for
 from .options import action, current_declaration, declare_options, seat_level
 from .policy import Spot, choose_play
 from .seen import Seen
@@ -96,8 +96,12 @@ def chao_or_pass(seen: Seen) -> SeatAction:
 def bury(seen: Seen) -> list[int]:
     """Eight cards: no trumps and no points if avoidable; empty the shortest side suits first."""
     assert seen.trump is not None
-    order = seen.order or order_for(seen.level, seen.trump, seen.rules)
-    hand = list(seen.hand)
+    return bury_counts(seen.hand, seen.order or order_for(seen.level, seen.trump, seen.rules))
+
+
+def bury_counts(held: list[int], order: Order, void_first: int | None = None) -> list[int]:
+    """``bury`` on counts; ``void_first`` names a side suit to empty before any other (a variant to search)."""
+    hand = list(held)
     length = Counter[int]()
     for f in range(NUM_FACES):
         length[order.suit[f]] += hand[f]
@@ -114,6 +118,8 @@ def bury(seen: Seen) -> list[int]:
             cost += length[suit] * 1.5  # short suits go first, so they end up void
             if order.rank[f] == 12 and suit != TRUMP:
                 cost += 10.0  # keep aces
+            if suit == void_first:
+                cost -= 500.0
             if best_f < 0 or cost < best_cost:
                 best_f, best_cost = f, cost
         picked.append(best_f)

@@ -9,7 +9,9 @@ plus a bonus for winning the hand. Candidates clearly worse are dropped
 early; the policy's choice is left only for one that beats it with some
 confidence, so a small budget plays like ``basic`` rather than like noise.
 
-Other decisions (declaring, burying, 炒底, revolution) use ``basic``.
+Bids (declaring, 炒底) and the bury are searched the same way by
+``bidding`` and ``burying``; revolution is ``basic``'s. Deals are sampled
+with the guesses ``infer`` reads from how the others played.
 
 The budget becomes a number of playouts through a fixed cost model, not
 the clock, so the same view and seed always give the same move; the
@@ -19,28 +21,24 @@ model (CPU time, so a machine busy with other work does not change moves).
 
 from __future__ import annotations
 
-import math
 import random
-import time
 from collections.abc import Sequence
 
 from ..actions import SeatAction
 from ..cards import cards_str
-from ..rules import Rules
-from ..scoring import level_change
-from . import basic, rollout
+from . import basic, bidding, burying, rollout
+from .infer import beliefs
 from .options import action
 from .policy import ranked_plays
+from .race import deadline_for, race
 from .sampling import Deal, sample
 from .seen import Seen
+from .value import value_for
 
 MAX_CANDIDATES = 4
-RACE_AFTER = 3  # deals before clearly worse candidates stop being played out
-CONFIDENCE = 0.75  # standard errors a candidate must clear to replace the policy's choice
-WIN_BONUS = 30.0  # a won hand is worth this many points on top of the points themselves
-LEVEL_BONUS = 10.0
-COST_PER_CARD_S = 0.00005  # measured (thread CPU time): a playout costs this per card still in play, sampling included
-MIN_DEALS, MAX_DEALS = 2, 400
+# measured (thread CPU time, docs/ai.md): a playout costs this per card still in play, sampling included
+COST_PER_CARD_S = 0.000025
+MAX_DEALS = 400
 
 
 def playouts_for(budget_s: float, cards_left: int) -> int:
@@ -48,69 +46,40 @@ def playouts_for(budget_s: float, cards_left: int) -> int:
     return int(budget_s / (max(4, cards_left) * COST_PER_CARD_S))
 
 
-def decide(seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None = None) -> SeatAction:
+def decide(
+    seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None = None, width: int = MAX_CANDIDATES
+) -> SeatAction:
+    """Search the seat's decision: bids, the bury and plays; revolution is ``basic``'s."""
+    if seen.phase in ("dealing", "declaring", "chao"):
+        return bidding.decide(seen, rng, budget_s, deals=deals)
+    if seen.phase == "burying":
+        return action("bury", seen.seat, cards_str(burying.choose_bury(seen, rng, budget_s, deals=deals)))
     if seen.phase != "playing" or (seen.view.get("can_revolt") and basic.should_revolt(seen)):
         return basic.decide(seen)
-    cands = candidates(seen)
+    return action("play", seen.seat, cards_str(choose_play(seen, rng, budget_s, deals=deals, width=width)))
+
+
+def choose_play(
+    seen: Seen, rng: random.Random, budget_s: float, *, deals: int | None = None, width: int = MAX_CANDIDATES
+) -> tuple[int, ...]:
+    cands = candidates(seen, width)
     if len(cands) == 1:
-        return action("play", seen.seat, cards_str(cands[0]))
-    cards_left = sum(seen.hand_counts)
+        return cands[0]
     n = deals if deals is not None else MAX_DEALS
-    playouts = playouts_for(budget_s, cards_left) if deals is None else n * len(cands)
-    # the guard reads this thread's CPU time: a busy machine slows the wall clock, not the search
-    deadline = time.thread_time() + max(budget_s, 0.01) * 3 if deals is None else None
-    k = len(cands)
-    sums, squares, counts = [0.0] * k, [0.0] * k, [0] * k
-    active = list(range(1, k))
-    used = 0
-    for i in range(n):
-        if i >= MIN_DEALS and used >= playouts:
-            break
-        used += 1 + len(active)
-        deal = sample(seen, rng)
-        base = playout(seen, deal, cands[0])
-        for j in active:
-            d = playout(seen, deal, cands[j]) - base
-            sums[j] += d
-            squares[j] += d * d
-            counts[j] += 1
-        if i + 1 >= RACE_AFTER:  # drop candidates clearly worse than the policy's choice
-            active = [j for j in active if _bound(sums[j], squares[j], counts[j], -CONFIDENCE * 2) >= 0.0]
-            if not active:
-                break
-        if deadline is not None and i >= 1 and time.thread_time() > deadline:
-            break  # only on a machine far slower than the cost model assumes
-    return action("play", seen.seat, cards_str(cands[pick(sums, squares, counts)]))
+    playouts = playouts_for(budget_s, sum(seen.hand_counts)) if deals is None else n * len(cands)
+    guesses = beliefs(seen)
+    best, _, _ = race(
+        len(cands),
+        n,
+        playouts,
+        lambda: sample(seen, rng, guesses),
+        lambda deal, j: playout(seen, deal, cands[j]),
+        deadline_for(budget_s, deals),
+    )
+    return cands[best]
 
 
-def _bound(total: float, square: float, n: int, z: float) -> float:
-    """The mean gain over the policy's choice, moved ``z`` standard errors (down for z > 0)."""
-    if n == 0:
-        return 0.0
-    mean = total / n
-    if n == 1:
-        return mean - z * 100.0
-    var = max(0.0, square / n - mean * mean)
-    return mean - z * math.sqrt(var / (n - 1))
-
-
-def pick(sums: list[float], squares: list[float], counts: list[int]) -> int:
-    """Leave the policy's own choice (index 0) only for a candidate that beats it with some confidence.
-
-    Each candidate is compared with the policy's choice on the same deals;
-    its mean gain must stay positive after ``CONFIDENCE`` standard errors.
-    With few deals the evidence is weak and the policy's choice stands,
-    so a small budget does not play worse than ``basic`` by chasing noise.
-    """
-    best, best_bound = 0, 0.0
-    for j in range(1, len(sums)):
-        bound = _bound(sums[j], squares[j], counts[j], CONFIDENCE)
-        if bound > best_bound:
-            best, best_bound = j, bound
-    return best
-
-
-def candidates(seen: Seen) -> list[tuple[int, ...]]:
+def candidates(seen: Seen, width: int = MAX_CANDIDATES) -> list[tuple[int, ...]]:
     """The policy's best plays, its own choice first. A lead takes the best play of each suit
     before second choices in one suit, so the search weighs where to lead, not only what."""
     assert seen.order is not None
@@ -125,9 +94,9 @@ def candidates(seen: Seen) -> list[tuple[int, ...]]:
                 suits.add(order.suit[c[0]])
                 picked.append(c)
                 keys.add(tuple(sorted(c)))
-        picked = picked[:MAX_CANDIDATES]
+        picked = picked[:width]
     for c in ranked:
-        if len(picked) >= MAX_CANDIDATES:
+        if len(picked) >= width:
             break
         key = tuple(sorted(c))
         if key not in keys:
@@ -152,12 +121,3 @@ def playout(seen: Seen, deal: Deal, first: Sequence[int]) -> float:
         first,
     )
     return value_for(seen.rules, pts, seen.seat % 2 != seen.dealer % 2)
-
-
-def value_for(rules: Rules, points: int, defenders: bool) -> float:
-    """A hand's result for one side: its points (the defenders' points, negated for the declarers)
-    plus a bonus for winning the hand, larger the more levels it gains."""
-    winner, levels = level_change(rules, points)
-    won = (winner == "defenders") == defenders
-    sign = 1.0 if defenders else -1.0
-    return sign * points + (WIN_BONUS + LEVEL_BONUS * levels) * (1.0 if won else -1.0)

@@ -53,12 +53,24 @@ def _swap_hidden(m: Match, seat: int) -> Match:
         if swapped:
             break
     assert swapped > 0
+    view = m.view(seat)
+    if h.kitty and view.get("kitty") is None and view.get("buried") is None:  # a kitty the seat cannot see
+        for i, k in enumerate(h.kitty):
+            g = next((g for g in range(54) if h.hands[a][g] and g != k and _suit(h, g) == _suit(h, k)), None)
+            if g is not None:
+                h.kitty[i], h.hands[a][g], h.hands[a][k] = g, h.hands[a][g] - 1, h.hands[a][k] + 1
+                break
     assert [list(x) for x in other.hand.hands] != [list(x) for x in m.hand.hands]
     return other
 
 
+def _suit(h: Any, f: int) -> int:
+    return int(h.order.suit[f]) if h.order is not None else f // 13
+
+
 CASES = [("classic", 3, "declaring", 0), ("classic", 4, "playing", 0), ("competition", 5, "playing", 9),
-         ("chaodipi", 6, "playing", 30), ("super", 7, "playing", 61)]  # fmt: skip
+         ("chaodipi", 6, "playing", 30), ("super", 7, "playing", 61), ("classic", 8, "burying", 0),
+         ("chaodipi", 6, "chao", 0), ("super", 9, "declaring", 0)]  # fmt: skip
 
 
 @pytest.mark.parametrize(("preset_name", "seed", "phase", "plays"), CASES)

@@ -55,6 +55,7 @@ async def test_a_worker_serves_its_endpoints_and_hands_over_on_sigterm(pg_url: s
             async with session.get(f"http://127.0.0.1:{port}/metrics") as r:
                 metrics = await r.text()
         assert "tractor_tables 1.0" in metrics and "tractor_workers 1.0" in metrics
+        assert "tractor_telegram_api_calls_total" in metrics and "tractor_telegram_429_total 0.0" in metrics
         for _ in range(100):  # the only worker holds the long-polling role and polls
             if any(c.method == "getUpdates" for c in fake.calls) or fake.pending_polls:
                 break

@@ -25,7 +25,7 @@ async def test_lobby_rules(rig: Rig) -> None:
     await send(rig, rig.d.command("u2", "join"))
     assert await send(rig, rig.d.command("u2", "kick", "1")) == [tr(en, "kick.not_allowed")]
     assert await send(rig, rig.d.command("u1", "addbot", "genius")) == [
-        tr(en, "addbot.bad_level", level="genius", levels="random, basic, strong")]
+        tr(en, "addbot.bad_level", level="genius", levels="random, basic, strong, expert")]
     await send(rig, rig.d.command("u1", "addbot"))
     await send(rig, rig.d.command("u3", "join"))
     assert await send(rig, rig.d.command("u4", "join")) == [tr(en, "join.full")]
