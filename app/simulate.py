@@ -31,6 +31,8 @@ class CountingPlatform:
     hand_page_size = HAND_PAGE_SIZE
     one_screen = False
     sends_files = False
+    play_menu = False
+    live_countdown = False
 
     def __init__(self) -> None:
         self.sends = 0

@@ -57,7 +57,7 @@ class TableGlance:
     hand: tuple[str, ...]
 
 TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
-                            "forfeit", "hand", "table"})
+                            "forfeit", "hand", "table", "ping"})
 LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking", "replay"})
 HOST_COMMANDS = frozenset({"new", "rules", "lang", "help", "tournament"})
 ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS | duplicate_commands.COMMANDS

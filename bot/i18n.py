@@ -53,6 +53,8 @@ PLURALS: dict[str, str] = dict([
     P_("result.defenders_win", "{n}"),
     P_("timeout.away", "{n}"),
     P_("league.provisional_note", "{n}"),
+    P_("daily.compared", "{tables}"),
+    P_("dup.pairs_board", "{tables}"),
 ])
 
 # Keys whose text is empty in every language: gettext reads an empty translation as "untranslated".

@@ -30,11 +30,29 @@ class Button:
 
 
 @dataclass(frozen=True)
+class Cue:
+    """Whom a table message waits for, for a platform that notifies them (a mention) and counts down.
+
+    `user_ids`: the people who must act now and have not asked to be left alone (none: nobody to
+    notify); `seconds`: until their time runs out, when the view was drawn (None: no limit)."""
+
+    user_ids: tuple[str, ...] = ()
+    seconds: float | None = None
+    lang: str = "en"
+
+
+@dataclass(frozen=True)
 class View:
-    """Text plus a grid of buttons (rows of buttons)."""
+    """Text plus a grid of buttons (rows of buttons).
+
+    `choices`: each a whole move in one press (a legal play, the suggested bury), for a platform that
+    shows them as one menu (`Platform.play_menu`); others ignore them, the grid offers the same moves.
+    `cue`: whose turn it is, on a table message (`Platform.live_countdown`)."""
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
+    choices: tuple[Button, ...] = ()
+    cue: Cue | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +70,9 @@ class Where:
     platform: str
     chat_id: str
     private: bool = False
+    # For a private message about a table: the group chat the table is in (Discord shows a hand only
+    # through an interaction its owner made in that channel). Not part of the identity of the chat.
+    about: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -116,6 +137,11 @@ class Platform(Protocol):
     one_screen: bool
     #: True where `send_file` delivers (league pictures and CSV exports); else the host sends text only.
     sends_files: bool
+    #: True where a hand shows each legal play as one choice (`View.choices`, a select menu).
+    play_menu: bool
+    #: True where the table message counts down by itself and the person to act is notified from
+    #: `View.cue`; the host then writes no fixed "30s left" into the text.
+    live_countdown: bool
 
     async def send(self, where: Where, view: View) -> str:
         """Post a message; returns its id. Raises Unreachable for a private chat the bot cannot reach."""

@@ -342,7 +342,7 @@ def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_i
     for a in legal:
         if not isinstance(a, Play):
             continue
-        idx = _indices(hand, list(a.cards))
+        idx = card_indices(hand, list(a.cards))
         if idx is None or len(idx) > 40:
             continue
         arg = "".join(tokens.to_b36(i) for i in idx)
@@ -358,7 +358,7 @@ def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_i
     return out
 
 
-def _indices(hand: list[str], cards: list[str]) -> list[int] | None:
+def card_indices(hand: list[str], cards: list[str]) -> list[int] | None:
     """Positions in `hand` of `cards` (a multiset), or None if they are not all there."""
     used: set[int] = set()
     out = []

@@ -18,7 +18,7 @@ bites in production, by default:
   400 with code 50035, nothing stored;
 - rate limits: per route (a channel's messages 5 per 5 s, an interaction
   token's webhook 5 per 2 s) and 50 requests a second in all (interaction
-  callbacks excepted), every answer with `X-RateLimit-*` headers and a 429 with
+  endpoints excepted), every answer with `X-RateLimit-*` headers and a 429 with
   `retry_after` beyond them;
 - the gateway expects heartbeats within the interval it gave, resumes only a
   session it knows (else op 9, invalid session), and can be told to drop one.
@@ -241,6 +241,8 @@ class FakeInteraction:
     late: bool = False
     expired: bool = False
     owned: set[int] = field(default_factory=set)  # messages this token may edit or delete
+    payload: JSON = field(default_factory=dict)  # as dispatched (a replay sends it again)
+    replayed: int = 0
     answered_at: float | None = None
     choices: list[JSON] = field(default_factory=list)
 
@@ -285,6 +287,7 @@ class FakeDiscord:
         self.webhook_limit: tuple[int, float] | None = WEBHOOK_LIMIT if limits else None
         self.global_limit: tuple[int, float] | None = GLOBAL_LIMIT if limits else None
         self.rate_limited = 0  # 429s answered
+        self.limited_buckets: dict[str, int] = {}  # bucket kind -> 429s answered there
         self.global_limited = 0
         self._hits: dict[str, list[float]] = {}
         self.skew = 0.0  # how far the fake's clock runs ahead of the loop's (`advance`)
@@ -469,7 +472,7 @@ class FakeDiscord:
 
     async def _dispatch_interaction(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
-        message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None,
+        message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
     ) -> FakeInteraction:
         cid = channel_id if channel_id is not None else (message.channel_id if message else self.channel_id)
         guild = cid not in self.dm_channels and guild_id != 0
@@ -477,7 +480,7 @@ class FakeDiscord:
         loop = asyncio.get_running_loop()
         interaction = FakeInteraction(
             id=iid, token=f"itoken{iid}", type=itype, user=user, channel_id=cid, guild=guild,
-            message_id=message.id if message else None, data=data, created=loop.time() + self.skew,
+            message_id=message.id if message else None, data=data, created=loop.time() + self.skew - age,
         )
         if message is not None:
             interaction.owned.add(message.id)
@@ -497,11 +500,30 @@ class FakeDiscord:
             payload["user"] = user.payload()
         if message is not None:
             payload["message"] = message.payload(self.guild_id if guild else None, self.bot_user)
+        interaction.payload = payload
         await self.dispatch("INTERACTION_CREATE", payload)
         if wait:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(interaction.answered.wait(), ANSWER_WINDOW_S + 2)
         return interaction
+
+    async def interact(
+        self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
+        message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
+    ) -> FakeInteraction:
+        """Any interaction at all (the fuzz's forged ones): `guild_id=0` as if from a DM, another id for
+        a guild the bot is not in; `age` seconds old on arrival (past 3 s it can no longer be answered)."""
+        return await self._dispatch_interaction(user, itype, data, channel_id=channel_id, message=message,
+                                                wait=wait, guild_id=guild_id, age=age)
+
+    async def replay(self, interaction: FakeInteraction) -> None:
+        """The gateway delivers an interaction again (as after a resume): answering it twice is refused."""
+        interaction.replayed += 1
+        await self.dispatch("INTERACTION_CREATE", interaction.payload)
+
+    def raw_command(self, sub: str, options: dict[str, str | int] | None = None) -> JSON:
+        """The data of `/tractor sub ...` (for forged commands)."""
+        return self._command_data("tractor", sub, options or {})
 
     async def slash(
         self, user: FakeUser, sub: str, options: dict[str, str | int] | None = None, *,
@@ -733,7 +755,8 @@ class FakeDiscord:
         if interaction is None or interaction.token != request.match_info["token"]:
             return _error(404, 10062, "Unknown interaction")
         if interaction.callback_type is not None:
-            self.protocol_errors.append(f"interaction {interaction.id} answered twice")
+            if not interaction.replayed:  # a replayed one may well be answered again, and refused
+                self.protocol_errors.append(f"interaction {interaction.id} answered twice")
             return _error(400, 40060, "Interaction has already been acknowledged.")
         if self.now() - interaction.created > ANSWER_WINDOW_S:
             interaction.late = True
@@ -916,9 +939,10 @@ class FakeDiscord:
     def _take(self, bucket: str, limit: tuple[int, float] | None) -> web.Response | None:
         """Counts one request; a 429 as Discord sends it (discord.py sleeps `retry_after`), or None.
 
-        Interaction callbacks are not bound by the global limit (Discord's rule); everything else is."""
+        Interaction endpoints (the callback, and the webhook of an interaction token) are not bound
+        by the global limit (Discord's rule); everything else is."""
         now = self.now()
-        if self.global_limit is not None and not bucket.startswith("callback"):
+        if self.global_limit is not None and not bucket.startswith(("callback", "webhook")):
             count, window = self.global_limit
             recent = self._hits["global"] = [t for t in self._hits.get("global", []) if now - t < window]
             if len(recent) >= count:
@@ -932,6 +956,8 @@ class FakeDiscord:
         recent = self._hits[bucket] = [t for t in self._hits.get(bucket, []) if now - t < window]
         if len(recent) >= count:
             self.rate_limited += 1
+            kind = bucket.rstrip("0123456789").split("itoken")[0]
+            self.limited_buckets[kind] = self.limited_buckets.get(kind, 0) + 1
             return self._429(window - (now - recent[0]), bucket, count)
         recent.append(now)
         return None

@@ -40,6 +40,8 @@ class NullPlatform:
     hand_page_size = 40
     one_screen = False
     sends_files = False
+    play_menu = False
+    live_countdown = False
 
     def __init__(self) -> None:
         self._ids = itertools.count(1)

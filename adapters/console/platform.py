@@ -29,6 +29,8 @@ class ConsolePlatform:
     hand_page_size = 40  # no button grid here: one page holds any hand
     one_screen = True  # you are the whole table: the group's screen and your own are one
     sends_files = False
+    play_menu = False
+    live_countdown = False
 
     def __init__(self, screen: Screen, you: str) -> None:
         self.screen = screen

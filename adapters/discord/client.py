@@ -11,20 +11,17 @@ import discord
 from discord import app_commands
 
 from adapters.discord.commands import LeagueGroup, TractorGroup
-from adapters.discord.components import CardSelect, HostButton, interaction_data, is_ours
+from adapters.discord.components import (
+    CardSelect,
+    HostButton,
+    PlaySelect,
+    drawn_on,
+    interaction_data,
+    is_ours,
+)
 from adapters.discord.inbound import Inbound
 
 log = logging.getLogger(__name__)
-
-
-def _on_message(message: discord.Message | None, custom_id: str) -> bool:
-    if message is None:
-        return False
-    for row in message.components:
-        for child in getattr(row, "children", ()):
-            if getattr(child, "custom_id", None) == custom_id:
-                return True
-    return False
 
 
 class TractorClient(discord.Client):
@@ -46,7 +43,7 @@ class TractorClient(discord.Client):
 
     async def setup_hook(self) -> None:
         """Registers the persistent items (presses work for messages sent before a restart) and the commands."""
-        self.add_dynamic_items(HostButton, CardSelect)
+        self.add_dynamic_items(HostButton, CardSelect, PlaySelect)
         if not self.sync_commands:
             return
         if self.guild_ids:
@@ -62,7 +59,7 @@ class TractorClient(discord.Client):
         if interaction.type is not discord.InteractionType.component:
             return
         custom_id = str(interaction_data(interaction).get("custom_id", ""))
-        if not is_ours(custom_id) or not _on_message(interaction.message, custom_id):
+        if not is_ours(custom_id) or not drawn_on(interaction.message, custom_id):
             await self.inbound.refuse_unknown(interaction)
 
     async def _on_tree_error(self, interaction: discord.Interaction[Any],

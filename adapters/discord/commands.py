@@ -129,6 +129,11 @@ class TractorGroup(app_commands.Group):
     async def forfeit(self, interaction: discord.Interaction[Any]) -> None:
         await _run(interaction, "forfeit")
 
+    @app_commands.command(name="ping", description="Be mentioned when it is your turn, or not · 轮到我时提醒")
+    @app_commands.choices(mode=[Choice(name="on · 提醒", value="on"), Choice(name="off · 不提醒", value="off")])
+    async def ping(self, interaction: discord.Interaction[Any], mode: Choice[str]) -> None:
+        await _run(interaction, "ping", mode.value)
+
     @app_commands.command(name="board", description="A board: the same deal at every table · 牌套")
     async def board(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
         await _run(interaction, "board", args)

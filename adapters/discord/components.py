@@ -5,7 +5,9 @@ Every component is a `DynamicItem`: its custom_id carries the host's token
 alone, by any process, for any message, even one sent before a restart.
 The host's card-toggle buttons become multi-select menus (25 options each):
 a choice there is turned back into the toggles it stands for, by comparing
-it with the options the message showed as selected.
+it with the options the message showed as selected. The host's one-press
+choices (each legal play) become a row of buttons when there are few, else
+single-choice menus where choosing a play plays it.
 """
 
 from __future__ import annotations
@@ -30,8 +32,11 @@ MAX_LABEL = 80
 
 BUTTON_PREFIX = "b:"
 SELECT_PREFIX = "s:"
+PLAYS_PREFIX = "q:"
 BUTTON_RE = re.compile(r"b:(?P<token>[^\s]{1,98})")
 SELECT_RE = re.compile(r"s:(?P<n>[0-9]):(?P<tag>[^\s]{1,96})")
+PLAYS_RE = re.compile(r"q:(?P<n>[0-9]):(?P<tag>[^\s]{1,96})")
+PLAY_BUTTONS = 5  # up to this many choices show as buttons (one click each), more as menus
 
 _STYLES = {
     "primary": discord.ButtonStyle.primary,
@@ -43,7 +48,19 @@ _STYLES = {
 
 def is_ours(custom_id: str) -> bool:
     """Whether a custom_id has one of our shapes (anything else is refused without asking the host)."""
-    return bool(BUTTON_RE.fullmatch(custom_id) or SELECT_RE.fullmatch(custom_id))
+    return bool(BUTTON_RE.fullmatch(custom_id) or SELECT_RE.fullmatch(custom_id) or PLAYS_RE.fullmatch(custom_id))
+
+
+def drawn_on(message: discord.Message | None, custom_id: str) -> bool:
+    """Whether the message pressed carries this component: only then is it ours to handle (a forged
+    custom_id matching our shapes is answered once, by the client's net for stray presses)."""
+    if message is None:
+        return False
+    for row in message.components:
+        for child in getattr(row, "children", ()):
+            if getattr(child, "custom_id", None) == custom_id:
+                return True
+    return False
 
 
 def _inbound(interaction: discord.Interaction[Any]) -> Inbound:
@@ -69,7 +86,8 @@ class HostButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=BUTTON
         return cls(match["token"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _inbound(interaction).on_press(interaction, self.token)
+        if drawn_on(interaction.message, BUTTON_PREFIX + self.token):
+            await _inbound(interaction).on_press(interaction, self.token)
 
 
 class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=SELECT_RE.pattern):
@@ -88,10 +106,37 @@ class CardSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=SELECT
         return cls(match.group(0))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if not drawn_on(interaction.message, self.custom_id_):
+            return
         values = [str(v) for v in interaction_data(interaction).get("values", [])]
         shown, before = shown_options(interaction.message, self.custom_id_)
         toggles = toggled(shown, before, values)
         await _inbound(interaction).on_select(interaction, toggles)
+
+
+class PlaySelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=PLAYS_RE.pattern):
+    """A single-choice menu of whole plays: choosing one is pressing its button (option values are tokens)."""
+
+    def __init__(self, custom_id: str, options: Sequence[discord.SelectOption] = (), *,
+                 placeholder: str | None = None, row: int | None = None) -> None:
+        opts = list(options) or [discord.SelectOption(label="·", value="·")]
+        super().__init__(discord.ui.Select(custom_id=custom_id, options=opts, min_values=1, max_values=1,
+                                           placeholder=placeholder, row=row))
+        self.custom_id_ = custom_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> PlaySelect:
+        return cls(match.group(0))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if not drawn_on(interaction.message, self.custom_id_):
+            return
+        values = [str(v) for v in interaction_data(interaction).get("values", [])]
+        shown, _ = shown_options(interaction.message, self.custom_id_)
+        # a value the menu never offered is no token of ours: the host answers it as garbage
+        token = values[0] if len(values) == 1 and values[0] in shown else ""
+        await _inbound(interaction).on_press(interaction, token)
 
 
 def shown_options(message: discord.Message | None, custom_id: str) -> tuple[list[str], set[str]]:
@@ -135,9 +180,10 @@ def render(view: View, *, note: str = "") -> tuple[str, discord.ui.View]:
     ui = discord.ui.View(timeout=None)
     toggles = [b for row in view.buttons for b in row if _is_toggle(b)]
     rows: list[list[discord.ui.Item[Any]]] = []
+    rows.extend(_play_rows(view.choices))
     for chunk in split_by_suit(toggles):
-        options = [discord.SelectOption(label=_label(b.label.lstrip("✓")), value=b.token,
-                                        default=b.style == "selected") for b in chunk]
+        options = [discord.SelectOption(label=label, value=b.token, default=b.style == "selected")
+                   for b, label in zip(chunk, _distinct([_label(b.label.lstrip("✓")) for b in chunk]), strict=True)]
         first, last = options[0].label, options[-1].label
         shown = first if len(options) == 1 else f"{first} … {last} ({len(options)})"
         select = CardSelect(f"{SELECT_PREFIX}{len(rows)}:{chunk[0].token}", options, placeholder=shown[:150])
@@ -151,6 +197,32 @@ def render(view: View, *, note: str = "") -> tuple[str, discord.ui.View]:
             item.row = index
             ui.add_item(item)
     return content, ui
+
+
+def _play_rows(choices: Sequence[Button]) -> list[list[discord.ui.Item[Any]]]:
+    """Few plays: a row of buttons; more: single-choice menus of 25 (at most two)."""
+    if not choices:
+        return []
+    if len(choices) <= PLAY_BUTTONS:
+        return [[_button(b) for b in choices]]
+    out: list[list[discord.ui.Item[Any]]] = []
+    for n, start in enumerate(range(0, min(len(choices), 2 * MAX_OPTIONS), MAX_OPTIONS)):
+        chunk = choices[start:start + MAX_OPTIONS]
+        labels = _distinct([_label(b.label) for b in chunk])
+        options = [discord.SelectOption(label=label, value=b.token) for b, label in zip(chunk, labels, strict=True)]
+        placeholder = f"▶ {labels[0]} … ({len(chunk)})" if len(chunk) > 1 else f"▶ {labels[0]}"
+        out.append([PlaySelect(f"{PLAYS_PREFIX}{n}:{chunk[0].token}", options, placeholder=placeholder[:150])])
+    return out
+
+
+def _distinct(labels: list[str]) -> list[str]:
+    """Labels told apart: the second copy of a card is "♠A ²" (Discord shows two identical options alike)."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} {'²³⁴⁵⁶⁷⁸⁹'[min(seen[label], 9) - 2]}"[:MAX_LABEL])
+    return out
 
 
 def _suit(label: str) -> str:

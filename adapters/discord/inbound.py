@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 import discord
 
 from adapters.discord.platform import NAME, DiscordPlatform
-from adapters.discord.private import Ticket
+from adapters.discord.private import Ticket, place_of
 from adapters.discord.texts import text
 from bot import tokens
 from bot.i18n import normalize_lang
@@ -70,10 +70,19 @@ class Reply:
         self.mode = mode
         self.where = where
         self.ticket = ticket
-        self.thinking = False  # a deferred command whose placeholder still waits for words
         self.answered = asyncio.Event()
         self.notices: list[str] = []
-        self.lock = asyncio.Lock()  # the first response is sent once, by a notice or by the closing
+        # the first response is sent once, by a notice, by a hand shown in answer, or by the closing
+        self.lock = ticket.lock
+
+    @property
+    def thinking(self) -> bool:
+        """A deferred command whose placeholder still waits for words (or for a hand)."""
+        return self.ticket.thinking
+
+    @thinking.setter
+    def thinking(self, value: bool) -> None:
+        self.ticket.thinking = value
 
     async def notice(self, text: str, alert: bool = False) -> None:
         self.notices.append(text)
@@ -99,8 +108,8 @@ class Reply:
             if not trivial:
                 await i.followup.send(text, ephemeral=True)
             return
-        if self.mode == "hand" and routes.hand_requests.get(i.user.id) is self.ticket:
-            routes.hand_requests.pop(i.user.id, None)
+        if self.mode == "hand" and routes.hand_requests.get(place_of(i)) is self.ticket:
+            routes.hand_requests.pop(place_of(i), None)
             await i.edit_original_response(content=text)
             return
         if trivial:
@@ -150,28 +159,49 @@ class Inbound:
         if name == "dm":
             await self._dm_setting(interaction, args)
             return
+        if interaction.guild_id is None:  # /tractor is a server's: Discord offers it nowhere else
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.send_message(text(lang_of(interaction), "guild_only"), ephemeral=True)
+            return
         where = Where(NAME, str(interaction.channel_id))
         mode: Mode = "command"
         if name == "hand":
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            self.platform.routes.hand_requests[interaction.user.id] = ticket
+            if not await _deferred(interaction, ephemeral=True, thinking=True):
+                return
+            self.platform.routes.hand_requests[place_of(interaction)] = ticket
             mode = "hand"
         reply = Reply(self, interaction, mode, where, ticket)
         event = Incoming("command", user_of(interaction), where, key=str(interaction.id), name=name, args=args,
                          reply=reply, extra=self._extra(interaction))
         await self._feed(event, reply)
 
+    def _not_theirs(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press on a private message shown to someone else: refused before the host sees it."""
+        message = interaction.message
+        owner = self.platform.routes.owner.get(message.id) if message is not None else None
+        return owner is not None and owner != interaction.user.id
+
     async def on_press(self, interaction: discord.Interaction[Any], token: str) -> None:
+        if self._not_theirs(interaction):
+            await self.refuse_unknown(interaction)
+            return
         with self._busy():
             reply = await self._defer_press(interaction, token)
+            if reply is None:
+                return
             event = Incoming("press", user_of(interaction), reply.where, key=str(interaction.id), token=token,
                              reply=reply, extra=self._extra(interaction))
             await self._feed(event, reply)
 
     async def on_select(self, interaction: discord.Interaction[Any], toggles: list[str]) -> None:
         """A select choice: each changed option is one toggle press, in order."""
+        if self._not_theirs(interaction):
+            await self.refuse_unknown(interaction)
+            return
         with self._busy():
             reply = await self._defer_press(interaction, toggles[0] if toggles else "")
+            if reply is None:
+                return
             for n, token in enumerate(toggles):
                 event = Incoming("press", user_of(interaction), reply.where, key=f"{interaction.id}.{n}",
                                  token=token, reply=reply, extra=self._extra(interaction))
@@ -197,35 +227,46 @@ class Inbound:
 
     # ----- helpers -----
 
-    async def _defer_press(self, interaction: discord.Interaction[Any], token: str) -> Reply:
+    async def _defer_press(self, interaction: discord.Interaction[Any], token: str) -> Reply | None:
+        """The press answered at once (deferred); None when Discord no longer takes an answer (it came
+        too late, or again): then nothing is done, as the person was shown that it failed."""
         ticket = self.platform.routes.saw(interaction)
         private = is_private_message(interaction)
         user = interaction.user
         where = Where(NAME, str(user.id), private=True) if private else Where(NAME, str(interaction.channel_id))
         mode: Mode
         if _code(token) == tokens.HAND and not private:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-            self.platform.routes.hand_requests[user.id] = ticket
+            if not await _deferred(interaction, ephemeral=True, thinking=True):
+                return None
+            self.platform.routes.hand_requests[place_of(interaction)] = ticket
             mode = "hand"
         else:
-            await interaction.response.defer()
+            if not await _deferred(interaction):
+                return None
             mode = "private" if private else "public"
             if private and interaction.message is not None and interaction.message.flags.ephemeral:
                 self.platform.routes.editors[interaction.message.id] = ticket
+                self.platform.adopt(interaction)
         return Reply(self, interaction, mode, where, ticket)
 
     async def _feed(self, event: Incoming, reply: Reply) -> None:
         """Hands the event over; makes sure a command gets its answer, a word or a silent close."""
         loop = asyncio.get_running_loop()
         start = loop.time()
-        try:
-            await self.host.handle(event)
-        except Exception as exc:
-            log.exception("discord: host failed on %s", event.key)
-            self.errors.append(exc)
-            await reply.notice(text(lang_of(reply.interaction), "internal"))
-            return
+        handling = asyncio.ensure_future(self._handle(event, reply))
         if reply.mode != "command" or reply.interaction.response.is_done():
+            await handling  # a press: answered (deferred) already
+            return
+        # The host may be held up (a channel message waiting out its rate limit): Discord will not wait.
+        await asyncio.wait({handling}, timeout=self.budget)
+        if not handling.done():
+            async with reply.lock:
+                if not reply.interaction.response.is_done():
+                    with contextlib.suppress(discord.HTTPException):
+                        await reply.interaction.response.defer(ephemeral=True, thinking=True)
+                        reply.thinking = True
+            await handling
+        if reply.interaction.response.is_done() and not reply.thinking:
             return
         left = max(0.0, self.budget - (loop.time() - start))
         waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(reply.answered.wait())]
@@ -237,7 +278,14 @@ class Inbound:
             waiter.cancel()
         i = reply.interaction
         async with reply.lock:
+            if reply.thinking and not pending:
+                reply.thinking = False  # it was slow but is done now, and said nothing to this user
+                with contextlib.suppress(discord.HTTPException):
+                    await i.delete_original_response()
+                return
             if i.response.is_done():
+                if reply.thinking and callable(settle):
+                    self._spawn(self._close_when_done(reply, settle))
                 return
             try:
                 await i.response.defer(ephemeral=True, thinking=True)
@@ -251,6 +299,14 @@ class Inbound:
                 return
         with contextlib.suppress(discord.HTTPException):
             await i.delete_original_response()  # done, with nothing to say to this user alone
+
+    async def _handle(self, event: Incoming, reply: Reply) -> None:
+        try:
+            await self.host.handle(event)
+        except Exception as exc:
+            log.exception("discord: host failed on %s", event.key)
+            self.errors.append(exc)
+            await reply.notice(text(lang_of(reply.interaction), "internal"))
 
     async def _close_when_done(self, reply: Reply, settle: Any) -> None:
         """A slow command whose host never spoke: remove the "thinking" placeholder once it is done."""
@@ -290,3 +346,13 @@ def _code(token: str) -> str | None:
         return tokens.parse(token).code
     except tokens.BadToken:
         return None
+
+
+async def _deferred(interaction: discord.Interaction[Any], **kwargs: Any) -> bool:
+    """Defers; False when Discord refuses (the interaction expired, or was delivered again)."""
+    try:
+        await interaction.response.defer(**kwargs)
+    except discord.HTTPException as exc:
+        log.info("discord: interaction %s not deferred: %s", interaction.id, exc)
+        return False
+    return True

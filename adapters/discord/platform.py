@@ -4,7 +4,13 @@ Message ids handed to the host encode where a message lives:
 "123" a channel message (the channel is `Where.chat_id`), "e123" an ephemeral
 message (reachable only through an interaction token), "d45:123" a DM,
 "p7" a private view that could not be shown yet (the user has no live
-interaction: they see their hand when they press "My hand").
+interaction in the table's channel: they see their hand when they press
+"My hand", or any button of an older hand message).
+
+A user has one hand message per channel: a new one (My hand) removes the
+older one when a live token can, and a press on an older hand message makes
+that one the hand again, drawn fresh in place. A refusal shown under a hand
+stays there until the hand's text changes, whatever redraws follow.
 """
 
 from __future__ import annotations
@@ -12,13 +18,16 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import time
+from dataclasses import replace
 from typing import Any
 
 import discord
 
 from adapters.discord.components import render, signature
 from adapters.discord.outbox import Coalescer
-from adapters.discord.private import PrivateRoutes, Recent, Ticket
+from adapters.discord.pings import Pinger
+from adapters.discord.private import PrivateRoutes, Recent, Ticket, place_of
 from adapters.discord.texts import text
 from bot.i18n import normalize_lang
 from bot.platform import PlatformError, View, Where
@@ -35,14 +44,18 @@ class DiscordPlatform:
     hand_page_size = 50  # 2 select menus of 25: a 33-card bury fits without paging
     one_screen = False
     sends_files = True
+    play_menu = True  # a select of the legal plays: choosing one plays it
+    live_countdown = True  # <t:…:R> on the table, and a mention for whose turn it is
 
     def __init__(self, client: discord.Client, *, edit_interval: float = 0.5,
                  routes: PrivateRoutes | None = None) -> None:
         self.client = client
         self.routes = routes or PrivateRoutes()
         self.outbox = Coalescer(interval=edit_interval)
+        self.pings = Pinger(client)
         self._shown: Recent[str, tuple[str, str]] = Recent()
         self._views: Recent[str, View] = Recent()
+        self._notes: Recent[str, tuple[str, str]] = Recent()  # key -> (note, the view text it was about)
         self.unshown = 0  # private views kept back for want of a live interaction
         self.ready = asyncio.Event()  # set once logged in: the host may speak before (resuming tables)
         self.ready_timeout = 120.0
@@ -61,7 +74,8 @@ class DiscordPlatform:
         """Posts a channel message, or shows a private view to one user (see the module doc)."""
         await self._until_ready()
         if where.private:
-            return await self._send_private(int(where.chat_id), view)
+            return await self._send_private(int(where.chat_id), view, _channel(where))
+        view = self._turn(where, view)
         content, ui = render(view)
         try:
             message = await self.client.get_partial_messageable(int(where.chat_id)).send(content, view=ui)
@@ -76,8 +90,21 @@ class DiscordPlatform:
         key = self.routes.resolve(message_id)
         if key.startswith("p"):
             return
+        if not where.private:
+            view = self._turn(where, view)
         self._views[key] = view
         self.outbox.submit(key, lambda: self._deliver(where, key, view, ""))
+
+    def _turn(self, where: Where, view: View) -> View:
+        """A table message: a live countdown for the person to act, and a mention for them."""
+        cue = view.cue
+        if cue is None:
+            return view
+        turn_key = next((b.token.split(".")[2] for row in view.buttons for b in row if b.token.count(".") == 5), None)
+        self.pings.turn(int(where.chat_id), cue.user_ids, turn_key, cue.seconds, cue.lang)
+        if cue.seconds is None:
+            return view
+        return replace(view, text=f"{view.text}\n⏰ <t:{int(time.time() + cue.seconds)}:R>")
 
     async def delete(self, where: Where, message_id: str) -> None:
         key = self.routes.resolve(message_id) if where.private else message_id
@@ -111,30 +138,53 @@ class DiscordPlatform:
             if not where.private:
                 message = await self.client.get_partial_messageable(int(where.chat_id)).send(caption[:2000], file=file)
                 return str(message.id)
-            ticket = self.routes.fresh(int(where.chat_id))
+            ticket = self.routes.fresh(int(where.chat_id), _channel(where))
             if ticket is None:
                 self.unshown += 1
                 return f"p{where.chat_id}"
-            sent = await ticket.interaction.followup.send(caption[:2000], file=file, ephemeral=True, wait=True)
+            async with ticket.lock:
+                if not ticket.interaction.response.is_done():
+                    await ticket.interaction.response.defer(ephemeral=True, thinking=True)
+                    ticket.thinking = True
+                ticket.thinking = False  # the follow-up fills the placeholder, if there is one
+                sent = await ticket.interaction.followup.send(caption[:2000], file=file, ephemeral=True,
+                                                              wait=True)
             return f"e{sent.id}"
         except discord.HTTPException as exc:
             raise PlatformError(f"discord file to {where.chat_id}: {exc}") from exc
 
     # ----- private messages -----
 
-    async def _send_private(self, user_id: int, view: View) -> str:
+    async def _send_private(self, user_id: int, view: View, channel: int | None) -> str:
         content, ui = render(view)
         if user_id in self.routes.dm_users:
             try:
-                channel = await self.client.create_dm(discord.Object(user_id))
-                message = await channel.send(content, view=ui)
-                key = f"d{channel.id}:{message.id}"
+                dm = await self.client.create_dm(discord.Object(user_id))
+                message = await dm.send(content, view=ui)
+                key = f"d{dm.id}:{message.id}"
                 self._remember(key, view, content, ui)
-                await self._point_to_dm(user_id)
+                await self._point_to_dm(user_id, channel)
                 return key
             except discord.HTTPException as exc:
                 log.info("discord: DM to %s failed (%s); using an ephemeral message", user_id, exc)
-        request = self.routes.take_hand_request(user_id)
+        shown = await self._show_ephemeral(user_id, channel, content, ui)
+        if shown is None:
+            self.unshown += 1
+            if channel is not None:  # told in the channel, by name, to press My hand
+                self.pings.unreached(channel, user_id, self._lang_of(user_id))
+            return f"p{user_id}"
+        self._remember(shown, view, content, ui)
+        self.routes.owner[int(shown[1:])] = user_id
+        if channel is not None:  # a table's private view is that person's hand there
+            await self._becomes_the_hand(user_id, channel, shown)
+        return shown
+
+    async def _show_ephemeral(self, user_id: int, channel: int | None, content: str,
+                              ui: discord.ui.View) -> str | None:
+        """Shows a private view through the user's interaction in that channel: the "My hand" reply
+        waiting for it, else the first response of their latest interaction if it has none yet (a
+        command's), else a follow-up of it. None when no live token of theirs is there."""
+        request = self.routes.take_hand_request(user_id, channel)
         if request is not None:
             try:
                 message = await request.interaction.edit_original_response(content=content, view=ui)
@@ -142,27 +192,87 @@ class DiscordPlatform:
                 log.info("discord: filling the hand request of %s failed: %s", user_id, exc)
             else:
                 self.routes.editors[message.id] = Ticket(request.interaction, request.received, original=True)
-                key = f"e{message.id}"
-                self._remember(key, view, content, ui)
-                return key
-        ticket = self.routes.fresh(user_id)
+                return f"e{message.id}"
+        ticket = self.routes.fresh(user_id, channel)
         if ticket is None:
-            self.unshown += 1
-            return f"p{user_id}"
+            return None
+        i = ticket.interaction
         try:
-            sent = await ticket.interaction.followup.send(content, view=ui, ephemeral=True, wait=True)
+            async with ticket.lock:
+                if not i.response.is_done():
+                    # a command not answered yet: the view is its answer (a follow-up would be refused)
+                    answer = await i.response.send_message(content, view=ui, ephemeral=True)
+                    resource = answer.resource
+                    mid = resource.id if isinstance(resource, discord.Message) else (await i.original_response()).id
+                    self.routes.editors[mid] = Ticket(i, ticket.received, original=True)
+                    return f"e{mid}"
+                filling = ticket.thinking  # Discord fills the empty "thinking" reply with this follow-up
+                ticket.thinking = False
+                sent = await i.followup.send(content, view=ui, ephemeral=True, wait=True)
         except discord.HTTPException as exc:
-            log.info("discord: ephemeral follow-up to %s failed: %s", user_id, exc)
-            self.unshown += 1
-            return f"p{user_id}"
-        self.routes.editors[sent.id] = Ticket(ticket.interaction, ticket.received, original=False)
-        key = f"e{sent.id}"
-        self._remember(key, view, content, ui)
-        return key
+            log.info("discord: ephemeral message to %s failed: %s", user_id, exc)
+            return None
+        self.routes.editors[sent.id] = Ticket(i, ticket.received, original=filling)
+        return f"e{sent.id}"
 
-    async def _point_to_dm(self, user_id: int) -> None:
+    async def _becomes_the_hand(self, user_id: int, channel: int, key: str) -> None:
+        """`key` is now this user's hand in this channel: the one before goes, when a live token can."""
+        old = self.routes.current.get((user_id, channel))
+        self.routes.current[(user_id, channel)] = key
+        if old is None or self.routes.resolve(old) == key:
+            return
+        await self._retire(self.routes.resolve(old))
+
+    async def _retire(self, key: str) -> None:
+        if not key.startswith("e"):
+            return
+        ticket = self.routes.editor(int(key[1:]))
+        if ticket is None:
+            return  # its token died: it stays, and a press on it is answered with the current hand
+        self.routes.editors.pop(int(key[1:]), None)
+        try:
+            await self._ticket_delete(ticket, int(key[1:]))
+        except discord.HTTPException as exc:
+            log.info("discord: removing an older hand message failed: %s", exc)
+
+    def _lang_of(self, user_id: int) -> str:
+        ticket = self.routes.latest_any.get(user_id)
+        if ticket is None:
+            return "en"
+        return normalize_lang(str(ticket.interaction.locale.value)) or "en"
+
+    def adopt(self, interaction: discord.Interaction[Any]) -> None:
+        """A press on an ephemeral hand message: that message is the user's hand from now on, drawn
+        fresh there (a hand drawn elsewhere since, or never shown for want of a token, comes to it)."""
+        message = interaction.message
+        if message is None or not message.components:
+            return
+        if self.routes.owner.get(message.id, interaction.user.id) != interaction.user.id:
+            return  # not theirs (Discord shows an ephemeral message to one person only)
+        place = place_of(interaction)
+        key = f"e{message.id}"
+        old = self.routes.current.get(place)
+        self.routes.current[place] = key
+        if old is None:
+            return
+        current = self.routes.resolve(old)
+        if current == key:
+            return
+        self.routes.alias[old] = key
+        if current != old:
+            self.routes.alias[current] = key
+        view = self._views.get(current)
+        if view is not None:
+            self._views[key] = view
+            self._shown.pop(key, None)
+            where = Where(NAME, str(interaction.user.id), private=True, about=str(place[1]))
+            self.outbox.submit(key, lambda: self._deliver(where, key, view, ""))
+        if current.startswith("e"):
+            self.outbox.submit(f"retire{current}", lambda: self._retire(current))
+
+    async def _point_to_dm(self, user_id: int, channel: int | None) -> None:
         """A "My hand" press waiting for an answer is told where the hand went."""
-        request = self.routes.take_hand_request(user_id)
+        request = self.routes.take_hand_request(user_id, channel)
         if request is None:
             return
         lang = normalize_lang(str(request.interaction.locale.value)) or "en"
@@ -184,12 +294,23 @@ class DiscordPlatform:
         view = self._views.get(key)
         if view is None:
             return False
+        self._notes[key] = (text, view.text)
         self.outbox.submit(key, lambda: self._deliver(where, key, view, text))
         return True
 
+    def _note_for(self, key: str, view: View) -> str:
+        """The refusal shown under this message, while the hand it was about is unchanged."""
+        noted = self._notes.get(key)
+        if noted is None:
+            return ""
+        if noted[1] != view.text:
+            del self._notes[key]
+            return ""
+        return noted[0]
+
     async def _deliver(self, where: Where, key: str, view: View, note: str) -> None:
         await self._until_ready()
-        content, ui = render(view, note=note)
+        content, ui = render(view, note=note or self._note_for(key, view))
         sig = signature(content, ui)
         if self._shown.get(key) == sig:
             return
@@ -201,7 +322,11 @@ class DiscordPlatform:
                 return
             try:
                 await self._ticket_edit(ticket, mid, content, ui)
-            except discord.NotFound:
+            except discord.HTTPException as exc:
+                if not _token_gone(exc):
+                    raise
+                # the token died (15 minutes, 401 50027) or the message is gone: show it anew if we can
+                self.routes.editors.pop(mid, None)
                 await self._resend(where, key, view)
                 return
         elif key.startswith("d"):
@@ -222,7 +347,7 @@ class DiscordPlatform:
 
     async def _resend(self, where: Where, key: str, view: View) -> None:
         """The token that could edit this ephemeral message is gone: show the view anew, if we can."""
-        new_key = await self._send_private(int(where.chat_id), view)
+        new_key = await self._send_private(int(where.chat_id), view, _channel(where))
         if not new_key.startswith("p"):
             self.routes.alias[key] = new_key
 
@@ -243,6 +368,22 @@ class DiscordPlatform:
     async def flush(self, *, private_only: bool = False) -> None:
         """Waits for queued edits (tests, and a clean shutdown); `private_only`: hands, not channel messages."""
         await self.outbox.flush((lambda key: key[:1] in ("e", "d", "p")) if private_only else None)
+        if not private_only:
+            await self.pings.flush()
 
     def stats(self) -> dict[str, Any]:
-        return {"edits_sent": self.outbox.sent, "edits_coalesced": self.outbox.coalesced, "unshown": self.unshown}
+        return {"edits_sent": self.outbox.sent, "edits_coalesced": self.outbox.coalesced, "unshown": self.unshown,
+                "mentions": self.pings.sent}
+
+
+def _channel(where: Where) -> int | None:
+    """The channel a private view is about (its table's), None when it concerns no table."""
+    try:
+        return int(where.about) if where.about else None
+    except ValueError:
+        return None
+
+
+def _token_gone(exc: discord.HTTPException) -> bool:
+    """Discord's answers for a dead interaction token or a message that is no more."""
+    return exc.status in (401, 404) or exc.code in (50027, 10008, 10015, 10062)

@@ -2,18 +2,21 @@
 
 A bot cannot post an ephemeral message on its own: it needs an interaction
 of that user (a press, a slash command), whose token lives 15 minutes. So
-the adapter remembers each user's latest interaction, the interaction
-waiting for a hand ("My hand" deferred with a thinking message), and for
-every ephemeral message the freshest token that can edit it. Players who
-opted for DMs get ordinary DM messages instead.
+the adapter remembers each user's latest interaction in each channel (a hand
+goes only where its table is: an interaction in another channel is no way
+to it), the interaction waiting for a hand ("My hand" deferred with a
+thinking message), every ephemeral message's freshest token that can edit
+it, and each user's current hand message in each channel. Players who opted
+for DMs get ordinary DM messages instead.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import discord
@@ -46,6 +49,17 @@ class Ticket:
     interaction: discord.Interaction[Any]
     received: float
     original: bool = True  # edit through @original; else through the message id (a follow-up)
+    # One first response per interaction: the host's words and a hand may race for it.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # A deferred "thinking" reply still empty: Discord fills it with the next follow-up.
+    thinking: bool = False
+
+
+Place = tuple[int, int]  # (user id, channel id)
+
+
+def place_of(interaction: discord.Interaction[Any]) -> Place:
+    return interaction.user.id, int(interaction.channel_id or 0)
 
 
 class PrivateRoutes:
@@ -53,10 +67,13 @@ class PrivateRoutes:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self.latest: Recent[int, Ticket] = Recent()
-        self.hand_requests: Recent[int, Ticket] = Recent()
+        self.latest: Recent[Place, Ticket] = Recent()
+        self.latest_any: Recent[int, Ticket] = Recent()
+        self.hand_requests: Recent[Place, Ticket] = Recent()
         self.editors: Recent[int, Ticket] = Recent()
         self.alias: Recent[str, str] = Recent()
+        self.current: Recent[Place, str] = Recent()  # each user's hand message in each channel
+        self.owner: Recent[int, int] = Recent()  # private message id -> the one user it was shown to
         self.dm_users: set[int] = set()
 
     def live(self, ticket: Ticket | None) -> bool:
@@ -65,15 +82,23 @@ class PrivateRoutes:
     def saw(self, interaction: discord.Interaction[Any]) -> Ticket:
         """Records a user's newest interaction (any kind but autocomplete)."""
         ticket = Ticket(interaction, self.clock())
-        self.latest[interaction.user.id] = ticket
+        self.latest[place_of(interaction)] = ticket
+        self.latest_any[interaction.user.id] = ticket
         return ticket
 
-    def fresh(self, user_id: int) -> Ticket | None:
-        ticket = self.latest.get(user_id)
+    def fresh(self, user_id: int, channel_id: int | None) -> Ticket | None:
+        """A live token of this user's in that channel (None: in any channel, for what concerns no table)."""
+        ticket = self.latest_any.get(user_id) if channel_id is None else self.latest.get((user_id, channel_id))
         return ticket if self.live(ticket) else None
 
-    def take_hand_request(self, user_id: int) -> Ticket | None:
-        ticket = self.hand_requests.pop(user_id, None)
+    def take_hand_request(self, user_id: int, channel_id: int | None) -> Ticket | None:
+        if channel_id is None:
+            found = [place for place in self.hand_requests if place[0] == user_id]
+            if not found:
+                return None
+            ticket = self.hand_requests.pop(found[-1], None)
+        else:
+            ticket = self.hand_requests.pop((user_id, channel_id), None)
         return ticket if self.live(ticket) else None
 
     def editor(self, message_id: int) -> Ticket | None:

@@ -81,6 +81,7 @@ class DiscordRunner:
         if self.platform.ready.is_set():
             await self.platform.flush()  # never logged in: nothing queued can go out, drop it
         await self.platform.outbox.close()
+        await self.platform.pings.close()
         await self.client.close()
         if self._task is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):

@@ -27,6 +27,8 @@ class TelegramPlatform:
     hand_page_size = 40
     one_screen = False
     sends_files = True
+    play_menu = False
+    live_countdown = False
 
     def __init__(self, bot: Bot, gate: FloodGate) -> None:
         self.bot = bot

@@ -34,7 +34,7 @@ SEAT_NAMES = ("N", "W", "S", "E")
 # keys built at run time (f"dup.room_{room}" ...), marked for `make messages`
 RUNTIME_KEYS = (N_("dup.dir_NS"), N_("dup.dir_EW"), N_("dup.room_open"), N_("dup.room_closed"),
                 N_("dup.team_home"), N_("dup.team_visitors"), N_("board.source_marked"), N_("board.source_bid"),
-                N_("board.source_drawn"))
+                N_("board.source_drawn"), N_("reason.board"))
 LINE, LINE_PLAYED = N_("daily.line"), N_("daily.line_played")
 
 

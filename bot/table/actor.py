@@ -226,7 +226,7 @@ class Table:
         return self.seats.lang(s, self.lang)
 
     def private_where(self, s: int) -> Where:
-        return Where(self.platform_name, str(self.seats[s]["user_id"]), private=True)
+        return Where(self.platform_name, str(self.seats[s]["user_id"]), private=True, about=self.chat_id)
 
     async def save_seats(self) -> None:
         await self.host.store.update_match(self.id, seats=self.seats)
@@ -312,6 +312,17 @@ class Table:
                 self.seats[s]["timeouts"] = 0
                 await self.save_seats()
                 await self.say(tr(lang, "back.ok", name=self.seats[s]["name"]))
+        elif name == "ping":  # whether a platform that can mention this person does so when it is their turn
+            if s is None:
+                await self.answer(ev, tr(lang, "err.not_seated"))
+                return
+            quiet = bool(args) and args[0].lower() in ("off", "0", "no", "关", "關")
+            uid = str(ev.user.user_id)
+            others = [u for u in self.meta.get("quiet", []) if u != uid]
+            self.meta["quiet"] = [*others, uid] if quiet else others  # a preference, not the seat itself
+            await self.save_meta()
+            self.screen.forget("table")
+            await self.answer(ev, tr(self.seat_lang(s), "ping.off") if quiet else tr(self.seat_lang(s), "ping.on"))
         elif name in ("hand", "table"):
             if name == "hand" and s is not None and self.match is not None:
                 await self.screen.send_hand(s, force_new=True)

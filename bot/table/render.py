@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot import tokens
+from bot.choices import quick_choices
 from bot.i18n import tr
 from bot.live import WEB_GRACE
-from bot.platform import Button, PlatformError, Unreachable, View, Where
+from bot.platform import Button, Cue, PlatformError, Unreachable, View, Where
 from bot.table.drawn import DrawnHands
 from bot.table.messages import Redraw
-from bot.views import hand_elsewhere_view, hand_on_web_view, hand_view, lobby_view, table_view
-from engine.actions import Revolt, SeatAction
-from engine.views import SeatView
+from bot.table.seats import SeatKind
+from bot.views import card_indices, hand_elsewhere_view, hand_on_web_view, hand_view, lobby_view, table_view
+from engine.actions import Bury, Revolt, SeatAction
+from engine.views import Phase, PublicView, SeatView
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -178,8 +181,12 @@ class Screen:
             self.lag_timer = None
         infos = t.seats.infos()
         web = self.web_button(None, t.lang)
+        live = t.platform.live_countdown
         v = table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
-                       preset=t.preset_name, time_left=time_left, paused=t.status == "paused", web=web)
+                       preset=t.preset_name, time_left=None if live else time_left, paused=t.status == "paused",
+                       web=web)
+        if live:
+            v = replace(v, cue=self._cue(pub, time_left))
         if t.status == "active" and "table" in self.messages and self.all_on_web():
             # Everyone plays on the web table: no edit per play, only when the hand moves on.
             compare: Any = ("web", pub.get("phase"), pub.get("hand_no"), pub.get("trump"))
@@ -199,15 +206,48 @@ class Screen:
             except Unreachable as exc:
                 await t.say(tr(t.lang, "err.unreachable", name=t.seats[s]["name"], how=exc.how_to_fix))
 
+    def _cue(self, pub: PublicView, time_left: float | None) -> Cue:
+        """Whom the table waits for, to be notified: one person to play or bury, who has not opted out."""
+        t = self.table
+        to_act = [int(s) for s in pub.get("to_act") or []]
+        ids: tuple[str, ...] = ()
+        if t.status == "active" and pub.get("phase") in (Phase.PLAYING, Phase.BURYING) and len(to_act) == 1:
+            seat = t.seats[to_act[0]]
+            if (seat.get("kind") == SeatKind.HUMAN and not seat.get("away") and not seat.get("kicked")
+                    and str(seat.get("user_id")) not in t.meta.get("quiet", [])):
+                ids = (str(seat["user_id"]),)
+        return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang)
+
     def hand_view_for(self, s: int, version: int, seen: SeatView | None = None) -> View:
         t = self.table
         note_key = t.meta.get("notes", {}).get(str(s))
         lang = t.seat_lang(s)
         note = tr(lang, note_key) if note_key else ""
         v = t.seat_view(s) if seen is None else seen
-        return hand_view(v, t.seats.infos(), lang, match_id=t.id, version=version,
-                         legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
-                         page_size=t.host.page_size(t.platform_name), note=note, web=self.web_button(s, lang))
+        menu = t.platform.play_menu
+        if menu:
+            self._suggest_bury(s)
+        out = hand_view(v, t.seats.infos(), lang, match_id=t.id, version=version,
+                        legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
+                        page_size=t.host.page_size(t.platform_name), note=note, web=self.web_button(s, lang))
+        if menu:
+            out = replace(out, choices=quick_choices(t.game, s, v, lang, match_id=t.id, version=version))
+        return out
+
+    def _suggest_bury(self, s: int) -> None:
+        """The burier starts from the AI's pick of 8 (shown selected): Bury accepts it, the menu adjusts it."""
+        m = self.table.game
+        if m.phase != Phase.BURYING or s not in m.to_act() or self.selection[s]:
+            return
+        if self.drawn_hands.cards(s) is not None and self.drawn_hands.version_for(
+                s, str(m.phase), tuple(self.table.seat_view(s).get("hand") or ()), -1) != -1:
+            return  # already drawn for this bury: an empty selection is the person's own choice
+        suggestion = m.auto_action(s, rng_seed=m.version)
+        hand = list(self.table.seat_view(s).get("hand") or ())
+        if isinstance(suggestion, Bury):
+            idx = card_indices(hand, list(suggestion.cards))
+            if idx is not None:
+                self.selection[s].update(idx)
 
     def _button_actions(self, s: int, v: SeatView) -> list[SeatAction]:
         """The actions a hand shows as buttons: bids and passes while declaring, a revolution when allowed."""
@@ -322,6 +362,8 @@ def strip_versions(v: View) -> tuple[Any, ...]:
     """A view's content without its token versions: a new version alone is no reason to edit."""
     text = v.text
     rows = tuple(tuple((b.label, b.style, b.kind, _token_sans_version(b.token)) for b in row) for row in v.buttons)
+    if v.choices:
+        return (text, rows, tuple((b.label, _token_sans_version(b.token)) for b in v.choices))
     return (text, rows)
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.discord.components import SELECT_PREFIX
+from adapters.discord.components import PLAYS_PREFIX, SELECT_PREFIX
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from bot import tokens
@@ -21,7 +21,7 @@ from bot.host import Host
 from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
-from fakes.discord_api import FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+from fakes.discord_api import FakeDiscord, FakeMessage, FakeUser
 
 ALICE = FakeUser(201, "alice", admin=True)
 BOB = FakeUser(202, "bob")
@@ -29,11 +29,15 @@ CAROL = FakeUser(203, "carol", locale="zh-CN")
 DAVE = FakeUser(204, "dave")
 PEOPLE = (ALICE, BOB, CAROL, DAVE)
 
-CARD_RE = re.compile(r"大王|小王|[♠♥♦♣](?:10|[2-9JQKA])")
+# a joker's word followed by its typed name ("小王 sj") is the help teaching how to type it, not a card
+CARD_RE = re.compile(r"(?:大王|小王)(?!\s*[sb]j)|[♠♥♦♣](?:10|[2-9JQKA])")
 _FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
 TEXT_TO_CODE = {card_text(c): c for c in _FACES}
 
 SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, next=30, lobby=0, ai_budget=0.05)
+
+
+JSONish = dict[str, Any]
 
 
 def token_of(custom_id: str) -> tokens.Token | None:
@@ -65,6 +69,7 @@ class Rig:
     host: Host = field(init=False)
     ever_public: Counter[str] = field(default_factory=Counter)
     ever_seat: list[Counter[str]] = field(default_factory=lambda: [Counter() for _ in range(4)])
+    clicks: list[tuple[str, int]] = field(default_factory=list)  # (action, clicks it took), in order
     _observed: tuple[Any, int] | None = None
     _last_snapshot: dict[str, Any] | None = None
     runner: DiscordRunner = field(init=False)
@@ -75,6 +80,7 @@ class Rig:
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
                                gateway_url=self.fake.gateway_url, edit_interval=0.0)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)
+        self.runner.platform.routes.clock = self.fake.now  # the bot's clock is Discord's: tokens age alike
         await self.runner.start()
         await self.host.start()
         await self.idle()
@@ -144,8 +150,15 @@ class Rig:
 
     # ----- a person at the table -----
 
-    async def act(self, user: FakeUser) -> bool:
-        """If `user` must act, does what the engine's auto_action suggests, through Discord."""
+    async def act(self, user: FakeUser, style: str = "menu") -> bool:
+        """If `user` must act, does what the engine's auto_action suggests, through Discord.
+
+        Like a person: they use the hand message they have (My hand only when they have none), a
+        play from the menu of plays (`style="menu"`) or by picking its cards and pressing Play
+        (`"pick"`). A press on a hand message that is out of date is answered by that message
+        showing the current hand: they then act on that. Each click is counted in `clicks`."""
+        if not self.host.tables:
+            return False  # the match is over
         table = self.table()
         m = table.match
         s = table.seat_of(str(user.id))
@@ -155,23 +168,79 @@ class Rig:
         if auto is None:
             return False
         action = auto.to_json()
+        version = m.version
+        spent = 0
         hand = self.hand_message(user)
-        if hand is None or m.version not in self._versions(hand):
+        if hand is None:
             await self.fake.click(user, self.table_message(), "My hand")
+            spent += 1
             await self.idle()
             hand = self.hand_message(user)
             assert hand is not None, f"{user.name} got no hand"
         t = action["t"]
-        if t in ("pass", "declare", "chao", "revolt"):
-            code = {"pass": tokens.PASS, "declare": tokens.DECLARE, "chao": tokens.CHAO, "revolt": tokens.REVOLT}[t]
-            await self.press_code(user, hand, code, "".join(action.get("cards", [])) if t != "pass" else None)
-        else:
-            await self.choose_cards(user, s, list(action["cards"]))
+        for _ in range(3):
+            if t in ("pass", "declare", "chao", "revolt"):
+                code = {"pass": tokens.PASS, "declare": tokens.DECLARE, "chao": tokens.CHAO,
+                        "revolt": tokens.REVOLT}[t]
+                if self._find(hand, code, "".join(action.get("cards", [])) if t != "pass" else None) is None:
+                    spent += await self._poke(user, hand)  # an old message: any press brings the hand up to date
+                else:
+                    await self.press_code(user, hand, code, "".join(action.get("cards", [])) if t != "pass" else None)
+                    spent += 1
+            elif t == "play" and style == "menu" and await self._from_menu(user, hand, list(action["cards"])):
+                spent += self._last_menu_clicks
+            else:
+                spent += await self.choose_cards(user, s, list(action["cards"]), count=True)
+                hand = self.hand_message(user)
+                assert hand is not None
+                await self.press_code(user, hand, tokens.PLAY if t == "play" else tokens.BURY)
+                spent += 1
+            await self.idle()
+            if not self.host.tables or self.table().match.version > version:  # type: ignore[union-attr]
+                break
             hand = self.hand_message(user)
             assert hand is not None
-            await self.press_code(user, hand, tokens.PLAY if t == "play" else tokens.BURY)
-        await self.idle()
+        else:
+            raise AssertionError(f"{user.name} could not {t}: {hand.content[-300:] if hand else None}")
+        self.clicks.append((t, spent))
         return True
+
+    _last_menu_clicks = 0
+
+    async def _from_menu(self, user: FakeUser, hand: FakeMessage, cards: list[str]) -> bool:
+        """The play chosen from the hand's plays: its button (1 click) or its menu option (2)."""
+        want = Counter(cards)
+        for b in hand.buttons():
+            tok = token_of(str(b.get("custom_id", "")))
+            if tok is not None and tok.code == tokens.PLAY_CARDS and cards_named(str(b.get("label", ""))) == want:
+                await self.fake.press(user, hand, b["custom_id"])
+                self._last_menu_clicks = 1
+                return True
+        for select in hand.selects():
+            if not str(select["custom_id"]).startswith(PLAYS_PREFIX):
+                continue
+            for option in select["options"]:
+                if cards_named(str(option["label"])) == want:
+                    await self.fake.choose(user, hand, select["custom_id"], [option["value"]])
+                    self._last_menu_clicks = 2
+                    return True
+        return False
+
+    def _find(self, message: FakeMessage, code: str, arg: str | None) -> JSONish | None:
+        for b in message.buttons():
+            tok = token_of(str(b.get("custom_id", "")))
+            if tok is not None and tok.code == code and (arg is None or tok.arg == arg):
+                return b
+        return None
+
+    async def _poke(self, user: FakeUser, hand: FakeMessage) -> int:
+        """A press on whatever the hand message offers (Clear): answered with the current hand there."""
+        for b in hand.buttons():
+            if token_of(str(b.get("custom_id", ""))) is not None:
+                await self.fake.press(user, hand, b["custom_id"])
+                return 1
+        await self.fake.click(user, self.table_message(), "My hand")
+        return 1
 
     @staticmethod
     def _versions(message: FakeMessage) -> set[int]:
@@ -191,8 +260,9 @@ class Rig:
                 return
         raise AssertionError(f"no {code}/{arg} button for {user.name}: {[b.get('label') for b in message.buttons()]}")
 
-    async def choose_cards(self, user: FakeUser, seat: int, cards: list[str]) -> list[FakeInteraction]:
-        """Picks `cards` in the hand's select menus (each menu holds part of the hand)."""
+    async def choose_cards(self, user: FakeUser, seat: int, cards: list[str], *, count: bool = False) -> Any:
+        """Picks `cards` in the hand's select menus (each menu holds part of the hand); with `count`,
+        returns the clicks it took (open a menu, tick or untick each option, close it)."""
         hand = list(self.table().match.view(seat)["hand"])
         wanted: set[int] = set()
         for c in cards:
@@ -200,9 +270,11 @@ class Rig:
         done = []
         message = self.hand_message(user)
         assert message is not None
+        clicks = 0
         for select in message.selects():
             custom_id = str(select["custom_id"])
-            assert custom_id.startswith(SELECT_PREFIX)
+            if not custom_id.startswith(SELECT_PREFIX):
+                continue  # the menu of whole plays
             values = []
             for option in select["options"]:
                 tok = tokens.parse(option["value"])
@@ -210,11 +282,12 @@ class Rig:
                     values.append(option["value"])
             previous = [o["value"] for o in select["options"] if o.get("default")]
             if sorted(values) != sorted(previous):
+                clicks += 2 + len(set(values) ^ set(previous))
                 done.append(await self.fake.choose(user, message, custom_id, values))
                 await self.idle()
                 message = self.hand_message(user)
                 assert message is not None
-        return done
+        return clicks if count else done
 
 
 async def open_table(rig: Rig) -> None:
@@ -242,6 +315,8 @@ async def play_until(rig: Rig, done: object, limit: int = 600) -> None:
     for _ in range(limit):
         if callable(done) and done():
             return
+        if not rig.host.tables:
+            raise AssertionError("the match ended first")
         acted = False
         for person in PEOPLE:
             if await rig.act(person):

@@ -23,7 +23,7 @@ async def test_four_people_play_a_whole_hand(rig: Rig) -> None:
     assert rig.runner.inbound.errors == [] and rig.runner.client.errors == []
     assert leaks(fake) == []
     # the dealer chose 8 of 33 cards: more than one select menu holds (25 options each)
-    assert max(msg.peak_selects for msg in fake.messages.values()) == 2
+    assert max(msg.peak_selects for msg in fake.messages.values()) >= 2
     # hands were private: every message showing a selectable hand is seen by one person only
     for message in fake.messages.values():
         if message.selects():
@@ -31,4 +31,13 @@ async def test_four_people_play_a_whole_hand(rig: Rig) -> None:
     # the table message stayed one message, edited in place
     tables = [msg for msg in fake.public_messages() if "My hand" in msg.text()]
     assert len(tables) <= 2  # hand 1 (and hand 2 once dealt)
-    assert len(tables[0].history) > 10
+    assert len(tables[0].history) >= 3  # edited in place, as often as the channel's rate limit allows
+    # the client keeps to the limits the headers announce; a 429 is rare (a route's bucket not yet
+    # learnt) and waited out, nothing lost
+    assert fake.global_limited == 0 and fake.rate_limited <= 12, fake.limited_buckets
+
+    # one or two clicks a play in the common case, and the bury in one (the AI's pick, accepted)
+    plays = [n for t, n in rig.clicks if t == "play"]
+    assert len(plays) == 100 - sum(len(a["cards"]) - 1 for a in m.actions_json() if a["t"] == "play")
+    assert sorted(plays)[len(plays) // 2] <= 2 and sum(plays) / len(plays) <= 2.2, plays
+    assert [n for t, n in rig.clicks if t == "bury"] == [1]

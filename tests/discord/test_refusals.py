@@ -62,8 +62,9 @@ async def test_forged_and_stale_presses_change_nothing(rig: Rig) -> None:
     assert m is not None
     mover = next(p for p in PEOPLE if rig.table().seat_of(str(p.id)) in m.to_act())
     older = await fresh_hand(rig, mover)
+    rig.fake.advance(15 * 60 + 1)  # older's token dies: it can no longer be removed, and stays
     newer = await fresh_hand(rig, mover)
-    assert older is not newer
+    assert older is not newer and not older.deleted
     # the mover plays: the older hand message names cards they no longer hold, so it is stale
     # (another seat's play would leave its buttons good: they still name the same cards)
     assert await rig.act(mover)
@@ -92,10 +93,12 @@ async def test_forged_and_stale_presses_change_nothing(rig: Rig) -> None:
     await rig.idle()
     assert chosen.callback_type == 6
 
-    # a button on a hand message drawn before the last play: refused as stale, in that message
+    # a button on a hand message drawn before the last play: refused as stale, in that message,
+    # which shows the current hand from now on (the newer one is removed: one hand a channel)
     await rig.press_code(mover, older, "c")  # "Clear"
     await rig.idle()
     assert any(tr(lang, "err.stale") in older.content for lang in ("en", "zh"))  # in the mover's language
+    assert newer.deleted and rig.hand_message(mover) is older
 
     # a stranger asks for a hand: told privately, in the reply to that press
     stranger = await fake.click(EVE, table, "My hand")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -154,6 +155,8 @@ async def test_daily_at_the_terminal_seats_three_ais_and_deals(rig: Rig) -> None
     assert table.status == "active"
     assert [s.get("kind") for s in table.seats] == ["human", "ai", "ai", "ai"]
     await play_out(rig, table, {"u9": "buttons"})
+    said = texts_to(rig, "u9")
+    assert not any(re.search(r"\b(reason|daily|board|dup)\.[a-z_]+\b", t) for t in said), said[-3:]  # no raw keys
     assert any(t.startswith(("Daily board 1:", "每日第 1 副")) for t in texts_to(rig, "u9")), texts_to(rig, "u9")[-3:]
 
 

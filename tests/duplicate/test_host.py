@@ -185,7 +185,7 @@ async def test_a_daily_board_in_three_chats_compared_and_never_seen_before_it_is
         await play_out(rig, table, {uid: "buttons"})
         tables.append(table)
         compared = [t for t in texts_to(rig, d.chat_id) if t.startswith("Daily board 1:")]
-        assert compared and f"against {i + 1} tables" in compared[-1]
+        assert compared and f"against {i + 1} table" in compared[-1]
     store = BoardStore.of(rig.store)
     board = (await store.set_boards("daily", _day(rig)))[0]
     plays = await store.plays([board.id])

@@ -49,6 +49,8 @@ class RecordingPlatform:
     hand_page_size: int = HAND_PAGE_SIZE
     one_screen: bool = False
     sends_files: bool = True
+    play_menu: bool = False
+    live_countdown: bool = False
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def snapshot(self) -> Any:
