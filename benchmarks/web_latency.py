@@ -37,11 +37,30 @@ from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
 from app.simulate import CountingPlatform
 from bot.host import Host
-from bot.platform import Incoming, User, Where
+from bot.platform import Incoming, User, View, Where
 from bot.settings import TableSettings
 from persistence.store import SqliteStore
 
 SETTINGS = TableSettings(deal=0, declare=0, next=0, turn=600, bury=600, lobby=0)
+
+
+class ChatCount(CountingPlatform):
+    """Counts what goes to the chat: private messages (hands) apart from the group's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.private = 0
+        self.group = 0
+
+    async def send(self, where: Where, view: View) -> str:
+        self.private += where.private
+        self.group += not where.private
+        return await super().send(where, view)
+
+    async def edit(self, where: Where, message_id: str, view: View) -> None:
+        self.private += where.private
+        self.group += not where.private
+        await super().edit(where, message_id, view)
 
 
 def free_port() -> int:
@@ -82,7 +101,7 @@ async def pages(port: int, links: list[tuple[int, list[str]]], seconds: float, t
     plays = 0
     sent_at: dict[int, tuple[int, float, set[int]]] = {}  # match -> (version before the play, sent, seats shown)
     stop_at = time.monotonic() + seconds
-    async with aiohttp.ClientSession() as session:
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
 
         async def seat(match_id: int, s: int, token: str) -> None:
             nonlocal plays
@@ -136,7 +155,9 @@ async def pages(port: int, links: list[tuple[int, list[str]]], seconds: float, t
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    Path(out).write_text(json.dumps({"latencies": latencies, "plays": plays}))
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    Path(out).write_text(json.dumps({"latencies": latencies, "plays": plays,
+                                     "cpu": used.ru_utime + used.ru_stime}))
 
 
 def run_pages(port: int, links: list[tuple[int, list[str]]], seconds: float, think: float, out: str) -> None:
@@ -152,7 +173,7 @@ async def bench(tables: int, seconds: float, think: float) -> dict[str, Any]:
         os.sched_setaffinity(0, {0})
     directory = Path(tempfile.mkdtemp(prefix="web-bench-"))
     store = await SqliteStore.open(directory / "bench.sqlite3", synchronous="NORMAL")
-    platform = CountingPlatform()
+    platform = ChatCount()
     host = Host(store, defaults=SETTINGS, use_ai_threads=False, rng=random.Random(3))
     host.register(platform)
     await host.start()
@@ -174,16 +195,20 @@ async def bench(tables: int, seconds: float, think: float) -> dict[str, Any]:
     await webtable.start(app)
     opened = await open_tables(host, tables)
     links = [(mid, [webtable.signer.sign("sim", mid, uid) for uid in uids]) for mid, uids in opened]
-    calls_before = platform.sends + platform.edits
     out = str(directory / "pages.json")
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(target=run_pages, args=(port, links, seconds, think, out))
     proc.start()
+    # the chat is counted once every page is open and each hand in the chat was folded away
+    while proc.is_alive() and len(webtable.connections) < 4 * tables:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    before = (platform.private, platform.group)
     while proc.is_alive():
         await asyncio.sleep(0.2)
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-    calls = platform.sends + platform.edits - calls_before
+    private, group = platform.private - before[0], platform.group - before[1]
     await webtable.stop()
     await host.stop()
     await store.close()
@@ -194,8 +219,9 @@ async def bench(tables: int, seconds: float, think: float) -> dict[str, Any]:
     return {"tables": tables, "sockets": 4 * tables, "plays": data["plays"], "receipts": len(lat),
             "median_ms": round(statistics.median(lat) * 1000, 1) if lat else None,
             "p99_ms": round(q[98] * 1000, 1), "max_ms": round(lat[-1] * 1000, 1) if lat else None,
-            "chat_calls_per_play": round(calls / plays, 3), "chat_calls": calls,
+            "private_msgs_per_play": round(private / plays, 3), "group_msgs_per_play": round(group / plays, 3),
             "bot_cpu_s": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1),
+            "pages_cpu_s": round(data.get("cpu", 0.0), 1), "wall_s": round(seconds + 3, 1),
             "load": os.getloadavg()[0]}
 
 

@@ -112,7 +112,7 @@ class WebTable:
             return None
         if platform == "telegram" and self.config.telegram_token:
             return f"{base}/?m={match_id}", "web_app"  # the Mini App proves who opens it
-        token = self.signer.sign(platform, match_id, user_id, now=self.clock())
+        token = self.signer.sign(platform, match_id, user_id, now=self._hour())
         return f"{base}/?m={match_id}#k={quote(token)}", "url"
 
     def table_link(self, platform: str, match_id: int) -> tuple[str, ButtonKind] | None:
@@ -122,8 +122,13 @@ class WebTable:
         base = self.config.public_url
         if not base:
             return None
-        token = self.signer.sign(platform, match_id, None, now=self.clock())
+        token = self.signer.sign(platform, match_id, None, now=self._hour())
         return f"{base}/?m={match_id}#k={quote(token)}", "url"
+
+    def _hour(self) -> float:
+        """Links are signed as of the hour's start: a button's link then changes once an hour, not
+        at every redraw (each change would cost an edit of the message carrying it)."""
+        return self.clock() // 3600 * 3600
 
     # ----- the server -----
 

@@ -316,7 +316,9 @@ class Screen:
         if not force_new and self.on_web(s) and m.phase != "match_over":
             # Played on the web table: folded away once (no card in it), never edited per play.
             if slot in self.messages:
-                await self._buttons_index(s, version, key)
+                # Its old buttons go stale at once here; not written to the store per play (the
+                # folded message has no card button, and the next full redraw records its own).
+                self.drawn_hands.draw(s, version, *key)
                 lang = t.seat_lang(s)
                 folded = hand_on_web_view(seen, t.seats.infos(), lang, match_id=t.id, version=version,
                                           web=self.web_button(s, lang))

@@ -1,7 +1,7 @@
 """The web table in a real browser: headless Chromium (Debian's chromium and chromium-driver, driven by
 Selenium) plays a whole hand with four pages against the host. Two seats open it as a Telegram Mini
 App (the local stand-in for Telegram's script hands the page signed initData), two with signed links.
-They tap cards and press the buttons; one play is refused in words; one page loses its socket and
+They tap cards and press the buttons (one play is made with the keyboard); one play is refused in words; one page loses its socket and
 catches up; the bot restarts mid-hand and every page goes on. Screenshots of the phone layout (360 px,
 33 cards while burying) in English and Chinese are kept in test-artifacts/web/ and checked: every card
 inside the hand's area, nothing wider than the screen."""
@@ -36,6 +36,7 @@ if not (CHROMIUM and DRIVER):
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 ARTIFACTS = Path(os.environ.get("TRACTOR_ARTIFACTS", "test-artifacts")) / "web"
 STUB = Path(__file__).parent / "stub"
@@ -118,6 +119,20 @@ class Pages:
         for i in idx:
             await self.tap(seat, f'#hand .card[data-i="{i}"]')
 
+    async def keys(self, seat: int, cards: list[str]) -> None:
+        """The same with the keyboard: Space on each card's button, then `p` to play."""
+        idx = await self.js(seat, """
+            const hand = window.tractor.state().hand, used = new Set(), out = [];
+            for (const c of arguments[0]) { const i = hand.findIndex((h, j) => h === c && !used.has(j)); used.add(i); out.push(i); }
+            return out;""", cards)
+
+        def go() -> None:
+            for i in idx:
+                self.d.find_element(By.CSS_SELECTOR, f'#hand .card[data-i="{i}"]').send_keys(Keys.SPACE)
+            assert sorted(self.d.execute_script("return window.tractor.selected();")) == sorted(idx)
+            self.d.switch_to.active_element.send_keys("p")
+        await self.run(go)
+
     async def shot(self, seat: int, name: str) -> dict[str, Any]:
         layout = await self.js(seat, LAYOUT)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -179,7 +194,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         tg = await pages.js(0, "return window.__tg;")
         assert tg["ready"] and tg["expanded"]
 
-        refused = reconnected = restarted = shot = False
+        refused = reconnected = restarted = shot = keyboard = False
         actions = 0
         for _ in range(600):
             table = rig.host.tables[match_id]
@@ -236,8 +251,12 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                     refused = True
                     layout = await pages.shot(s, "phone-play-en.png")
                     assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
-                await pages.tap_cards(s, cards)
-                await pages.tap(s, '#actions button[data-a="play"]')
+                if refused and not keyboard:
+                    keyboard = True
+                    await pages.keys(s, cards)
+                else:
+                    await pages.tap_cards(s, cards)
+                    await pages.tap(s, '#actions button[data-a="play"]')
             for _ in range(300):
                 await rig.host.settle()
                 if rig.host.tables[match_id].match.version > version:
@@ -269,7 +288,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 runner = await serve(rig, port)
                 for other in range(4):
                     await pages.shows(other, host.tables[match_id].match.version, timeout=30)
-        assert refused and reconnected and restarted and shot
+        assert refused and reconnected and restarted and shot and keyboard
         table = rig.host.tables[match_id]
         assert table.match.public_view()["hand_no"] == 2
         for s in range(4):  # the next hand is dealt on every page

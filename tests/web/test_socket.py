@@ -214,3 +214,16 @@ async def test_onlookers_need_the_groups_link(web_rig: WebRig) -> None:
                                                              "url")
     await looking.close()
     await mine.close()
+
+
+async def test_a_buttons_link_changes_once_an_hour_not_at_every_redraw(web_rig: WebRig) -> None:
+    """A link on a message's button that changed at each redraw would cost an edit per play."""
+    now = [1_800_000_000.0]
+    web_rig.web.clock = lambda: now[0]
+    web_rig.web.config = replace(web_rig.web.config, telegram_token="")  # links, not Mini App buttons
+    first = web_rig.web.seat_link("telegram", 5, "1")
+    now[0] += 600
+    assert web_rig.web.seat_link("telegram", 5, "1") == first
+    assert web_rig.web.table_link("telegram", 5) == web_rig.web.table_link("telegram", 5)
+    now[0] += 3600
+    assert web_rig.web.seat_link("telegram", 5, "1") != first
