@@ -12,6 +12,7 @@ from pathlib import Path
 
 from app.console import play_console
 from persistence.memory import MemoryStore
+from tests.console.terminal import at_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,7 +103,7 @@ def test_ctrl_c_saves_and_exits_while_waiting_for_input(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "console", "--db", str(db), "--lang", "en"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT, env=env)
+                            cwd=ROOT, env=env, preexec_fn=at_a_terminal)
     assert proc.stdout is not None and proc.stdin is not None
     seen = ""
     while "> " not in seen:  # wait for the first prompt (the input pipe stays open)

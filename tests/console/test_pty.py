@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.console.terminal import at_a_terminal
+
 pexpect = pytest.importorskip("pexpect")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +25,8 @@ def _spawn(args: list[str], log: list[str]) -> object:
     env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_BOT_TOKEN", "DISCORD_BOT_TOKEN", "LC_ALL",
                                                              "LC_MESSAGES", "TRACTOR_LANG")}
     env.update(LANG="C.UTF-8", TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
-    child = pexpect.spawn(str(EXE), args, env=env, dimensions=(24, 80), encoding="utf-8", codec_errors="replace", timeout=60, cwd=ROOT)
+    child = pexpect.spawn(str(EXE), args, env=env, dimensions=(24, 80), encoding="utf-8", codec_errors="replace", timeout=60, cwd=ROOT,
+                          preexec_fn=at_a_terminal)
     child.logfile_read = _Sink(log)
     return child
 
