@@ -13,6 +13,7 @@ from bot.table import Table
 from bot.table.messages import Event
 from bot.table.seats import SeatKind
 from engine.formats import best_of_three_winner
+from persistence.errors import ChatHasTable
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -66,8 +67,13 @@ async def new(host: Host, event: Incoming, args: tuple[str, ...], lang: str) -> 
         if fmt == "best_of_3":
             meta["series"] = {"wins": [0, 0], "game": 1}
         seats: list[dict[str, Any]] = [{"kind": SeatKind.EMPTY} for _ in range(4)]
-        mid = await host.store.create_match(event.where.platform, event.where.chat_id, rules.to_dict(), seats,
-                                            seed, meta, status="lobby")
+        try:
+            # exclusive: another worker may have taken `new` for this chat at the same instant
+            mid = await host.store.create_match(event.where.platform, event.where.chat_id, rules.to_dict(),
+                                                seats, seed, meta, status="lobby", exclusive=True)
+        except ChatHasTable as exc:
+            await host.answer(event, tr(lang, "new.exists", id=exc.match_id))
+            return
         deadlines: dict[str, float] = {}
         if settings.lobby > 0:
             deadlines["lobby"] = host.clock.now() + settings.lobby
@@ -101,8 +107,11 @@ async def next_in_series(host: Host, old: Table, result: dict[str, Any]) -> None
     meta.pop("announced_hand", None)
     seats = [dict(seat) for seat in old.seats]
     seed = host.rng.randrange(1, 2**31)
-    mid = await host.store.create_match(old.platform_name, old.chat_id, old.rules, seats, seed, meta,
-                                        status="lobby")
+    try:
+        mid = await host.store.create_match(old.platform_name, old.chat_id, old.rules, seats, seed, meta,
+                                            status="lobby", exclusive=True)
+    except ChatHasTable:
+        return  # someone opened a table here meanwhile (through another worker)
     table = Table(host, match_id=mid, platform=old.platform_name, chat_id=old.chat_id, rules=old.rules,
                   seats=seats, seed=seed, meta=meta, status="lobby")
     host.add_table(table)

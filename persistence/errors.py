@@ -49,3 +49,14 @@ class LeaseLost(StoreError):
         )
         self.match_id = match_id
         self.worker = worker
+
+
+class ChatHasTable(StoreError):
+    """The chat already has an open table (`create_match(..., exclusive=True)`): two workers that
+    took `new` for one chat at the same instant open one table, and the second learns which."""
+
+    def __init__(self, platform: str, chat_id: str, match_id: int) -> None:
+        super().__init__(f"{platform} chat {chat_id} already has the open match {match_id}")
+        self.platform = platform
+        self.chat_id = chat_id
+        self.match_id = match_id

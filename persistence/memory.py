@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from persistence.errors import MatchClosed, SequenceConflict, UnknownMatch
+from persistence.errors import ChatHasTable, MatchClosed, SequenceConflict, UnknownMatch
 from persistence.store import BROKEN, AppendResult, Store, StoredMatch
 from persistence.values import plain_json, require_dict
 
@@ -60,7 +60,8 @@ class MemoryStore(Store):
     # ------------------------------------------------------------------ matches
 
     async def create_match(self, platform: str, chat_id: str, rules: dict[str, Any], seats: list[dict[str, Any]],
-                           seed: int, meta: dict[str, Any], *, status: str = "active") -> int:
+                           seed: int, meta: dict[str, Any], *, status: str = "active",
+                           exclusive: bool = False) -> int:
         plain_json(require_dict(rules, "rules"), "rules")
         if not isinstance(seats, list):
             raise TypeError(f"seats must be a list, not {type(seats).__name__}")
@@ -70,6 +71,10 @@ class MemoryStore(Store):
             raise TypeError(f"seed must be an int, not {type(seed).__name__}")
         if status == BROKEN:
             raise ValueError(f"status {BROKEN!r} is reserved for matches whose log cannot be replayed")
+        if exclusive:
+            for m in self.matches.values():
+                if (m.platform, m.chat_id) == (platform, str(chat_id)) and m.finished_at is None and m.status != BROKEN:
+                    raise ChatHasTable(platform, str(chat_id), m.id)
         mid = len(self.matches) + 1
         now = self._clock()
         self.matches[mid] = StoredMatch(mid, platform, str(chat_id), copy.deepcopy(rules), copy.deepcopy(seats),

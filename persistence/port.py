@@ -71,6 +71,7 @@ class Store(Protocol):
         meta: dict[str, Any],
         *,
         status: str = "active",
+        exclusive: bool = False,
     ) -> int: ...
 
     async def append_action(

@@ -26,7 +26,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from persistence.errors import UnknownMatch
+from persistence.errors import ChatHasTable, UnknownMatch
 from persistence.port import BROKEN, AppendResult, Store, StoredMatch, Synchronous
 from persistence.values import plain_json as _dumps
 from persistence.values import require_dict as _require_dict
@@ -178,8 +178,13 @@ class SqlStore(Store):
         meta: dict[str, Any],
         *,
         status: str = "active",
+        exclusive: bool = False,
     ) -> int:
         """Start a match's record (version 0, empty log).
+
+        `exclusive`: only if the chat has no open (unfinished, sound) match, else `ChatHasTable`.
+        The check runs in the transaction that holds the chat's row (its upsert locks it on
+        PostgreSQL), so of two workers opening a table in one chat at once, one opens it.
 
         :returns: the new match id.
         """
@@ -199,6 +204,14 @@ class SqlStore(Store):
                 " ON CONFLICT (platform, chat_id) DO UPDATE SET chat_id = excluded.chat_id RETURNING id",
                 (platform, str(chat_id), now, now),
             )
+            if exclusive:
+                found = await sql.one(
+                    "SELECT id FROM matches WHERE chat = ? AND finished_at IS NULL AND status != ?"
+                    " ORDER BY id LIMIT 1",
+                    (int(chat[0]), BROKEN),
+                )
+                if found is not None:
+                    raise ChatHasTable(platform, str(chat_id), int(found[0]))
             row = await sql.one(
                 "INSERT INTO matches (chat, rules, seats, seed, status, meta, version, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING id",

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from persistence import BROKEN, MatchClosed, SequenceConflict, SqliteStore, Store, UnknownMatch
+from persistence import BROKEN, ChatHasTable, MatchClosed, SequenceConflict, SqliteStore, Store, UnknownMatch
 from persistence.memory import MemoryStore
 from persistence.postgres import PostgresStore
 from tests.persistence.conftest import RULES, SEATS, FakeClock
@@ -178,6 +178,17 @@ class TestMatches:
         assert stored.seats == new_seats and stored.status == "paused"
         assert stored.meta == {"lang": "en", "paused_by": 1} and stored.rules == RULES
         assert stored.updated_at == clock.now
+
+    async def test_an_exclusive_match_opens_only_in_a_chat_without_an_open_one(self, store: Store) -> None:
+        first = await _new_match(store, chat="-7")
+        with pytest.raises(ChatHasTable) as refused:
+            await store.create_match("telegram", "-7", RULES, SEATS, 1, {}, exclusive=True)
+        assert refused.value.match_id == first
+        assert [m.id for m in await store.load_unfinished()] == [first]  # nothing written
+        other = await store.create_match("telegram", "-8", RULES, SEATS, 1, {}, exclusive=True)
+        await store.finish_match(first, "finished", {})
+        again = await store.create_match("telegram", "-7", RULES, SEATS, 1, {}, exclusive=True)
+        assert len({first, other, again}) == 3
 
     async def test_update_of_an_unknown_match_raises(self, store: Store) -> None:
         with pytest.raises(UnknownMatch, match="no match with id 5"):
