@@ -64,7 +64,9 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             web_table.add_routes(app)
             await web_table.start(app)
             started.append(web_table)
-        telegram = TelegramRunner(telegram_config, host) if telegram_config is not None else None
+        # several workers on one database share Telegram's flood budgets through it
+        ledger = store.flood_ledger() if isinstance(store, PostgresStore) else None
+        telegram = TelegramRunner(telegram_config, host, ledger=ledger) if telegram_config is not None else None
         if telegram is not None:
             figures.update(telegram_figures(telegram))
             host.register(telegram.platform)

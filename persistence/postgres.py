@@ -24,6 +24,7 @@ from asyncpg.pool import PoolConnectionProxy
 from persistence.errors import LeaseLost, MatchClosed, SequenceConflict, StoreError, UnknownMatch
 from persistence.port import AppendResult, Synchronous
 from persistence.postgres_cluster import ClusterLink
+from persistence.postgres_flood import FloodLedger
 from persistence.postgres_migrate import migrate
 from persistence.sql_store import CLEAR_DEADLINE, SET_DEADLINE, Sql, SqlStore, _Append
 
@@ -180,6 +181,10 @@ class PostgresStore(SqlStore):
                 "INSERT INTO leases (match_id, worker, expires_at) VALUES (?, ?, " + _NOW + " + ?)",
                 (match_id, self.worker, float(self.lease_ttl)),
             )
+
+    def flood_ledger(self) -> FloodLedger:
+        """The flood budgets the workers of one bot share (persistence/postgres_flood.py)."""
+        return FloodLedger(self._url, self.worker or "")
 
     def cluster(self) -> ClusterLink:
         """This worker's link to the others (who is alive, the inbox); needs a worker name."""

@@ -36,6 +36,11 @@ class FloodLimits:
     # retry_cap real seconds, between the attempts of one call.
     retry_base: float = 0.25
     retry_cap: float = 4.0
+    # Several workers sharing the budgets (adapters/telegram/shared_flood.py), in real seconds: a
+    # place granted is used within `shared_use_within`, and counts as arriving `shared_hold` after
+    # its grant until its worker says when it did (a dead worker's places run out then).
+    shared_use_within: float = 0.5
+    shared_hold: float = 2.0
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,10 @@ Telegram keeps counting across a restart of the bot, so the gate's counts go
 into a journal (`journal`/`restore`, kept in the store by the runner) several
 times a second; a restarted bot goes on from it instead of spending a group's
 minute twice.
+
+Several workers of one bot each have a gate, and Telegram counts them all: with
+`shared` set, a message also needs its place in the budgets every worker shares
+(shared_flood.py) before it goes.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapters.telegram.config import FloodLimits
+from adapters.telegram.shared_flood import Place, SharedBudget
 
 _EPSILON = 0.001
 
@@ -40,11 +45,12 @@ class _Bucket:
 class Stamp:
     """When one message was counted; moved later when its answer comes back."""
 
-    __slots__ = ("at", "chat_id")
+    __slots__ = ("at", "chat_id", "place")
 
-    def __init__(self, chat_id: int, at: float) -> None:
+    def __init__(self, chat_id: int, at: float, place: Place | None = None) -> None:
         self.chat_id = chat_id
         self.at = at
+        self.place = place  # in the workers' shared budgets
 
 
 class FloodGate:
@@ -57,6 +63,7 @@ class FloodGate:
         self._groups: dict[int, deque[Stamp]] = {}
         self._overall: deque[Stamp] = deque()
         self._held: dict[int, float] = {}
+        self.shared: SharedBudget | None = None
 
     def delay(self, chat_id: int, *, edit: bool = False) -> float:
         """How long to wait before a message to `chat_id` fits every limit (0: now).
@@ -95,6 +102,8 @@ class FloodGate:
     def arrived(self, stamp: Stamp) -> None:
         """Telegram answered the message counted by `stamp`: count it from now on (it arrived
         at the latest now), so the windows never hold fewer messages than Telegram's."""
+        if stamp.place is not None and self.shared is not None:
+            self.shared.arrived(stamp.place)
         now = self.clock()
         if now <= stamp.at:
             return
@@ -115,10 +124,14 @@ class FloodGate:
         self._held[chat_id] = max(self._held.get(chat_id, 0.0), until)
 
     async def acquire(self, chat_id: int, *, edit: bool = False) -> Stamp:
-        """Wait until a message to `chat_id` fits, then count it."""
+        """Wait until a message to `chat_id` fits (this worker's limits, then every worker's), then
+        count it."""
         while (wait := self.delay(chat_id, edit=edit)) > 0:
             await asyncio.sleep(wait)
-        return self.take(chat_id)
+        place = await self.shared.place(chat_id) if self.shared is not None else None
+        stamp = self.take(chat_id)
+        stamp.place = place
+        return stamp
 
     def journal(self, wall: float) -> dict[str, Any]:
         """What Telegram still counts, in wall-clock seconds, for a restarted bot to go on from:

@@ -280,8 +280,7 @@ class Outboxes:
                 self.gate.hold(chat_id, retry_after_seconds(exc))
                 if attempt > limits.max_retries:
                     raise SendFailed(chat_id, f"flood control: {exc}", transient=True) from exc
-                await asyncio.sleep(max(0.0, self.gate.delay(chat_id)))
-                box.stamp = self.gate.take(chat_id)
+                box.stamp = await self.gate.acquire(chat_id)
             except Forbidden as exc:
                 raise SendFailed(chat_id, exc.message, forbidden=True) from exc
             except BadRequest as exc:

@@ -33,6 +33,7 @@ from adapters.telegram.flood import FloodGate
 from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.request import BoundedHTTPXRequest
+from adapters.telegram.shared_flood import Ledger, SharedBudget
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +69,15 @@ class TelegramRunner:
 
     def __init__(self, config: TelegramConfig, host: HostPort, *,
                  clock: Callable[[], float] = time.monotonic, request_timeout: float = 10.0,
-                 order: PerChatOrder | None = None) -> None:
+                 order: PerChatOrder | None = None, ledger: Ledger | None = None) -> None:
+        """`ledger`: the flood budgets shared with the other workers of this bot (PostgreSQL)."""
         self.config = config
         self.order = order if order is not None else PerChatOrder()
         self.app: Application = self._build(config, request_timeout, self.order)  # type: ignore[type-arg]
-        self.platform = TelegramPlatform(self.app.bot, FloodGate(config.limits, clock))
+        gate = FloodGate(config.limits, clock)
+        if ledger is not None:
+            gate.shared = SharedBudget(ledger, config.limits, clock)
+        self.platform = TelegramPlatform(self.app.bot, gate)
         self.inbound = Inbound(host, self.platform)
         for handler in self.inbound.handlers():
             self.app.add_handler(handler)
@@ -166,6 +171,8 @@ class TelegramRunner:
                 await self._journal_task
             self._journal_task = None
             await self._write_journal()
+        if self.platform.outboxes.gate.shared is not None:
+            await self.platform.outboxes.gate.shared.close()
         await self.platform.close()
         await self.app.shutdown()
 
