@@ -271,6 +271,14 @@ class DiscordPlatform:
         if current.startswith("e"):
             self.outbox.submit(f"retire{current}", lambda: self._retire(current))
 
+    def let_go(self, chat_id: str, user_ids: list[str]) -> None:
+        """The table of this channel moved to another worker (bot.cluster): the hand messages known
+        here are no longer ours to redraw (`adopt` would put an old hand back in a newer message)."""
+        for user_id in user_ids:
+            if user_id.isdigit() and chat_id.isdigit():
+                self.routes.current.pop((int(user_id), int(chat_id)), None)
+                self.routes.hand_requests.pop((int(user_id), int(chat_id)), None)
+
     def take_handoff(self, handoff: dict[str, Any]) -> None:
         """An interaction another worker received and answered at once (deferred), for a table this
         worker drives: known here as if received here, so that the hand it asks for, or the hand
