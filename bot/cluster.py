@@ -7,8 +7,13 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
 
 - Sharing: every beat a worker counts the live workers and the open tables, takes free tables
   up to its fair share (ceil(tables / workers)) and hands back what is above it. A new worker
-  therefore gets its share as the others shed theirs; a stopped one releases its leases at once;
-  a dead one's leases run out after `ttl` and the next beat of each survivor takes them.
+  therefore gets its share as the others shed theirs; a stopped one releases its leases at once.
+- Death: each worker holds a session lock in the database for as long as its process lives
+  (persistence.postgres_cluster); a killed one's is released by the server the instant its
+  connection drops, and the survivors' next beat takes its tables, though its leases would run
+  for seconds more. A worker whose death cannot be seen so (a lost machine) stops counting among
+  the live ones once it misses two beats, and its leases run out after `ttl`. The fair share
+  counts only live workers: counting a dead one would leave its share of the tables to nobody.
 - Routing: any worker may receive any update. One for a table it does not drive goes to the
   table's inbox in the database and wakes the owner (or waits for the next one, should the owner
   be dead); the owner's answer to the person (a callback answer, an ephemeral reply) comes back
@@ -45,6 +50,9 @@ PENDING_REPLIES = 10_000
 TAKE_PER_BEAT = 250
 #: Updates that waited this long in an inbox are dropped (their table ended meanwhile).
 INBOX_MAX_AGE = 120.0
+#: A worker counts among the live ones for sharing the tables while its last beat is this recent
+#: (its leases may run longer): a worker lost with its machine stops counting before they run out.
+LIVE_WITHIN = 2.5 * BEAT
 
 
 def worker_name() -> str:
@@ -76,7 +84,7 @@ class Link(Protocol):
 
     worker: str
 
-    async def beat(self, ttl: float) -> list[str]: ...
+    async def beat(self, ttl: float, within: float) -> list[str]: ...
 
     async def leave(self) -> None: ...
 
@@ -199,7 +207,7 @@ class Cluster:
         async with self._lock:
             self.stats.beats += 1
             held = await self.renew()
-            live = await self.link.beat(self.ttl)
+            live = await self.link.beat(self.ttl, LIVE_WITHIN)
             self.stats.workers = max(1, len(live))
             tables = await self.link.open_tables(self.host.platforms)
             share = math.ceil(len(tables) / self.stats.workers)
@@ -207,30 +215,37 @@ class Cluster:
                 await self.store.release_lease(match_id)  # its match ended (or was set aside)
             mine = [m for m, w in tables if w == self.worker]
             running = [m for m in mine if m in self.host.tables]
+            free = [m for m, w in tables if w is None]
             for match_id in [m for m in mine if m not in self.host.tables]:
                 await self.store.release_lease(match_id)  # held but not driven (could not be resumed)
+                free.append(match_id)
             # together: each waits for its table's current step, and leases must be renewed again soon
             shed = sorted(running, reverse=True)[: max(0, len(running) - share)]
             await asyncio.gather(*(self._hand_over(m) for m in shed))
-            room = min(share - min(len(running), share), TAKE_PER_BEAT)
-            free = [m for m, w in tables if w is None]
-            if room and free:
-                # each worker starts at its own place in the list, so that workers taking at once
-                # (a dead one's tables) mostly ask for different tables
-                at = (live.index(self.worker) * room) % len(free) if self.worker in live else 0
-                got = await self.store.acquire_leases((free[at:] + free[:at])[:room], self.ttl)
-            else:
-                got = []
-            if got:
-                started = await self.host.start(ids=got)
-                for match_id in set(got) - set(started):
-                    await self.store.release_lease(match_id)
-                self.stats.taken += len(started)
-                self.stats.lease_changes += len(started)
-                log.info("worker %s took tables %s", self.worker, started)
+            await self._take(sorted(free), min(share - min(len(running), share), TAKE_PER_BEAT), live)
             if self.stats.beats % 30 == 0:
                 await self.link.prune(INBOX_MAX_AGE)
         await self.drain()
+
+    async def _take(self, free: list[int], room: int, live: list[str]) -> None:
+        """Takes up to `room` of the free tables and starts them. Each worker starts at its own place
+        in the list, so that workers taking at once (a dead one's tables) mostly ask for different
+        ones; the tables another worker took first are made up for from the rest at once, not a beat later."""
+        if not room or not free:
+            return
+        at = (live.index(self.worker) * room) % len(free) if self.worker in live else 0
+        order = free[at:] + free[:at]
+        got = await self.store.acquire_leases(order[:room], self.ttl)
+        if len(got) < room and len(order) > room:
+            got += await self.store.acquire_leases(order[room:][: room - len(got)], self.ttl)
+        if not got:
+            return
+        started = await self.host.start(ids=got)
+        for match_id in set(got) - set(started):
+            await self.store.release_lease(match_id)
+        self.stats.taken += len(started)
+        self.stats.lease_changes += len(started)
+        log.info("worker %s took tables %s", self.worker, started)
 
     async def renew(self) -> set[int]:
         """Renews this worker's leases and stops driving any table whose lease ran out; the tables held."""
