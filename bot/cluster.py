@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot import tokens
+from bot.move_on import move_on
 from bot.platform import Incoming, Replier, User, Where
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ PENDING_REPLIES = 10_000
 TAKE_PER_BEAT = 250
 #: Updates that waited this long in an inbox are dropped (their table ended meanwhile).
 INBOX_MAX_AGE = 120.0
+#: Every this many beats one worker looks for tournaments and events nobody moves on (bot.move_on).
+MOVE_ON_BEATS = 5
 #: A worker counts among the live ones for sharing the tables while its last beat is this recent
 #: (its leases may run longer): a worker lost with its machine stops counting before they run out.
 LIVE_WITHIN = 2.5 * BEAT
@@ -106,6 +109,10 @@ class Link(Protocol):
 
     async def hold(self, role: str) -> None: ...
 
+    def sole(self, what: str) -> contextlib.AbstractAsyncContextManager[bool]: ...
+
+    async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]: ...
+
     async def close(self) -> None: ...
 
 
@@ -139,6 +146,7 @@ class Cluster:
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._renewer: asyncio.Task[None] | None = None
+        self._mover: asyncio.Task[list[str]] | None = None
         self._wake = asyncio.Event()
         self._pending: OrderedDict[str, Replier] = OrderedDict()
         self._ids = itertools.count(1)
@@ -159,7 +167,7 @@ class Cluster:
         """A clean stop: every table this worker drives is handed over at once (no waiting for a
         lease to run out), then the worker leaves."""
         self.stopping = True
-        for task in (self._task, self._renewer):
+        for task in (self._task, self._renewer, self._mover):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -212,7 +220,8 @@ class Cluster:
             tables = await self.link.open_tables(self.host.platforms)
             share = math.ceil(len(tables) / self.stats.workers)
             for match_id in held - {m for m, _ in tables}:
-                await self.store.release_lease(match_id)  # its match ended (or was set aside)
+                if not self.host.moving_on(match_id):  # kept while its tournament or event moves on
+                    await self.store.release_lease(match_id)  # its match ended (or was set aside)
             mine = [m for m, w in tables if w == self.worker]
             running = [m for m in mine if m in self.host.tables]
             free = [m for m, w in tables if w is None]
@@ -225,7 +234,17 @@ class Cluster:
             await self._take(sorted(free), min(share - min(len(running), share), TAKE_PER_BEAT), live)
             if self.stats.beats % 30 == 0:
                 await self.link.prune(INBOX_MAX_AGE)
+        if self.stats.beats % MOVE_ON_BEATS == 0 and (self._mover is None or self._mover.done()):
+            self._mover = asyncio.create_task(self.move_on(), name=f"move-on-{self.worker}")
         await self.drain()
+
+    async def move_on(self) -> list[str]:
+        """Tournaments and events whose worker died before opening their next match (bot.move_on)."""
+        try:
+            return await move_on(self.host, self.link)
+        except Exception:
+            log.exception("worker %s: moving tournaments and events on failed; trying again", self.worker)
+            return []
 
     async def _take(self, free: list[int], room: int, live: list[str]) -> None:
         """Takes up to `room` of the free tables and starts them. Each worker starts at its own place

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any
 
 import asyncpg
@@ -159,6 +159,29 @@ class ClusterLink:
             tag = await conn.execute(f"DELETE FROM inbox WHERE at < {NOW} - $1", float(older_than))
             await conn.execute(f"DELETE FROM workers WHERE expires_at < {NOW} - $1", FORGET_WORKERS_AFTER)
         return int(tag.rsplit(" ", 1)[-1])
+
+    @contextlib.asynccontextmanager
+    async def sole(self, what: str) -> AsyncIterator[bool]:
+        """True inside while this worker alone does `what` (a transaction lock: should it die, the
+        server ends the transaction); False while another worker does it."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            yield bool(await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", f"tractor-sole:{what}"))
+
+    async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Of these chats, those with no open match and no live lease on any of their matches: no
+        worker drives a table there or is still moving an ended one on (bot.move_on)."""
+        pairs = sorted(set(chats))
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT c.platform, c.chat_id FROM chats c JOIN unnest($1::text[], $2::text[]) AS u(p, id)"
+                " ON c.platform = u.p AND c.chat_id = u.id"
+                " WHERE NOT EXISTS (SELECT 1 FROM matches m WHERE m.chat = c.id AND m.finished_at IS NULL"
+                " AND m.status != 'broken') AND NOT EXISTS (SELECT 1 FROM matches m JOIN leases l"
+                f" ON l.match_id = m.id WHERE m.chat = c.id AND l.expires_at > {NOW}"
+                f" AND l.worker NOT IN ({DEAD_WORKERS}))",
+                [p for p, _ in pairs], [c for _, c in pairs],
+            )
+        return {(str(r[0]), str(r[1])) for r in rows}
 
     async def notify(self, worker: str, message: dict[str, Any]) -> None:
         """A short message to one worker (a reply to an update it forwarded)."""
