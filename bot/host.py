@@ -277,6 +277,8 @@ class Host:
         """A table that ended leaves the routing maps (its actor finishes its current item)."""
         self.tables.pop(table.id, None)
         self.ending[table.id] = asyncio.get_running_loop().time()
+        if len(self.ending) > 10_000:  # a table closed without moving on (a lobby that timed out)
+            self.ending.pop(next(iter(self.ending)))
         self.ended[(table.platform_name, table.chat_id)] = table.status
         if self.by_chat.get((table.platform_name, table.chat_id)) is table:
             self.by_chat.pop((table.platform_name, table.chat_id), None)
