@@ -94,7 +94,7 @@ async def test_a_stopped_worker_hands_over_at_once_and_a_lapsed_one_stops_drivin
 
 async def test_a_write_after_the_lease_ran_out_is_refused_and_the_update_goes_to_the_new_owner(
         workers: Workers) -> None:
-    w1 = await workers.start("w1", ttl=1.0)
+    w1 = await workers.start("w1", ttl=60.0)  # no lease runs out while the table is set up, however loaded
     for i, (name, args) in enumerate([("new", ()), ("addbot", ()), ("addbot", ()), ("addbot", ()), ("start", ())]):
         ev, _ = event(workers, "command", "u1", "g0", f"c{i}", name=name, args=args)
         await w1.host.handle(ev)
@@ -103,9 +103,9 @@ async def test_a_write_after_the_lease_ran_out_is_refused_and_the_update_goes_to
     assert table.status == "active" and table.match is not None
     version = table.match.version
 
-    await asyncio.sleep(1.2)  # w1 stalls past its lease, and w9 takes the table
     other = await PostgresStore.open(workers.url, worker="w9")
-    try:
+    try:  # w1 stalls past its lease, and w9 takes the table
+        await expire_leases(workers.url)
         assert await other.acquire_lease(1, ttl=30)
         ev, _ = event(workers, "text", "u1", "g0", "late-pass", text="pass")
         await w1.host.handle(ev, forwarded=True)  # as if w1 still thought it drove the table
@@ -119,6 +119,15 @@ async def test_a_write_after_the_lease_ran_out_is_refused_and_the_update_goes_to
             await conn.close()
     finally:
         await other.close()
+
+
+async def expire_leases(url: str) -> None:
+    """Every lease runs out now, as after a stall longer than the lease."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("UPDATE leases SET expires_at = extract(epoch FROM clock_timestamp()) - 1")
+    finally:
+        await conn.close()
 
 
 async def until_rows(conn: asyncpg.Connection, sql: str, expected: int) -> None:
