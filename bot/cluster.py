@@ -7,8 +7,13 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
 
 - Sharing: every beat a worker counts the live workers and the open tables, takes free tables
   up to its fair share (ceil(tables / workers)) and hands back what is above it. A new worker
-  therefore gets its share as the others shed theirs; a stopped one releases its leases at once;
-  a dead one's leases run out after `ttl` and the next beat of each survivor takes them.
+  therefore gets its share as the others shed theirs; a stopped one releases its leases at once.
+- Death: each worker holds a session lock in the database for as long as its process lives
+  (persistence.postgres_cluster); a killed one's is released by the server the instant its
+  connection drops, and the survivors' next beat takes its tables, though its leases would run
+  for seconds more. A worker whose death cannot be seen so (a lost machine) stops counting among
+  the live ones once it misses two beats, and its leases run out after `ttl`. The fair share
+  counts only live workers: counting a dead one would leave its share of the tables to nobody.
 - Routing: any worker may receive any update. One for a table it does not drive goes to the
   table's inbox in the database and wakes the owner (or waits for the next one, should the owner
   be dead); the owner's answer to the person (a callback answer, an ephemeral reply) comes back
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot import tokens
+from bot.move_on import move_on
 from bot.platform import Incoming, Replier, User, Where
 
 if TYPE_CHECKING:
@@ -43,8 +49,15 @@ BEAT = 1.0
 PENDING_REPLIES = 10_000
 #: Tables a worker takes in one beat at most: loading and replaying them is work on the event loop.
 TAKE_PER_BEAT = 250
+#: Seconds between two gateway identifies of one rate-limit bucket (Discord's 5, and a margin).
+IDENTIFY_PACE = 5.5
 #: Updates that waited this long in an inbox are dropped (their table ended meanwhile).
 INBOX_MAX_AGE = 120.0
+#: Every this many beats one worker looks for tournaments and events nobody moves on (bot.move_on).
+MOVE_ON_BEATS = 5
+#: A worker counts among the live ones for sharing the tables while its last beat is this recent
+#: (its leases may run longer): a worker lost with its machine stops counting before they run out.
+LIVE_WITHIN = 2.5 * BEAT
 
 
 def worker_name() -> str:
@@ -76,7 +89,7 @@ class Link(Protocol):
 
     worker: str
 
-    async def beat(self, ttl: float) -> list[str]: ...
+    async def beat(self, ttl: float, within: float) -> list[str]: ...
 
     async def leave(self) -> None: ...
 
@@ -97,6 +110,18 @@ class Link(Protocol):
     async def listen(self, on_message: Callable[[dict[str, Any]], None]) -> None: ...
 
     async def hold(self, role: str) -> None: ...
+
+    async def try_hold(self, role: str) -> bool: ...
+
+    async def release(self, role: str) -> None: ...
+
+    async def shared_alive(self) -> bool: ...
+
+    async def pace(self, role: str, seconds: float) -> None: ...
+
+    def sole(self, what: str) -> contextlib.AbstractAsyncContextManager[bool]: ...
+
+    async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]: ...
 
     async def close(self) -> None: ...
 
@@ -131,11 +156,13 @@ class Cluster:
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._renewer: asyncio.Task[None] | None = None
+        self._mover: asyncio.Task[list[str]] | None = None
         self._wake = asyncio.Event()
         self._pending: OrderedDict[str, Replier] = OrderedDict()
         self._ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
         self.stopping = False
+        self.live: list[str] = [self.worker]  # the live workers at the last beat, sorted
 
     # ----- lifecycle -----
 
@@ -151,7 +178,7 @@ class Cluster:
         """A clean stop: every table this worker drives is handed over at once (no waiting for a
         lease to run out), then the worker leaves."""
         self.stopping = True
-        for task in (self._task, self._renewer):
+        for task in (self._task, self._renewer, self._mover):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -191,6 +218,11 @@ class Cluster:
         log.info("worker %s now holds %s", self.worker, role)
         await start()
 
+    async def identify_gate(self, bucket: int) -> None:
+        """Waits for this worker's turn to open a gateway session in `bucket` (Discord allows one a
+        bucket every 5 s for the whole bot), whichever worker opened the last one."""
+        await self.link.pace(f"discord-identify-{bucket}", IDENTIFY_PACE)
+
     # ----- sharing the tables -----
 
     async def beat(self) -> None:
@@ -199,38 +231,57 @@ class Cluster:
         async with self._lock:
             self.stats.beats += 1
             held = await self.renew()
-            live = await self.link.beat(self.ttl)
+            live = await self.link.beat(self.ttl, LIVE_WITHIN)
+            self.live = live or [self.worker]
             self.stats.workers = max(1, len(live))
             tables = await self.link.open_tables(self.host.platforms)
             share = math.ceil(len(tables) / self.stats.workers)
             for match_id in held - {m for m, _ in tables}:
-                await self.store.release_lease(match_id)  # its match ended (or was set aside)
+                if not self.host.moving_on(match_id):  # kept while its tournament or event moves on
+                    await self.store.release_lease(match_id)  # its match ended (or was set aside)
             mine = [m for m, w in tables if w == self.worker]
             running = [m for m in mine if m in self.host.tables]
+            free = [m for m, w in tables if w is None]
             for match_id in [m for m in mine if m not in self.host.tables]:
                 await self.store.release_lease(match_id)  # held but not driven (could not be resumed)
+                free.append(match_id)
             # together: each waits for its table's current step, and leases must be renewed again soon
             shed = sorted(running, reverse=True)[: max(0, len(running) - share)]
             await asyncio.gather(*(self._hand_over(m) for m in shed))
-            room = min(share - min(len(running), share), TAKE_PER_BEAT)
-            free = [m for m, w in tables if w is None]
-            if room and free:
-                # each worker starts at its own place in the list, so that workers taking at once
-                # (a dead one's tables) mostly ask for different tables
-                at = (live.index(self.worker) * room) % len(free) if self.worker in live else 0
-                got = await self.store.acquire_leases((free[at:] + free[:at])[:room], self.ttl)
-            else:
-                got = []
-            if got:
-                started = await self.host.start(ids=got)
-                for match_id in set(got) - set(started):
-                    await self.store.release_lease(match_id)
-                self.stats.taken += len(started)
-                self.stats.lease_changes += len(started)
-                log.info("worker %s took tables %s", self.worker, started)
+            await self._take(sorted(free), min(share - min(len(running), share), TAKE_PER_BEAT), live)
             if self.stats.beats % 30 == 0:
                 await self.link.prune(INBOX_MAX_AGE)
+        if self.stats.beats % MOVE_ON_BEATS == 0 and (self._mover is None or self._mover.done()):
+            self._mover = asyncio.create_task(self.move_on(), name=f"move-on-{self.worker}")
         await self.drain()
+
+    async def move_on(self) -> list[str]:
+        """Tournaments and events whose worker died before opening their next match (bot.move_on)."""
+        try:
+            return await move_on(self.host, self.link)
+        except Exception:
+            log.exception("worker %s: moving tournaments and events on failed; trying again", self.worker)
+            return []
+
+    async def _take(self, free: list[int], room: int, live: list[str]) -> None:
+        """Takes up to `room` of the free tables and starts them. Each worker starts at its own place
+        in the list, so that workers taking at once (a dead one's tables) mostly ask for different
+        ones; the tables another worker took first are made up for from the rest at once, not a beat later."""
+        if not room or not free:
+            return
+        at = (live.index(self.worker) * room) % len(free) if self.worker in live else 0
+        order = free[at:] + free[:at]
+        got = await self.store.acquire_leases(order[:room], self.ttl)
+        if len(got) < room and len(order) > room:
+            got += await self.store.acquire_leases(order[room:][: room - len(got)], self.ttl)
+        if not got:
+            return
+        started = await self.host.start(ids=got)
+        for match_id in set(got) - set(started):
+            await self.store.release_lease(match_id)
+        self.stats.taken += len(started)
+        self.stats.lease_changes += len(started)
+        log.info("worker %s took tables %s", self.worker, started)
 
     async def renew(self) -> set[int]:
         """Renews this worker's leases and stops driving any table whose lease ran out; the tables held."""
@@ -268,6 +319,9 @@ class Cluster:
         if target is None or target in self.host.tables:
             return False
         payload = encode(event)
+        handoff = getattr(event.reply, "handoff", None)
+        if callable(handoff):  # what the owner needs to answer on the platform itself (a Discord token)
+            payload["handoff"] = handoff()
         if event.reply is not None:
             rid = f"{next(self._ids)}"
             self._pending[rid] = event.reply
@@ -308,6 +362,13 @@ class Cluster:
             except (KeyError, TypeError, ValueError):
                 log.error("worker %s: unreadable forwarded update dropped", self.worker)
                 continue
+            handoff = payload.get("handoff")
+            take = getattr(self.host.platforms.get(event.where.platform), "take_handoff", None)
+            if handoff is not None and callable(take):
+                try:
+                    take(handoff)
+                except Exception:
+                    log.exception("worker %s: a forwarded update's handoff could not be taken", self.worker)
             await self.host.handle(event, forwarded=True)
 
     def _on_message(self, message: dict[str, Any]) -> None:

@@ -5,7 +5,7 @@ Why a ledger of places and not published counts: a worker that learns of the oth
 after the fact can still send in the same second as they do; a place taken under one lock cannot
 be taken twice. Each place is a row of `flood_sends` (the chat, and the latest time the message
 can have reached Telegram). A worker asks for the places of all the messages waiting in it at
-once, in one statement (`flood_claim`, migration 0007: one round trip, so a busy worker pays one
+once, in one statement (`flood_claim`, migration 0008: one round trip, so a busy worker pays one
 round for many messages) and, in its next round, says when each one arrived; until it does, a
 place counts as arriving `hold` seconds after its grant, which is also how a dead worker's places
 run out. Times are the database's clock, as for leases. No SQLite counterpart: one process owns

@@ -1,4 +1,4 @@
--- 0007: Telegram's flood budgets shared by the workers of one bot (persistence/postgres_flood.py).
+-- 0008: Telegram's flood budgets shared by the workers of one bot (persistence/postgres_flood.py).
 -- One row a message: its chat (negative: a group) and the latest time it can have reached
 -- Telegram (epoch seconds of the database's clock): granted + hold until its worker says when it
 -- arrived. A message fits while the rows still inside the bot's second, the group's minute and
