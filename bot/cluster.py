@@ -13,6 +13,9 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
   table's inbox in the database and wakes the owner (or waits for the next one, should the owner
   be dead); the owner's answer to the person (a callback answer, an ephemeral reply) comes back
   to the receiving worker, which holds the platform's handle for it.
+- Web pages: a page's socket may be served by any worker. Its actions are updates like the others;
+  its view comes from a replica read from the store (`bot.live_follow`), kept current by what the
+  workers tell each other (`bot.live_peers`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot import tokens
+from bot.live_follow import Follower
+from bot.live_peers import LivePeers
 from bot.platform import Incoming, Replier, User, Where
+from persistence.store import StoredMatch
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -69,6 +75,8 @@ class LeaseStore(Protocol):
     async def renew_leases(self, ttl: float) -> list[int]: ...
 
     async def release_lease(self, match_id: int) -> None: ...
+
+    async def match_tail(self, match_id: int, from_seq: int) -> StoredMatch | None: ...
 
 
 class Link(Protocol):
@@ -113,6 +121,8 @@ class ClusterStats:
     lost: int = 0  # tables whose lease ran out under this worker
     lease_changes: int = 0
     beats: int = 0
+    live_sent: int = 0  # "this table changed" notifications sent to workers serving its pages
+    live_received: int = 0
 
 
 class Cluster:
@@ -136,12 +146,15 @@ class Cluster:
         self._ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
         self.stopping = False
+        self.follower = Follower(host, store)
+        self.peers = LivePeers(host, link, self.follower, self.stats, self.ttl)
 
     # ----- lifecycle -----
 
     async def start(self) -> None:
         """Joins: listens for updates and replies, takes a first share of the tables, then beats."""
         self.host.router = self
+        self.peers.start()
         await self.link.listen(self._on_message)
         await self.beat()
         self._task = asyncio.create_task(self._run(), name=f"cluster-{self.worker}")
@@ -156,6 +169,7 @@ class Cluster:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        await self.peers.stop()  # the tables handed over below are not followed: the pages go too
         async with self._lock:
             await asyncio.gather(*(self._hand_over(m) for m in list(self.host.tables)))
             with contextlib.suppress(Exception):
@@ -231,6 +245,7 @@ class Cluster:
             if self.stats.beats % 30 == 0:
                 await self.link.prune(INBOX_MAX_AGE)
         await self.drain()
+        await self.peers.beat()
 
     async def renew(self) -> set[int]:
         """Renews this worker's leases and stops driving any table whose lease ran out; the tables held."""
@@ -318,6 +333,8 @@ class Cluster:
             replier = self._pending.pop(str(message.get("reply")), None)
             if replier is not None:
                 self._spawn(replier.notice(str(message.get("text", "")), bool(message.get("alert"))))
+        elif kind in ("live", "watching"):
+            self.peers.on_message(message)
 
     def _spawn(self, job: Any) -> None:
         task = asyncio.ensure_future(job)
