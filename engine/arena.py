@@ -11,13 +11,16 @@ rate with a 95% confidence interval, and decision times per level.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import math
 import statistics
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from .ai import LEVELS, choose
 from .match import Match
@@ -34,6 +37,7 @@ class Game:
     times: dict[str, list[float]] = field(default_factory=dict)  # wall clock per decision
     cpu: dict[str, list[float]] = field(default_factory=dict)  # the deciding thread's CPU time
     phase_cpu: dict[str, list[float]] = field(default_factory=dict)  # the same by "level phase" (bids, bury, play)
+    actions: str = ""  # a digest of every action applied: two builds that decide alike give the same digest
 
 
 def decision_seed(deal_seed: int, version: int, seat: int) -> int:
@@ -67,6 +71,7 @@ def play_game(
     times: dict[str, list[float]] = {lvl: [] for lvl in set(seats)}
     cpu: dict[str, list[float]] = {lvl: [] for lvl in set(seats)}
     phase_cpu: dict[str, list[float]] = {}
+    log = hashlib.sha256()
     while m.phase not in ("hand_over", "match_over"):
         to_act = m.to_act()
         if not to_act:
@@ -74,6 +79,7 @@ def play_game(
             if sys_action is None:
                 break
             m.apply(sys_action)
+            log.update(json.dumps(sys_action.to_json(), sort_keys=True).encode())
             continue
         s = to_act[0]
         view = m.view(s)
@@ -87,12 +93,14 @@ def play_game(
             assert fallback is not None, (a, view)
             a = fallback
         m.apply(a)
+        log.update(json.dumps(a, sort_keys=True, default=str).encode())
     r = m.hand.result
+    digest = log.hexdigest()[:16]
     if r is None or r.outcome is None:
-        return Game(None, 0, 0, times, cpu, phase_cpu)
+        return Game(None, 0, 0, times, cpu, phase_cpu, digest)
     dteam = r.declarer_team
     team = dteam if r.outcome.winner == "declarers" else 1 - dteam
-    return Game(sides[team], r.outcome.levels, r.defender_points, times, cpu, phase_cpu)
+    return Game(sides[team], r.outcome.levels, r.defender_points, times, cpu, phase_cpu, digest)
 
 
 def play_deal(args: tuple[str, int, str, str, float, int | None, int]) -> tuple[Game, Game]:
@@ -205,20 +213,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="report progress on stderr, and the figures so far every 20 deals",
     )
+    p.add_argument("--first", type=int, default=0, help="index of the first deal (deal i is seeded seed*100000+i)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="keep each finished deal in this JSON-lines file; deals already in it are not played again",
+    )
     ns = p.parse_args(argv)
-    work = [(ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples, ns.hand) for i in range(ns.deals)]
-    games: list[Game] = []
+    wanted = range(ns.first, ns.first + ns.deals)
+    done = _load(ns.out, set(wanted)) if ns.out else {}
+    work = [
+        (ns.preset, ns.seed * 100_000 + i, ns.a, ns.b, ns.budget, ns.samples, ns.hand) for i in wanted if i not in done
+    ]
+    games: list[Game] = [g for i in sorted(done) for g in done[i]]
     if ns.jobs > 1:
         with ProcessPoolExecutor(ns.jobs) as pool:
-            for g1, g2 in pool.map(play_deal, work, chunksize=1):
-                games += [g1, g2]
+            for w, pair in zip(work, pool.map(play_deal, work, chunksize=1), strict=True):
+                games += pair
+                _keep(ns.out, w[1] - ns.seed * 100_000, pair)
                 _progress(games, ns)
     else:
         for w in work:
-            games += list(play_deal(w))
+            pair = play_deal(w)
+            games += pair
+            _keep(ns.out, w[1] - ns.seed * 100_000, pair)
             _progress(games, ns)
     print(report(games, ns.a, ns.b, ns.deals, ns.preset, ns.budget, ns.hand))
     return 0
+
+
+def _keep(out: Path | None, i: int, pair: tuple[Game, Game]) -> None:
+    if out is not None:
+        with out.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"deal": i, "games": [asdict(g) for g in pair]}) + "\n")
+
+
+def _load(out: Path, wanted: set[int]) -> dict[int, tuple[Game, Game]]:
+    """The deals a file already holds (a run stopped early goes on where it stopped)."""
+    done: dict[int, tuple[Game, Game]] = {}
+    if out.exists():
+        for line in out.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row["deal"] in wanted:
+                g1, g2 = (Game(**g) for g in row["games"])
+                done[row["deal"]] = (g1, g2)
+    return done
 
 
 if __name__ == "__main__":
