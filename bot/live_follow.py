@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds after which an open table followed here is read again though nobody said it changed.
 POLL = 2.0
+#: Seconds a table read for a page's hello is kept though nobody watches it yet.
+HELLO_GRACE = 10.0
 #: Statuses whose table still changes.
 OPEN = ("lobby", "active", "paused")
 
@@ -111,16 +113,18 @@ class Follower:
         """Each beat: follows every watched table driven elsewhere, forgets the rest, and reads again
         the open ones nobody said changed for `poll` seconds."""
         live = self.host.live
-        for match_id in list(self.followed):
-            if not live.watched(match_id) or match_id in self.host.tables:
-                self.forget(match_id)
         now = time.monotonic()
+        for match_id, f in list(self.followed.items()):
+            # a table read for a page's hello is not watched yet: kept a moment for its watcher
+            idle = f.ready.is_set() and now - f.read_at > HELLO_GRACE
+            if match_id in self.host.tables or (idle and not live.watched(match_id)):
+                self.forget(match_id)
         for match_id in list(live.watchers):
             if match_id in self.host.tables or not live.watched(match_id):
                 continue
-            f = self.followed.get(match_id)
-            if f is None or (not f.gone and now - f.read_at >= self.poll and f.view is not None
-                             and f.view.status in OPEN):
+            g = self.followed.get(match_id)
+            if g is None or (not g.gone and now - g.read_at >= self.poll and g.view is not None
+                             and g.view.status in OPEN):
                 self.poke(match_id)
 
     def forget(self, match_id: int) -> None:
@@ -182,8 +186,9 @@ class Follower:
         await host.load_chat(tail.platform, tail.chat_id)
         shown = (tail.version, tail.status, json.dumps(tail.seats, sort_keys=True),
                  tuple(sorted(tail.deadlines.items())), json.dumps(tail.meta.get("settings"), sort_keys=True))
-        if self.followed.get(match_id) is not f or match_id in host.tables:
-            return  # forgotten, or taken over here, while it was read
+        if match_id in host.tables:
+            f.gone = True  # taken over here while it was read: its actor publishes
+            return
         f.match = match
         f.gone = False
         if shown == f.shown and f.view is not None:
@@ -193,4 +198,5 @@ class Follower:
                        seats=tail.seats, seed=tail.seed, meta=tail.meta, status=tail.status,
                        deadlines=tail.deadlines, match=None if tail.status == "lobby" else match)
         f.ready.set()
-        host.live.show(f.view)
+        if self.followed.get(match_id) is f:  # not forgotten while it was read
+            host.live.show(f.view)

@@ -1,16 +1,16 @@
 """A web table served by any worker: behind one reverse proxy a page's socket lands on any worker,
-not only on the one driving its table. Two workers on a throwaway PostgreSQL, each serving the web
-table; the four seats' sockets spread over both. A whole hand is played through the sockets (the
-actions of the sockets on the other worker go to the owner through the inbox; their views come from
-a replica read from the store); every frame is leak-scanned and every seat sees every trick. Then
-the owner stops (SIGTERM's clean handover: its sockets reconnect to the other worker, whose own
-sockets stay open) and play goes on; then the new owner's lease lapses as when it is killed, a
-third worker takes the table, and the sockets on the third worker go on without a reload."""
+not only on the one driving its table. Two workers (in this process) on a throwaway PostgreSQL,
+each serving the web table; the four seats' sockets spread over both. Plays go through the sockets
+(the actions of the sockets on the other worker reach the owner through the inbox; their views come
+from a replica read from the store); the seats served by the other worker count as on the web at
+the owner. Then the owner stops (SIGTERM's clean handover: its sockets reconnect to the other
+worker, whose own sockets stay open) and play goes on; then the new owner's lease lapses as when it
+is killed, a third worker takes the table, and its sockets see it through. Every frame is
+leak-scanned. With worker processes, real signals and a whole hand: test_web_processes.py."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -24,7 +24,6 @@ from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
 from bot.cluster import Cluster
 from bot.host import Host
-from engine import Match, Rules
 from persistence.postgres import PostgresStore
 from tests.cluster.conftest import Worker, Workers, until
 from tests.host.conftest import FAST
@@ -82,6 +81,11 @@ class Room:
                 return s
         raise AssertionError(f"nobody drives table {match_id}")
 
+    async def driver(self, match_id: int) -> Served:
+        """The worker driving the table, once one does (a lease may be changing hands)."""
+        await until(lambda: any(match_id in s.worker.host.tables for s in self.served), 15.0)
+        return self.owner(match_id)
+
 
 @pytest.fixture
 async def room(workers: Workers) -> AsyncIterator[Room]:
@@ -109,7 +113,7 @@ async def play(room: Room, match_id: int, pages: dict[int | None, Client], *, un
     until hand `until_hand` starts (or `plays` plays were made); every page must show each action."""
     made = 0
     for _ in range(600):
-        owner = room.owner(match_id)
+        owner = await room.driver(match_id)
         table = owner.worker.host.tables[match_id]
         m = table.match
         assert m is not None
@@ -136,33 +140,10 @@ async def play(room: Room, match_id: int, pages: dict[int | None, Client], *, un
     raise AssertionError("the hand did not end")
 
 
-def tricks_of(stored: Any, hand_no: int) -> list[Any]:
-    """Every trick of one hand, as the public view shows it once the trick is complete."""
-    rules = Rules.from_dict(stored.rules)
-    m = Match.new(rules, seed=stored.seed)
-    out: list[Any] = []
-    for a in stored.actions:
-        before = m.public_view().get("tricks_played")
-        m.apply(a)
-        pub = m.public_view()
-        if int(pub["hand_no"]) == hand_no and pub.get("tricks_played") != before and pub.get("last_trick"):
-            out.append(json.loads(json.dumps(pub["last_trick"])))
-    return out
-
-
-def seen_tricks(page: Client) -> list[Any]:
-    out: list[Any] = []
-    for st in page.states:
-        last = (st.get("table") or {}).get("last_trick")
-        if last and last not in out:
-            out.append(last)
-    return out
-
-
 async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(room: Room) -> None:
-    a = await room.serve("wa")
+    a = await room.serve("wa", ttl=30.0)  # long enough not to lapse on a busy machine
     match_id = await open_table(room, a)
-    b = await room.serve("wb", ttl=1.5)
+    b = await room.serve("wb", ttl=3.0)
     await asyncio.sleep(0.7)
     assert room.owner(match_id) is a  # one table, two workers: its opener keeps it
     table = a.worker.host.tables[match_id]
@@ -180,17 +161,10 @@ async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(ro
     everything: dict[int | None, list[str]] = {s: [] for s in pages}
     before = len(room.workers.platform.log)
 
-    # a whole hand through the sockets
-    played = await play(room, match_id, pages, until_hand=2)
-    assert played >= 40
+    # plays through the sockets
+    assert await play(room, match_id, pages, until_hand=2, plays=16) == 16
     assert b.worker.cluster.stats.forwarded > 0 and a.worker.cluster.stats.received > 0
-    assert a.worker.cluster.stats.live_sent > 0 and b.worker.host.follower is not None
-    stored = await a.worker.store.get_match(match_id)
-    assert stored is not None
-    tricks = tricks_of(stored, 1)
-    assert len(tricks) >= 10
-    for s, p in pages.items():
-        assert [t for t in tricks if t not in seen_tricks(p)] == [], f"seat {s} missed a trick"
+    assert a.worker.cluster.stats.live_sent > 0 and b.worker.cluster.follower.reads > 0
     # the seats whose pages b serves count as on the web: their hands in the chat stay folded
     private = [e for e in room.workers.platform.log[before:] if e.op in ("send", "edit") and e.where.private]
     assert private == [], [(e.where.chat_id, e.view.text[:40]) for e in private]
@@ -226,7 +200,7 @@ async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(ro
     for t in list(b.worker.host.tables.values()):
         t.abandon()
     b.worker.host.tables.clear()
-    await until(lambda: match_id in c.worker.host.tables)  # once its lease (1.5 s) runs out
+    await until(lambda: match_id in c.worker.host.tables)  # once its lease (3 s) runs out
     for s in (0, 2):
         pages[s] = await room.page(c, match_id, uid[s])
     assert await play(room, match_id, pages, until_hand=3, plays=8) == 8
