@@ -7,8 +7,13 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
 
 - Sharing: every beat a worker counts the live workers and the open tables, takes free tables
   up to its fair share (ceil(tables / workers)) and hands back what is above it. A new worker
-  therefore gets its share as the others shed theirs; a stopped one releases its leases at once;
-  a dead one's leases run out after `ttl` and the next beat of each survivor takes them.
+  therefore gets its share as the others shed theirs; a stopped one releases its leases at once.
+- Death: each worker holds a session lock in the database for as long as its process lives
+  (persistence.postgres_cluster); a killed one's is released by the server the instant its
+  connection drops, and the survivors' next beat takes its tables, though its leases would run
+  for seconds more. A worker whose death cannot be seen so (a lost machine) stops counting among
+  the live ones once it misses two beats, and its leases run out after `ttl`. The fair share
+  counts only live workers: counting a dead one would leave its share of the tables to nobody.
 - Routing: any worker may receive any update. One for a table it does not drive goes to the
   table's inbox in the database and wakes the owner (or waits for the next one, should the owner
   be dead); the owner's answer to the person (a callback answer, an ephemeral reply) comes back
@@ -35,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bot import tokens
 from bot.live_follow import Follower
 from bot.live_peers import LivePeers
+from bot.move_on import move_on
 from bot.platform import Incoming, Replier, User, Where
 from persistence.store import StoredMatch
 
@@ -51,6 +57,11 @@ PENDING_REPLIES = 10_000
 TAKE_PER_BEAT = 250
 #: Updates that waited this long in an inbox are dropped (their table ended meanwhile).
 INBOX_MAX_AGE = 120.0
+#: Every this many beats one worker looks for tournaments and events nobody moves on (bot.move_on).
+MOVE_ON_BEATS = 5
+#: A worker counts among the live ones for sharing the tables while its last beat is this recent
+#: (its leases may run longer): a worker lost with its machine stops counting before they run out.
+LIVE_WITHIN = 2.5 * BEAT
 
 
 def worker_name() -> str:
@@ -84,7 +95,7 @@ class Link(Protocol):
 
     worker: str
 
-    async def beat(self, ttl: float) -> list[str]: ...
+    async def beat(self, ttl: float, within: float) -> list[str]: ...
 
     async def leave(self) -> None: ...
 
@@ -105,6 +116,10 @@ class Link(Protocol):
     async def listen(self, on_message: Callable[[dict[str, Any]], None]) -> None: ...
 
     async def hold(self, role: str) -> None: ...
+
+    def sole(self, what: str) -> contextlib.AbstractAsyncContextManager[bool]: ...
+
+    async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]: ...
 
     async def close(self) -> None: ...
 
@@ -141,6 +156,7 @@ class Cluster:
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._renewer: asyncio.Task[None] | None = None
+        self._mover: asyncio.Task[list[str]] | None = None
         self._wake = asyncio.Event()
         self._pending: OrderedDict[str, Replier] = OrderedDict()
         self._ids = itertools.count(1)
@@ -164,7 +180,7 @@ class Cluster:
         """A clean stop: every table this worker drives is handed over at once (no waiting for a
         lease to run out), then the worker leaves."""
         self.stopping = True
-        for task in (self._task, self._renewer):
+        for task in (self._task, self._renewer, self._mover):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -213,39 +229,57 @@ class Cluster:
         async with self._lock:
             self.stats.beats += 1
             held = await self.renew()
-            live = await self.link.beat(self.ttl)
+            live = await self.link.beat(self.ttl, LIVE_WITHIN)
             self.stats.workers = max(1, len(live))
             tables = await self.link.open_tables(self.host.platforms)
             share = math.ceil(len(tables) / self.stats.workers)
             for match_id in held - {m for m, _ in tables}:
-                await self.store.release_lease(match_id)  # its match ended (or was set aside)
+                if not self.host.moving_on(match_id):  # kept while its tournament or event moves on
+                    await self.store.release_lease(match_id)  # its match ended (or was set aside)
             mine = [m for m, w in tables if w == self.worker]
             running = [m for m in mine if m in self.host.tables]
+            free = [m for m, w in tables if w is None]
             for match_id in [m for m in mine if m not in self.host.tables]:
                 await self.store.release_lease(match_id)  # held but not driven (could not be resumed)
+                free.append(match_id)
             # together: each waits for its table's current step, and leases must be renewed again soon
             shed = sorted(running, reverse=True)[: max(0, len(running) - share)]
             await asyncio.gather(*(self._hand_over(m) for m in shed))
-            room = min(share - min(len(running), share), TAKE_PER_BEAT)
-            free = [m for m, w in tables if w is None]
-            if room and free:
-                # each worker starts at its own place in the list, so that workers taking at once
-                # (a dead one's tables) mostly ask for different tables
-                at = (live.index(self.worker) * room) % len(free) if self.worker in live else 0
-                got = await self.store.acquire_leases((free[at:] + free[:at])[:room], self.ttl)
-            else:
-                got = []
-            if got:
-                started = await self.host.start(ids=got)
-                for match_id in set(got) - set(started):
-                    await self.store.release_lease(match_id)
-                self.stats.taken += len(started)
-                self.stats.lease_changes += len(started)
-                log.info("worker %s took tables %s", self.worker, started)
+            await self._take(sorted(free), min(share - min(len(running), share), TAKE_PER_BEAT), live)
             if self.stats.beats % 30 == 0:
                 await self.link.prune(INBOX_MAX_AGE)
+        if self.stats.beats % MOVE_ON_BEATS == 0 and (self._mover is None or self._mover.done()):
+            self._mover = asyncio.create_task(self.move_on(), name=f"move-on-{self.worker}")
         await self.drain()
         await self.peers.beat()
+
+    async def move_on(self) -> list[str]:
+        """Tournaments and events whose worker died before opening their next match (bot.move_on)."""
+        try:
+            return await move_on(self.host, self.link)
+        except Exception:
+            log.exception("worker %s: moving tournaments and events on failed; trying again", self.worker)
+            return []
+
+    async def _take(self, free: list[int], room: int, live: list[str]) -> None:
+        """Takes up to `room` of the free tables and starts them. Each worker starts at its own place
+        in the list, so that workers taking at once (a dead one's tables) mostly ask for different
+        ones; the tables another worker took first are made up for from the rest at once, not a beat later."""
+        if not room or not free:
+            return
+        at = (live.index(self.worker) * room) % len(free) if self.worker in live else 0
+        order = free[at:] + free[:at]
+        got = await self.store.acquire_leases(order[:room], self.ttl)
+        if len(got) < room and len(order) > room:
+            got += await self.store.acquire_leases(order[room:][: room - len(got)], self.ttl)
+        if not got:
+            return
+        started = await self.host.start(ids=got)
+        for match_id in set(got) - set(started):
+            await self.store.release_lease(match_id)
+        self.stats.taken += len(started)
+        self.stats.lease_changes += len(started)
+        log.info("worker %s took tables %s", self.worker, started)
 
     async def renew(self) -> set[int]:
         """Renews this worker's leases and stops driving any table whose lease ran out; the tables held."""

@@ -113,6 +113,9 @@ class Host:
         self.platforms: dict[str, Platform] = {}
         self.tables: dict[int, Table] = {}
         self.ended: dict[tuple[str, str], str] = {}  # (platform, chat) -> how its last table ended
+        #: Tables closed whose moving on (`match_ended`) has not finished, with the loop's time they
+        #: closed: with several workers their lease is kept meanwhile (bot.cluster, bot.move_on).
+        self.ending: dict[int, float] = {}
         self.by_chat: dict[tuple[str, str], Table] = {}
         self.chats: dict[tuple[str, str], dict[str, Any]] = {}
         self.user_langs: dict[tuple[str, str], str] = {}
@@ -247,15 +250,29 @@ class Host:
     async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
         """A match finished or was abandoned: the league records it, a series deals its next game;
         a board table goes to its event or the daily boards instead (`bot.duplicate`)."""
-        if duplicate_hooks.is_board(table):
-            await duplicate_hooks.board_ended(self, table, result)
-            return
-        await self.record_league(table, result)
-        await opening.next_in_series(self, table, result)
         try:
-            await tournaments.match_ended(self, table, result)
-        except Exception:
-            log.exception("tournament step failed after match %s", table.id)
+            if duplicate_hooks.is_board(table):
+                await duplicate_hooks.board_ended(self, table, result)
+                return
+            await self.record_league(table, result)
+            await opening.next_in_series(self, table, result)
+            try:
+                await tournaments.match_ended(self, table, result)
+            except Exception:
+                log.exception("tournament step failed after match %s", table.id)
+        finally:
+            self.ending.pop(table.id, None)
+
+    def moving_on(self, match_id: int, within: float = 300.0) -> bool:
+        """True while this table runs, or ended less than `within` seconds ago and is still being moved
+        on (its tournament's or event's next match not opened yet: a platform's flood wait may take long)."""
+        if match_id in self.tables:
+            return True
+        since = self.ending.get(match_id)
+        if since is not None and asyncio.get_running_loop().time() - since < within:
+            return True
+        self.ending.pop(match_id, None)
+        return False
 
     async def board_start(self, table: Table) -> str | None:
         """Before a board table deals: why it may not (someone was dealt the board before), else None."""
@@ -269,6 +286,9 @@ class Host:
     def forget(self, table: Table) -> None:
         """A table that ended leaves the routing maps (its actor finishes its current item)."""
         self.tables.pop(table.id, None)
+        self.ending[table.id] = asyncio.get_running_loop().time()
+        if len(self.ending) > 10_000:  # a table closed without moving on (a lobby that timed out)
+            self.ending.pop(next(iter(self.ending)))
         self.ended[(table.platform_name, table.chat_id)] = table.status
         if self.by_chat.get((table.platform_name, table.chat_id)) is table:
             self.by_chat.pop((table.platform_name, table.chat_id), None)

@@ -23,7 +23,7 @@ from asyncpg.pool import PoolConnectionProxy
 
 from persistence.errors import LeaseLost, MatchClosed, SequenceConflict, StoreError, UnknownMatch
 from persistence.port import AppendResult, Synchronous
-from persistence.postgres_cluster import ClusterLink
+from persistence.postgres_cluster import DEAD_WORKERS, ClusterLink
 from persistence.postgres_migrate import migrate
 from persistence.sql_store import CLEAR_DEADLINE, SET_DEADLINE, Sql, SqlStore, _Append
 
@@ -196,7 +196,7 @@ class PostgresStore(SqlStore):
                 held = await conn.fetchval(
                     "INSERT INTO leases (match_id, worker, expires_at) VALUES ($1, $2, " + _NOW + " + $3)"
                     " ON CONFLICT (match_id) DO UPDATE SET worker = excluded.worker, expires_at = excluded.expires_at"
-                    " WHERE leases.worker = excluded.worker OR leases.expires_at <= " + _NOW + " RETURNING 1",
+                    " WHERE leases.worker = excluded.worker OR leases.expires_at <= " + _NOW + " OR " + _HOLDER_DEAD + " RETURNING 1",
                     match_id, worker, float(ttl),
                 )
             except asyncpg.ForeignKeyViolationError:
@@ -211,7 +211,7 @@ class PostgresStore(SqlStore):
                 "INSERT INTO leases (match_id, worker, expires_at) SELECT u.mid, $2, " + _NOW + " + $3"
                 " FROM unnest($1::bigint[]) AS u(mid) WHERE EXISTS (SELECT 1 FROM matches m WHERE m.id = u.mid)"
                 " ON CONFLICT (match_id) DO UPDATE SET worker = excluded.worker, expires_at = excluded.expires_at"
-                " WHERE leases.worker = excluded.worker OR leases.expires_at <= " + _NOW + " RETURNING match_id",
+                " WHERE leases.worker = excluded.worker OR leases.expires_at <= " + _NOW + " OR " + _HOLDER_DEAD + " RETURNING match_id",
                 sorted(int(m) for m in match_ids), worker, float(ttl),
             )
         return sorted(int(r[0]) for r in rows)
@@ -325,6 +325,8 @@ class _Result:
 
 #: The database's clock in epoch seconds: lease times never depend on a worker's own clock.
 _NOW = "extract(epoch FROM clock_timestamp())::float8"
+#: A lease whose holder's process is gone (persistence.postgres_cluster) is free before it runs out.
+_HOLDER_DEAD = "leases.worker IN (" + DEAD_WORKERS + ")"
 
 _INSERT_ACTION = (
     # One statement: the trigger raises the version in the same statement. It inserts only

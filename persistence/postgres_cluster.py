@@ -8,6 +8,12 @@ notifications addressed to it (`{"to": worker, ...}`): a handful of workers, so 
 worth a channel each. Times are the database's clock, as for leases. The web table uses the same
 channel: which tables' pages a worker serves (to every worker) and that such a table changed
 (from its owner to those workers), see bot.cluster.
+
+A worker's life is a session advisory lock on its listening connection (migration 0007): the
+server releases it the instant the process's connection drops, so a SIGKILLed worker is seen dead
+at the others' next beat, not when its leases run out. That only speeds taking its tables: the
+store still refuses every write not covered by a lease row naming the writer, so a worker wrongly
+seen dead (its listening connection cut, the rest alive) loses its tables and is never a second writer.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any
 
 import asyncpg
@@ -25,6 +31,18 @@ log = logging.getLogger(__name__)
 CHANNEL = "tractor"
 #: The database's clock in epoch seconds.
 NOW = "extract(epoch FROM clock_timestamp())::float8"
+#: First key of every worker's life lock, (LIFE_LOCKS, workers.life); "trac" in ASCII.
+LIFE_LOCKS = 0x74726163
+#: The workers that joined with a life lock the server has since released: their process is gone.
+#: One scan of pg_locks per statement (an uncorrelated subquery), however many leases it is asked of.
+DEAD_WORKERS = (
+    "SELECT w.name FROM workers w LEFT JOIN (SELECT objid FROM pg_locks WHERE locktype = 'advisory'"
+    f" AND granted AND classid = {LIFE_LOCKS}::oid AND objsubid = 2"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) k"
+    " ON k.objid = w.life::oid WHERE w.life IS NOT NULL AND k.objid IS NULL"
+)
+#: Rows of workers gone this long are deleted (their leases ran out long before).
+FORGET_WORKERS_AFTER = 60.0
 
 
 class ClusterLink:
@@ -35,17 +53,32 @@ class ClusterLink:
         self._url = url
         self.worker = worker
         self._listener: asyncpg.Connection[Any] | None = None
+        self._on_message: Callable[[dict[str, Any]], None] | None = None
         self._roles: list[asyncpg.Connection[Any]] = []
+        self.rejoined = 0
 
-    async def beat(self, ttl: float) -> list[str]:
-        """Says this worker is alive for `ttl` more seconds; the names of every live worker, sorted."""
+    async def beat(self, ttl: float, within: float) -> list[str]:
+        """Says this worker is alive for `ttl` more seconds; the names of every live worker, sorted:
+        beating within the last `within` seconds and not dead (its life lock gone), however long its
+        heartbeat would still run.
+
+        Should this worker's own listening connection have dropped (the others then see it dead and
+        take its tables), it joins again first, with a new life lock."""
+        if self._on_message is not None and (self._listener is None or self._listener.is_closed()):
+            log.warning("worker %s: its listening connection dropped; joining again", self.worker)
+            self.rejoined += 1
+            await self._join()
         async with self._pool.acquire() as conn:
             await conn.execute(
-                f"INSERT INTO workers (name, expires_at, started_at) VALUES ($1, {NOW} + $2, {NOW})"
-                " ON CONFLICT (name) DO UPDATE SET expires_at = excluded.expires_at",
+                f"INSERT INTO workers (name, expires_at, started_at, beat_at) VALUES ($1, {NOW} + $2, {NOW}, {NOW})"
+                " ON CONFLICT (name) DO UPDATE SET expires_at = excluded.expires_at, beat_at = excluded.beat_at",
                 self.worker, float(ttl),
             )
-            rows = await conn.fetch(f"SELECT name FROM workers WHERE expires_at > {NOW} ORDER BY name")
+            rows = await conn.fetch(
+                f"SELECT name FROM workers WHERE expires_at > {NOW} AND (beat_at IS NULL OR beat_at > {NOW} - $1)"
+                f" AND name NOT IN ({DEAD_WORKERS}) ORDER BY name",
+                float(within),
+            )
         return [str(r[0]) for r in rows]
 
     async def leave(self) -> None:
@@ -54,11 +87,13 @@ class ClusterLink:
             await conn.execute("DELETE FROM workers WHERE name = $1", self.worker)
 
     async def open_tables(self, platforms: Collection[str]) -> list[tuple[int, str | None]]:
-        """Every unfinished, sound match of these platforms with the worker whose lease on it runs."""
+        """Every unfinished, sound match of these platforms with the worker whose lease on it runs
+        (None: free, or its holder died)."""
         async with self._pool.acquire() as conn:
             rows = await conn.fetch(
                 "SELECT m.id, l.worker FROM matches m JOIN chats c ON c.id = m.chat"
                 f" LEFT JOIN leases l ON l.match_id = m.id AND l.expires_at > {NOW}"
+                f" AND l.worker NOT IN ({DEAD_WORKERS})"
                 " WHERE m.finished_at IS NULL AND m.status != 'broken' AND c.platform = ANY($1::text[])"
                 " ORDER BY m.id",
                 list(platforms),
@@ -120,10 +155,35 @@ class ClusterLink:
         return out
 
     async def prune(self, older_than: float) -> int:
-        """Drops updates nobody took within `older_than` seconds (their tables ended meanwhile)."""
+        """Drops updates nobody took within `older_than` seconds (their tables ended meanwhile), and
+        the rows of workers long gone (a killed worker never deletes its own)."""
         async with self._pool.acquire() as conn:
             tag = await conn.execute(f"DELETE FROM inbox WHERE at < {NOW} - $1", float(older_than))
+            await conn.execute(f"DELETE FROM workers WHERE expires_at < {NOW} - $1", FORGET_WORKERS_AFTER)
         return int(tag.rsplit(" ", 1)[-1])
+
+    @contextlib.asynccontextmanager
+    async def sole(self, what: str) -> AsyncIterator[bool]:
+        """True inside while this worker alone does `what` (a transaction lock: should it die, the
+        server ends the transaction); False while another worker does it."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            yield bool(await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", f"tractor-sole:{what}"))
+
+    async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Of these chats, those with no open match and no live lease on any of their matches: no
+        worker drives a table there or is still moving an ended one on (bot.move_on)."""
+        pairs = sorted(set(chats))
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT c.platform, c.chat_id FROM chats c JOIN unnest($1::text[], $2::text[]) AS u(p, id)"
+                " ON c.platform = u.p AND c.chat_id = u.id"
+                " WHERE NOT EXISTS (SELECT 1 FROM matches m WHERE m.chat = c.id AND m.finished_at IS NULL"
+                " AND m.status != 'broken') AND NOT EXISTS (SELECT 1 FROM matches m JOIN leases l"
+                f" ON l.match_id = m.id WHERE m.chat = c.id AND l.expires_at > {NOW}"
+                f" AND l.worker NOT IN ({DEAD_WORKERS}))",
+                [p for p, _ in pairs], [c for _, c in pairs],
+            )
+        return {(str(r[0]), str(r[1])) for r in rows}
 
     async def notify(self, worker: str, message: dict[str, Any]) -> None:
         """A short message to one worker (a reply to an update it forwarded, a table's change), or to
@@ -132,18 +192,35 @@ class ClusterLink:
             await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, json.dumps({**message, "to": worker}))
 
     async def listen(self, on_message: Callable[[dict[str, Any]], None]) -> None:
-        """Calls `on_message` with each notification addressed to this worker (on its own connection)."""
-        self._listener = await asyncpg.connect(self._url)
+        """Joins: takes this worker's life lock and calls `on_message` with each notification
+        addressed to it, both on a connection of its own that lasts as long as the process."""
+        self._on_message = on_message
+        await self._join()
+
+    async def _join(self) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                await self._listener.close()
+        conn = self._listener = await asyncpg.connect(self._url)
+        # lock first, then publish it: a life published before its lock is held would read as dead
+        life = int(await conn.fetchval("SELECT nextval('worker_life')::integer"))
+        await conn.execute("SELECT pg_advisory_lock($1::integer, $2::integer)", LIFE_LOCKS, life)
+        await conn.execute(
+            f"INSERT INTO workers (name, expires_at, started_at, life) VALUES ($1, {NOW}, {NOW}, $2)"
+            " ON CONFLICT (name) DO UPDATE SET life = excluded.life",
+            self.worker, life,
+        )
 
         def received(_conn: Any, _pid: int, _channel: str, payload: object) -> None:
             try:
                 message = json.loads(str(payload))
             except ValueError:
                 return
-            if isinstance(message, dict) and message.get("to") in (self.worker, "*") and message.get("from") != self.worker:
-                on_message(message)
+            if (isinstance(message, dict) and message.get("to") in (self.worker, "*")
+                    and message.get("from") != self.worker and self._on_message is not None):
+                self._on_message(message)
 
-        await self._listener.add_listener(CHANNEL, received)
+        await conn.add_listener(CHANNEL, received)
 
     async def hold(self, role: str) -> None:
         """Waits until this worker holds `role` (one worker at a time: Telegram's long polling).

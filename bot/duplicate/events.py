@@ -198,6 +198,11 @@ async def _announce_swings(host: Host, ev: EventRow, rows: list[BoardRow], plays
         await boards(host).save_event(ev.id, ev.status, ev.state)
 
 
+def chats_of(ev: EventRow) -> list[Where]:
+    """The chats an event's tables are dealt in."""
+    return _chats(ev)
+
+
 def _chats(ev: EventRow) -> list[Where]:
     if ev.kind == "team":
         out: list[Where] = []

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.duplicate import daily, events
 from bot.duplicate.tables import board_points, boards
+from bot.platform import Where
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -58,3 +59,11 @@ async def resume(host: Host, event_ids: list[int]) -> None:
             await events.advance(host, event_id)
         except Exception:
             log.exception("resuming duplicate event %s", event_id)
+
+
+async def playing_event_chats(host: Host) -> dict[int, list[Where]]:
+    """The duplicate events still being played, with the chats their tables are dealt in."""
+    try:
+        return {ev.id: events.chats_of(ev) for ev in await boards(host).all_open_events() if ev.status == "playing"}
+    except TypeError:
+        return {}

@@ -328,12 +328,30 @@ async def resume(host: Host, loaded: list[Table]) -> None:
     for row in await store.all_running():
         if row.platform not in host.platforms or (row.platform, row.chat_id) in busy:
             continue
-        tour = Tournament.from_dict(row.state)
-        for p in tour.pairings:  # a table that ended while the host was down is played again
-            if p.match_id is not None and p.match_id not in alive:
-                p.match_id = None
-        await _save(store, tour)
-        await open_next(host, tour)
+        await _reopen(host, store, Tournament.from_dict(row.state), alive)
 
 
-__all__ = ["command", "match_ended", "open_next", "resume"]
+async def move_on(host: Host, chats: set[tuple[str, str]]) -> list[int]:
+    """With several workers (bot.move_on): the running tournaments of these chats, where no match is
+    open and nobody is moving one on (its worker died in between), open their next match. Their ids."""
+    store = TournamentStore.maybe(host.store)
+    if store is None:
+        return []
+    moved: list[int] = []
+    for row in await store.all_running():
+        if row.platform in host.platforms and (row.platform, row.chat_id) in chats:
+            tour = Tournament.from_dict(row.state)
+            if await _reopen(host, store, tour, set()):
+                moved.append(tour.id)
+    return moved
+
+
+async def _reopen(host: Host, store: TournamentStore, tour: Tournament, alive: set[int]) -> bool:
+    for p in tour.pairings:  # a table that ended while the host was down is played again
+        if p.match_id is not None and p.match_id not in alive:
+            p.match_id = None
+    await _save(store, tour)
+    return await open_next(host, tour)
+
+
+__all__ = ["command", "match_ended", "move_on", "open_next", "resume"]

@@ -16,8 +16,8 @@ async def test_three_workers_survive_ten_kills(pg_url: str) -> None:
     assert report.lost == []
     assert report.doubled == []
     assert report.stuck == []
-    # Every dead worker's tables are held by a live one again: the bound is far above the 6 s lease so
-    # that it tells a stuck table from a slow machine; how fast failover is, is a figure
-    # (benchmarks.failover, docs/deployment.md), not an assert.
-    assert max(report.failover) < 30.0, report.failover
+    # Issue 20's requirement, per failover: every dead worker's tables held by a live one within 10 s.
+    # Usually about a second (its life lock goes with its process); a missed death still meets it
+    # through the 6 s lease. How fast it is, is a figure (benchmarks.failover, docs/deployment.md).
+    assert max(report.failover) < 10.0, report.failover
     assert report.errors == []

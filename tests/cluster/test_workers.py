@@ -7,11 +7,14 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from app.web import worker_app
 from bot.platform import Incoming, Where
+from persistence.errors import LeaseLost
 from persistence.postgres import PostgresStore
+from persistence.postgres_cluster import LIFE_LOCKS
 from tests.cluster.conftest import Workers, until
 from tests.host.fakes import Driver, Recorder
 
@@ -91,7 +94,7 @@ async def test_a_stopped_worker_hands_over_at_once_and_a_lapsed_one_stops_drivin
 
 async def test_a_write_after_the_lease_ran_out_is_refused_and_the_update_goes_to_the_new_owner(
         workers: Workers) -> None:
-    w1 = await workers.start("w1", ttl=1.0)
+    w1 = await workers.start("w1", ttl=60.0)  # no lease runs out while the table is set up, however loaded
     for i, (name, args) in enumerate([("new", ()), ("addbot", ()), ("addbot", ()), ("addbot", ()), ("start", ())]):
         ev, _ = event(workers, "command", "u1", "g0", f"c{i}", name=name, args=args)
         await w1.host.handle(ev)
@@ -100,9 +103,9 @@ async def test_a_write_after_the_lease_ran_out_is_refused_and_the_update_goes_to
     assert table.status == "active" and table.match is not None
     version = table.match.version
 
-    await asyncio.sleep(1.2)  # w1 stalls past its lease, and w9 takes the table
     other = await PostgresStore.open(workers.url, worker="w9")
-    try:
+    try:  # w1 stalls past its lease, and w9 takes the table
+        await expire_leases(workers.url)
         assert await other.acquire_lease(1, ttl=30)
         ev, _ = event(workers, "text", "u1", "g0", "late-pass", text="pass")
         await w1.host.handle(ev, forwarded=True)  # as if w1 still thought it drove the table
@@ -116,6 +119,15 @@ async def test_a_write_after_the_lease_ran_out_is_refused_and_the_update_goes_to
             await conn.close()
     finally:
         await other.close()
+
+
+async def expire_leases(url: str) -> None:
+    """Every lease runs out now, as after a stall longer than the lease."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("UPDATE leases SET expires_at = extract(epoch FROM clock_timestamp()) - 1")
+    finally:
+        await conn.close()
 
 
 async def until_rows(conn: asyncpg.Connection, sql: str, expected: int) -> None:
@@ -153,3 +165,60 @@ async def test_health_readiness_and_metrics(workers: Workers) -> None:
         text = await (await client.get("/metrics")).text()
     assert "tractor_tables 2.0" in text and "tractor_workers 1.0" in text
     assert "tractor_lease_changes_total" in text and "tractor_updates_forwarded_total 0.0" in text
+
+
+async def test_a_dead_worker_is_seen_at_once_and_its_tables_taken_before_its_leases_run_out(
+        workers: Workers) -> None:
+    w1 = await workers.start("w1", ttl=3600)  # leases that would outlast the test
+    await open_lobbies(workers, w1.host, 3)
+    w2 = await workers.start("w2", ttl=3600)
+    await w2.cluster.beat()
+    assert w2.host.tables == {} and w2.cluster.stats.workers == 2  # w1 holds them, alive
+
+    # w1's process dies: the server ends its sessions (its listening one holds its life lock)
+    conn = await asyncpg.connect(workers.url)
+    try:
+        await conn.execute("SELECT pg_terminate_backend(k.pid) FROM pg_locks k JOIN workers w"
+                           " ON k.objid = w.life::oid AND w.name = 'w1' WHERE k.locktype = 'advisory'"
+                           " AND k.objsubid = 2 AND k.classid = $1::oid", LIFE_LOCKS)
+        await until(lambda: w1.cluster.link._listener is not None and w1.cluster.link._listener.is_closed())
+        await w2.cluster.beat()  # its next beat: w1 is dead, its three tables are w2's
+        assert sorted(w2.host.tables) == [1, 2, 3] and w2.cluster.stats.workers == 1
+        assert w2.cluster.stats.taken == 3
+
+        # w1 was in fact alive (only that connection dropped): the store refuses its writes
+        with pytest.raises(LeaseLost):
+            await w1.store.append_action(1, 0, {"t": "deal"}, "k-late")
+        assert await conn.fetchval("SELECT count(*) FROM actions") == 0
+        # and its next beat finds it lost the rest, and joins again with a new life lock
+        await w1.cluster.beat()
+        assert w1.host.tables == {} and w1.cluster.link.rejoined == 1
+        await w2.cluster.beat()
+        assert w2.cluster.stats.workers == 2
+    finally:
+        await conn.close()
+
+
+async def test_a_worker_that_stopped_beating_no_longer_counts_in_the_shares(workers: Workers) -> None:
+    """A lost machine's heartbeat row lasts as long as its leases: counted alive until then, its
+    share of its own tables would wait for nobody once they run out."""
+    w1 = await workers.start("w1")
+    await open_lobbies(workers, w1.host, 3)
+    w2 = await workers.start("w2")
+    conn = await asyncpg.connect(workers.url)
+    try:  # a third worker that held table 3, last beat 3 s ago: its row and lease still run
+        await w1.cluster._hand_over(3)
+        await conn.execute("INSERT INTO workers (name, expires_at, started_at, beat_at) VALUES ('lost',"
+                           " extract(epoch FROM clock_timestamp()) + 3, 0, extract(epoch FROM clock_timestamp()) - 3)")
+        await conn.execute("INSERT INTO leases (match_id, worker, expires_at) VALUES (3, 'lost',"
+                           " extract(epoch FROM clock_timestamp()) + 0.5)")
+        await w2.cluster.beat()
+        await w1.cluster.beat()
+        # two live workers, share = ceil(3 / 2) = 2: counting 'lost', w1 would keep 1 and w2 take 1
+        assert w1.cluster.stats.workers == 2 and w2.cluster.stats.workers == 2
+        assert sorted(w1.host.tables) == [1, 2] and sorted(w2.host.tables) == []
+        await asyncio.sleep(0.6)  # its lease runs out: w2's share has room for it
+        await w2.cluster.beat()
+        assert sorted(w2.host.tables) == [3]
+    finally:
+        await conn.close()
