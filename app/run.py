@@ -24,6 +24,7 @@ from app.store import open_store
 from app.web import Figures, worker_app
 from bot.cluster import Cluster, worker_name
 from bot.host import Host
+from bot.shards import ShardKeeper
 from persistence.postgres import PostgresStore
 from persistence.sql_store import SqlStore
 
@@ -69,7 +70,11 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             figures.update(telegram_figures(telegram))
             host.register(telegram.platform)
             await telegram.connect()
-        discord_runner = DiscordRunner(host, discord_config) if discord_config is not None else None
+        discord_runner = None
+        if discord_config is not None:
+            # several workers: each runs the shards it holds, identifies paced across all of them
+            discord_runner = DiscordRunner(host, discord_config,
+                                           identify_gate=cluster.identify_gate if cluster else None)
         # the Discord runner registered its platform on the host when it was built
         if cluster is not None:
             await cluster.start()  # takes its share of the tables
@@ -83,7 +88,13 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
         elif telegram is not None:
             await telegram.listen()  # a webhook: every worker behind the one URL takes updates
             started.append(telegram)
-        if discord_runner is not None:
+        if discord_runner is not None and cluster is not None:
+            await discord_runner.login()
+            started.append(discord_runner)
+            keeper = ShardKeeper(cluster, discord_runner)
+            await keeper.start()
+            started.insert(0, keeper)  # stopped first: its shards closed and given up at once
+        elif discord_runner is not None:
             await discord_runner.start()
             started.append(discord_runner)
         await _until_stopped()

@@ -55,6 +55,8 @@ BEAT = 1.0
 PENDING_REPLIES = 10_000
 #: Tables a worker takes in one beat at most: loading and replaying them is work on the event loop.
 TAKE_PER_BEAT = 250
+#: Seconds between two gateway identifies of one rate-limit bucket (Discord's 5, and a margin).
+IDENTIFY_PACE = 5.5
 #: Updates that waited this long in an inbox are dropped (their table ended meanwhile).
 INBOX_MAX_AGE = 120.0
 #: Every this many beats one worker looks for tournaments and events nobody moves on (bot.move_on).
@@ -117,6 +119,14 @@ class Link(Protocol):
 
     async def hold(self, role: str) -> None: ...
 
+    async def try_hold(self, role: str) -> bool: ...
+
+    async def release(self, role: str) -> None: ...
+
+    async def shared_alive(self) -> bool: ...
+
+    async def pace(self, role: str, seconds: float) -> None: ...
+
     def sole(self, what: str) -> contextlib.AbstractAsyncContextManager[bool]: ...
 
     async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]: ...
@@ -164,6 +174,7 @@ class Cluster:
         self.stopping = False
         self.follower = Follower(host, store)
         self.peers = LivePeers(host, link, self.follower, self.stats, self.ttl)
+        self.live: list[str] = [self.worker]  # the live workers at the last beat, sorted
 
     # ----- lifecycle -----
 
@@ -221,6 +232,11 @@ class Cluster:
         log.info("worker %s now holds %s", self.worker, role)
         await start()
 
+    async def identify_gate(self, bucket: int) -> None:
+        """Waits for this worker's turn to open a gateway session in `bucket` (Discord allows one a
+        bucket every 5 s for the whole bot), whichever worker opened the last one."""
+        await self.link.pace(f"discord-identify-{bucket}", IDENTIFY_PACE)
+
     # ----- sharing the tables -----
 
     async def beat(self) -> None:
@@ -230,6 +246,7 @@ class Cluster:
             self.stats.beats += 1
             held = await self.renew()
             live = await self.link.beat(self.ttl, LIVE_WITHIN)
+            self.live = live or [self.worker]
             self.stats.workers = max(1, len(live))
             tables = await self.link.open_tables(self.host.platforms)
             share = math.ceil(len(tables) / self.stats.workers)
@@ -317,6 +334,9 @@ class Cluster:
         if target is None or target in self.host.tables:
             return False
         payload = encode(event)
+        handoff = getattr(event.reply, "handoff", None)
+        if callable(handoff):  # what the owner needs to answer on the platform itself (a Discord token)
+            payload["handoff"] = handoff()
         if event.reply is not None:
             rid = f"{next(self._ids)}"
             self._pending[rid] = event.reply
@@ -357,6 +377,13 @@ class Cluster:
             except (KeyError, TypeError, ValueError):
                 log.error("worker %s: unreadable forwarded update dropped", self.worker)
                 continue
+            handoff = payload.get("handoff")
+            take = getattr(self.host.platforms.get(event.where.platform), "take_handoff", None)
+            if handoff is not None and callable(take):
+                try:
+                    take(handoff)
+                except Exception:
+                    log.exception("worker %s: a forwarded update's handoff could not be taken", self.worker)
             await self.host.handle(event, forwarded=True)
 
     def _on_message(self, message: dict[str, Any]) -> None:

@@ -171,6 +171,7 @@ class Host:
         if table is None:
             return
         self._unroute(table)
+        self._let_go(table)
         await table.stop()
         self._follow(match_id)
 
@@ -184,6 +185,7 @@ class Host:
         """The store refused this table's write (its lease is gone): the actor ends without another
         word, and the update it was serving goes on to the table's new owner."""
         self._unroute(table)
+        self._let_go(table)
         table.abandon()
         self._follow(table.id)
         if isinstance(message, Event) and self.router is not None:
@@ -195,6 +197,13 @@ class Host:
         """Pages open here on a table another worker drives from now on keep seeing it."""
         if self.follower is not None and self.live.watched(match_id):
             self.follower.poke(match_id)
+
+    def _let_go(self, table: Table) -> None:
+        """Another worker draws this table's messages from now on: the platform forgets which of its
+        messages were the players' current ones (it would redraw them from what it last knew)."""
+        let_go = getattr(self.platforms.get(table.platform_name), "let_go", None)
+        if callable(let_go):
+            let_go(table.chat_id, [str(s.get("user_id")) for s in table.seats if s.get("user_id")])
 
     def _unroute(self, table: Table) -> None:
         if self.tables.get(table.id) is table:

@@ -21,7 +21,17 @@ bites in production, by default:
   endpoints excepted), every answer with `X-RateLimit-*` headers and a 429 with
   `retry_after` beyond them;
 - the gateway expects heartbeats within the interval it gave, resumes only a
-  session it knows (else op 9, invalid session), and can be told to drop one.
+  session it knows (else op 9, invalid session), and can be told to drop one;
+- sharding as Discord routes it: IDENTIFY carries `shard: [id, count]` (an id
+  outside the count closes with 4010, fewer shards than required with 4011); a
+  guild's events go to a session of shard `(guild_id >> 22) % count`, DMs to
+  shard 0, and an event whose shard has no session is lost (`undelivered`);
+  `GET /gateway/bot` gives the recommended `shard_count` and the
+  `session_start_limit`; one identify per `max_concurrency` bucket
+  (`shard_id % max_concurrency`) in 5 s, a faster one answered with op 9.
+  Discord lets two sessions identify for one shard (both stay; here the newest
+  gets the events): the fake counts it in `shard_overlaps`, for tests that
+  require one session a shard.
 
 `limits=False` turns the rate limits off, for benchmarks that measure the bot
 alone; nothing else is optional.
@@ -52,6 +62,7 @@ TOKEN_LIFE_S = 15 * 60.0
 CHANNEL_LIMIT = (5, 5.0)  # writes to one channel's messages: 5 per 5 s
 WEBHOOK_LIMIT = (5, 2.0)  # requests on one interaction token's webhook
 GLOBAL_LIMIT = (50, 1.0)  # all requests of the bot but interaction callbacks
+IDENTIFY_WINDOW_S = 5.0  # max_concurrency identifies a bucket in this window
 MAX_CONTENT, MAX_ROWS, MAX_ROW_ITEMS, MAX_OPTIONS, MAX_CUSTOM_ID, MAX_LABEL = 2000, 5, 5, 25, 100, 80
 
 # Interaction callback types (Discord API).
@@ -296,6 +307,20 @@ class FakeDiscord:
         self.invalid_sessions = 0
         self.sessions: set[str] = set()
         self.guild_ids: set[int] = {guild_id}  # guilds the bot is in; others are "unknown guilds"
+        # Sharding (see the module doc and the gateway's shard section).
+        self.shard_count = 1  # recommended by GET /gateway/bot
+        self.required_shards = 1  # identifying with fewer closes 4011
+        self.max_concurrency = 1
+        self.identify_window = IDENTIFY_WINDOW_S
+        self.session_start_total = 1000
+        self.session_starts = 0
+        self.identify_refused = 0  # identifies over max_concurrency (answered with op 9)
+        self.shard_overlaps = 0  # identifies for a shard that had a live session already
+        self.undelivered: list[tuple[str, JSON]] = []  # events whose shard had no session
+        self.channel_guild: dict[int, int] = {channel_id: guild_id}  # a guild's text channels
+        self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
+        self._session_shard: dict[str, tuple[int, int]] = {}
+        self._identified_at: dict[int, float] = {}  # rate-limit bucket -> its last identify
 
     # ---- lifecycle -------------------------------------------------------
 
@@ -466,7 +491,7 @@ class FakeDiscord:
         if channel_id in self.dm_channels:
             return {"id": str(channel_id), "type": 1, "recipients": []}
         return {
-            "id": str(channel_id), "type": 0, "guild_id": str(self.guild_id), "name": "tractor",
+            "id": str(channel_id), "type": 0, "guild_id": str(self.guild_of(channel_id)), "name": "tractor",
             "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None,
         }
 
@@ -493,13 +518,14 @@ class FakeDiscord:
             "context": 0 if guild else 1,
         }
         if guild:
-            payload["guild_id"] = str(self.guild_id if guild_id is None else guild_id)
+            payload["guild_id"] = str(self.guild_of(cid) if guild_id is None else guild_id)
             payload["guild_locale"] = "en-US"
             payload["member"] = self._member(user)
         else:
             payload["user"] = user.payload()
         if message is not None:
-            payload["message"] = message.payload(self.guild_id if guild else None, self.bot_user)
+            payload["message"] = message.payload(self.guild_of(message.channel_id) if guild else None,
+                                                 self.bot_user)
         interaction.payload = payload
         await self.dispatch("INTERACTION_CREATE", payload)
         if wait:
@@ -593,10 +619,15 @@ class FakeDiscord:
     # ---- gateway ---------------------------------------------------------
 
     async def dispatch(self, event: str, data: JSON) -> None:
-        """Send a DISPATCH event to the most recently identified session."""
+        """Send a DISPATCH event to the newest session of its shard (see `session_for`); an event whose
+        shard has no session is lost, as on Discord (kept in `undelivered`)."""
         if not self._sockets:
             raise RuntimeError("no gateway session is connected")
-        await self._sockets[-1].send_str(json.dumps({"op": 0, "t": event, "s": next(self._seq), "d": data}))
+        ws = self.session_for(data.get("guild_id"))
+        if ws is None:
+            self.undelivered.append((event, data))
+            return
+        await ws.send_str(json.dumps({"op": 0, "t": event, "s": next(self._seq), "d": data}))
 
     async def ask_reconnect(self, limit_s: float = 10.0) -> None:
         """Gateway op 7: the client must reconnect and resume; returns once it has."""
@@ -650,16 +681,18 @@ class FakeDiscord:
                     if frame["d"].get("token") != self.token:
                         await ws.close(code=4004, message=b"Authentication failed.")
                         break
+                    shard = self._shard_in(frame["d"])
+                    if isinstance(shard, int):  # a close code
+                        await ws.close(code=shard, message=b"Invalid shard." if shard == 4010 else b"Sharding required.")
+                        break
+                    if not self._identify_allowed(shard[0]):
+                        await ws.send_str(json.dumps({"op": 9, "d": False}))
+                        continue
                     self.identified += 1
                     self._sockets.append(ws)
                     session = f"session{self.identified}"
                     self.sessions.add(session)
-                    ready = {
-                        "v": 10, "user": self.bot_user, "guilds": [], "session_id": session,
-                        "resume_gateway_url": self.gateway_url, "shard": [0, 1],
-                        "application": {"id": str(self.app_id), "flags": 0},
-                    }
-                    await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": next(self._seq), "d": ready}))
+                    await self._ready(ws, session, shard)
                 elif op == 6:
                     d = frame.get("d") or {}
                     if d.get("token") != self.token or d.get("session_id") not in self.sessions:
@@ -668,13 +701,101 @@ class FakeDiscord:
                         continue
                     if ws not in self._sockets:
                         self._sockets.append(ws)
+                    self._shard_of[ws] = self._session_shard.get(d["session_id"], (0, 1))
                     self.resumed += 1
                     await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": next(self._seq), "d": {}}))
         finally:
             watchdog.cancel()
             if ws in self._sockets:
                 self._sockets.remove(ws)
+            self._shard_of.pop(ws, None)
         return ws
+
+    # ---- gateway: shards ----------------------------------------------------
+
+    def guild_of(self, channel_id: int) -> int:
+        """The guild a text channel is in (`add_guild`); the default guild for any other channel."""
+        return self.channel_guild.get(channel_id, self.guild_id)
+
+    def add_guild(self, guild_id: int, channel_id: int) -> None:
+        """The bot joins another guild, with one text channel (tests put guilds on different shards)."""
+        self.guild_ids.add(guild_id)
+        self.channel_guild[channel_id] = guild_id
+
+    def _guild_seen(self, interaction: FakeInteraction) -> int | None:
+        return self.guild_of(interaction.channel_id) if interaction.guild else None
+
+    @staticmethod
+    def shard_for(guild_id: int, count: int) -> int:
+        """Discord's sharding formula."""
+        return (guild_id >> 22) % count
+
+    def session_for(self, guild_id: object) -> web.WebSocketResponse | None:
+        """The newest live session that Discord routes this guild's events to (DMs: shard 0)."""
+        for ws in reversed(self._sockets):
+            shard = self._shard_of.get(ws)
+            if shard is None or ws.closed:
+                continue
+            wanted = 0 if guild_id is None else self.shard_for(int(str(guild_id)), shard[1])
+            if shard[0] == wanted:
+                return ws
+        return None
+
+    def live_shards(self) -> list[tuple[int, int]]:
+        """The (shard id, count) of every live session, one entry a session."""
+        return sorted(self._shard_of[ws] for ws in self._sockets if ws in self._shard_of and not ws.closed)
+
+    def _shard_in(self, identify: JSON) -> tuple[int, int] | int:
+        """The shard an IDENTIFY asks for, or the close code refusing it."""
+        raw = identify.get("shard", [0, 1])
+        try:
+            shard_id, count = int(raw[0]), int(raw[1])
+        except (TypeError, ValueError, IndexError):
+            return 4010
+        if count < 1 or not 0 <= shard_id < count:
+            return 4010
+        if count < self.required_shards:
+            return 4011
+        return shard_id, count
+
+    def _identify_allowed(self, shard_id: int) -> bool:
+        """max_concurrency identifies in a 5-second window, one a bucket; a faster one is refused."""
+        now = asyncio.get_running_loop().time()
+        bucket = shard_id % self.max_concurrency
+        last = self._identified_at.get(bucket)
+        if last is not None and now - last < self.identify_window:
+            self.identify_refused += 1
+            return False
+        self._identified_at[bucket] = now
+        self.session_starts += 1
+        return True
+
+    async def _ready(self, ws: web.WebSocketResponse, session: str, shard: tuple[int, int]) -> None:
+        """READY, then a GUILD_CREATE for each guild of the shard."""
+        if shard in self.live_shards():
+            self.shard_overlaps += 1
+        self._shard_of[ws] = shard
+        self._session_shard[session] = shard
+        guilds = sorted(g for g in self.guild_ids if self.shard_for(g, shard[1]) == shard[0])
+        ready = {
+            "v": 10, "user": self.bot_user, "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
+            "session_id": session, "resume_gateway_url": self.gateway_url, "shard": list(shard),
+            "application": {"id": str(self.app_id), "flags": 0},
+        }
+        await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": next(self._seq), "d": ready}))
+        for g in guilds:
+            await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": next(self._seq), "d": self._guild(g)}))
+
+    def _guild(self, guild_id: int) -> JSON:
+        channels = [c for c, g in self.channel_guild.items() if g == guild_id]
+        return {
+            "id": str(guild_id), "name": f"guild {guild_id}", "icon": None, "owner_id": "1", "unavailable": False,
+            "large": False, "member_count": 5, "roles": [], "emojis": [], "stickers": [], "features": [],
+            "members": [], "presences": [], "voice_states": [], "threads": [], "stage_instances": [],
+            "guild_scheduled_events": [], "soundboard_sounds": [],
+            "channels": [{k: v for k, v in self._channel(c).items() if k != "guild_id"} for c in channels],
+            "joined_at": _now(), "premium_tier": 0, "preferred_locale": "en-US",
+        }
 
     # ---- REST: identity and commands ---------------------------------------
 
@@ -690,9 +811,10 @@ class FakeDiscord:
         })
 
     async def _gateway_info(self, request: web.Request) -> web.Response:
-        return _json({"url": self.gateway_url, "shards": 1,
-                      "session_start_limit": {"total": 1000, "remaining": 1000, "reset_after": 0,
-                                              "max_concurrency": 1}})
+        return _json({"url": self.gateway_url, "shards": self.shard_count,
+                      "session_start_limit": {"total": self.session_start_total,
+                                              "remaining": max(0, self.session_start_total - self.session_starts),
+                                              "reset_after": 86_400_000, "max_concurrency": self.max_concurrency}})
 
     async def _put_commands(self, request: web.Request) -> web.Response:
         body = await self._body(request)
@@ -786,7 +908,7 @@ class FakeDiscord:
             interaction.owned.add(message.id)
             info.update(response_message_id=str(message.id), response_message_loading=message.loading,
                         response_message_ephemeral=bool(flags & EPHEMERAL))
-            resource["message"] = message.payload(self.guild_id if interaction.guild else None, self.bot_user)
+            resource["message"] = message.payload(self._guild_seen(interaction), self.bot_user)
         elif ctype in (DEFERRED_UPDATE, UPDATE_MESSAGE):
             if interaction.message_id is None:
                 self.protocol_errors.append(f"interaction {interaction.id}: update without a message")
@@ -794,7 +916,7 @@ class FakeDiscord:
             target = self.messages[interaction.message_id]
             if ctype == UPDATE_MESSAGE:
                 self._update_message(target, data)
-                resource["message"] = target.payload(self.guild_id, self.bot_user)
+                resource["message"] = target.payload(self.guild_of(target.channel_id), self.bot_user)
         elif ctype == AUTOCOMPLETE:
             interaction.choices = list(data.get("choices", []))
             if len(interaction.choices) > 25:
@@ -832,7 +954,7 @@ class FakeDiscord:
         interaction, message, error = self._webhook_target(request)
         if message is None or interaction is None:
             return self._webhook_error(interaction, error)
-        return _json(message.payload(self.guild_id if interaction.guild else None, self.bot_user))
+        return _json(message.payload(self._guild_seen(interaction), self.bot_user))
 
     async def _edit_webhook_message(self, request: web.Request) -> web.Response:
         interaction, message, error = self._webhook_target(request)
@@ -846,7 +968,7 @@ class FakeDiscord:
         if invalid is not None:
             return invalid
         self._update_message(message, body)
-        return _json(message.payload(self.guild_id if interaction.guild else None, self.bot_user))
+        return _json(message.payload(self._guild_seen(interaction), self.bot_user))
 
     async def _delete_webhook_message(self, request: web.Request) -> web.Response:
         interaction, message, error = self._webhook_target(request)
@@ -868,7 +990,7 @@ class FakeDiscord:
         invalid = self._invalid(body, f"follow-up of interaction {interaction.id}")
         if invalid is not None:
             return invalid
-        guild = self.guild_id if interaction.guild else None
+        guild = self._guild_seen(interaction)
         original = self.messages.get(interaction.original_id) if interaction.original_id is not None else None
         if interaction.callback_type == DEFERRED_MESSAGE and original is not None and original.loading:
             # Discord: the first follow-up after a deferred reply fills that reply (its flags stay)
@@ -907,7 +1029,8 @@ class FakeDiscord:
         if invalid is not None:
             return invalid
         message = self._new_message(channel_id, body, visible_to=visible, via=via)
-        return _json(message.payload(self.guild_id if via == "channel" else None, self.bot_user))
+        return _json(message.payload(self.guild_of(message.channel_id) if via == "channel" else None,
+                                     self.bot_user))
 
     def _channel_message(self, request: web.Request) -> FakeMessage | None:
         message = self.messages.get(int(request.match_info["mid"]))
@@ -921,7 +1044,8 @@ class FakeDiscord:
         message = self._channel_message(request)
         if message is None:
             return _error(404, 10008, "Unknown Message")
-        return _json(message.payload(self.guild_id if message.via == "channel" else None, self.bot_user))
+        return _json(message.payload(
+            self.guild_of(message.channel_id) if message.via == "channel" else None, self.bot_user))
 
     # ---- rate limits ------------------------------------------------------
 
@@ -994,7 +1118,8 @@ class FakeDiscord:
         if invalid is not None:
             return invalid
         self._update_message(message, body)
-        return _json(message.payload(self.guild_id if message.via == "channel" else None, self.bot_user))
+        return _json(message.payload(
+            self.guild_of(message.channel_id) if message.via == "channel" else None, self.bot_user))
 
     async def _delete_message(self, request: web.Request) -> web.Response:
         message = self._channel_message(request)

@@ -18,6 +18,7 @@ seen dead (its listening connection cut, the rest alive) loses its tables and is
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -55,6 +56,9 @@ class ClusterLink:
         self._listener: asyncpg.Connection[Any] | None = None
         self._on_message: Callable[[dict[str, Any]], None] | None = None
         self._roles: list[asyncpg.Connection[Any]] = []
+        self._shared: asyncpg.Connection[Any] | None = None  # the roles taken with `try_hold`
+        self._shared_lock = asyncio.Lock()
+        self._paces: set[asyncio.Task[None]] = set()
         self.rejoined = 0
 
     async def beat(self, ttl: float, within: float) -> list[str]:
@@ -231,7 +235,79 @@ class ClusterLink:
         self._roles.append(conn)
         await conn.execute("SELECT pg_advisory_lock(hashtext($1))", f"tractor-role:{role}")
 
+    async def try_hold(self, role: str) -> bool:
+        """Takes `role` if no worker holds it (Discord's shards: a worker takes only its share, so it
+        must not wait in line for every one). Held, like `hold`'s, until released or this worker's
+        session ends; False also when the roles' connection broke (every role then counts as lost)."""
+        async with self._shared_lock:
+            try:
+                if self._shared is None or self._shared.is_closed():
+                    self._shared = await asyncpg.connect(self._url)
+                return bool(await self._shared.fetchval("SELECT pg_try_advisory_lock(hashtext($1))",
+                                                        f"tractor-role:{role}"))
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                log.exception("worker %s: taking role %s failed", self.worker, role)
+                await self._drop_shared()
+                return False
+
+    async def release(self, role: str) -> None:
+        """Gives up a role taken with `try_hold`, for the next worker to take."""
+        async with self._shared_lock:
+            if self._shared is None or self._shared.is_closed():
+                return
+            try:
+                await self._shared.execute("SELECT pg_advisory_unlock(hashtext($1))", f"tractor-role:{role}")
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                await self._drop_shared()
+
+    async def shared_alive(self) -> bool:
+        """False once the connection holding the `try_hold` roles is gone (and with it the roles)."""
+        async with self._shared_lock:
+            if self._shared is None or self._shared.is_closed():
+                return self._shared is None
+            try:
+                await self._shared.execute("SELECT 1")
+                return True
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                await self._drop_shared()
+                return False
+
+    async def _drop_shared(self) -> None:
+        if self._shared is not None:
+            with contextlib.suppress(Exception):
+                self._shared.terminate()
+        self._shared = None
+
+    async def pace(self, role: str, seconds: float) -> None:
+        """Waits until no worker acted on `role` in the last `seconds`, and counts the caller's act
+        from now (Discord's identify limit, one a bucket in 5 s for the whole bot, whichever worker).
+        The lock is kept `seconds` on a connection of its own, so a dead worker's pace ends with it."""
+        conn = await asyncpg.connect(self._url)
+        try:
+            await conn.execute("SELECT pg_advisory_lock(hashtext($1))", f"tractor-pace:{role}")
+        except BaseException:
+            await conn.close()
+            raise
+
+        async def later() -> None:
+            try:
+                await asyncio.sleep(seconds)
+            finally:
+                with contextlib.suppress(Exception):
+                    await conn.close()
+
+        task = asyncio.create_task(later())
+        self._paces.add(task)
+        task.add_done_callback(self._paces.discard)
+
     async def close(self) -> None:
+        async with self._shared_lock:
+            if self._shared is not None:
+                with contextlib.suppress(Exception):
+                    await self._shared.close()
+                self._shared = None
+        for task in list(self._paces):
+            task.cancel()
         for conn in self._roles:
             with contextlib.suppress(Exception):
                 await conn.close()

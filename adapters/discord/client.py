@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -20,6 +21,10 @@ from adapters.discord.components import (
     is_ours,
 )
 from adapters.discord.inbound import Inbound
+from adapters.discord.private import Recent
+
+#: Waits for this shard's turn to IDENTIFY (Discord's limit is the whole bot's, across workers).
+IdentifyGate = Callable[[int], Awaitable[None]]
 
 log = logging.getLogger(__name__)
 
@@ -29,10 +34,22 @@ class TractorClient(discord.Client):
 
     inbound: Inbound
 
-    def __init__(self, *, guild_ids: tuple[int, ...] = (), sync_commands: bool = True, **options: Any) -> None:
+    def __init__(self, *, guild_ids: tuple[int, ...] = (), sync_commands: bool = True,
+                 identify_gate: IdentifyGate | None = None, **options: Any) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
         options.setdefault("chunk_guilds_at_startup", False)
         super().__init__(**options)
+        self.identify_gate = identify_gate
+        # Each interaction's payload as it came, for a worker that drives its table to answer it
+        # (discord.py keeps only the parsed object): the parser is wrapped, no other way in.
+        self.raw_interactions: Recent[int, dict[str, Any]] = Recent(2_000)
+        parse = self._connection.parsers["INTERACTION_CREATE"]
+
+        def keep(data: dict[str, Any]) -> None:
+            self.raw_interactions[int(data["id"])] = data
+            parse(data)
+
+        self._connection.parsers["INTERACTION_CREATE"] = keep
         self.tree = app_commands.CommandTree(self)
         self.tree.add_command(TractorGroup())
         self.tree.add_command(LeagueGroup())
@@ -53,6 +70,13 @@ class TractorClient(discord.Client):
                 await self.tree.sync(guild=guild)
         else:
             await self.tree.sync()
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """With several workers, identifies are paced across all of them (`identify_gate`)."""
+        if self.identify_gate is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+        else:
+            await self.identify_gate(shard_id or 0)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Components discord.py would drop silently (unknown custom_id) still get an answer."""

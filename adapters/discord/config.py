@@ -27,6 +27,7 @@ class DiscordConfig:
     guild_ids: tuple[int, ...] = ()
     sync_commands: bool = True
     edit_interval: float = 0.5
+    shard_count: int = 0  # 0: Discord's recommendation (GET /gateway/bot) when workers share shards
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> DiscordConfig | None:
@@ -34,7 +35,8 @@ class DiscordConfig:
 
         DISCORD_API_BASE and DISCORD_GATEWAY_URL point at another server;
         DISCORD_GUILD_IDS (comma separated) registers commands per guild;
-        DISCORD_SYNC_COMMANDS=0 skips registering them at start-up.
+        DISCORD_SYNC_COMMANDS=0 skips registering them at start-up; DISCORD_SHARD_COUNT fixes the
+        number of shards that workers on PostgreSQL share (every worker must say the same).
         """
         env = os.environ if env is None else env
         token = env.get("DISCORD_BOT_TOKEN", "").strip()
@@ -48,4 +50,5 @@ class DiscordConfig:
             guild_ids=guilds,
             sync_commands=env.get("DISCORD_SYNC_COMMANDS", "1").strip() not in ("0", "no", "false"),
             edit_interval=float(env.get("DISCORD_EDIT_INTERVAL", "0.5")),
+            shard_count=int(env.get("DISCORD_SHARD_COUNT", "0") or 0),
         )

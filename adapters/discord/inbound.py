@@ -84,6 +84,13 @@ class Reply:
     def thinking(self, value: bool) -> None:
         self.ticket.thinking = value
 
+    def handoff(self) -> dict[str, Any]:
+        """What another worker needs to answer this interaction itself (bot.cluster forwards it to the
+        worker that drives the table): its payload as Discord sent it (its token reaches Discord from
+        any process) and how it was answered here. See `DiscordPlatform.take_handoff`."""
+        raw = getattr(self.interaction.client, "raw_interactions", {}).get(self.interaction.id)
+        return {"raw": raw, "mode": self.mode}
+
     async def notice(self, text: str, alert: bool = False) -> None:
         self.notices.append(text)
         self.answered.set()

@@ -20,7 +20,7 @@ import io
 import logging
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import discord
 
@@ -270,6 +270,33 @@ class DiscordPlatform:
             self.outbox.submit(key, lambda: self._deliver(where, key, view, ""))
         if current.startswith("e"):
             self.outbox.submit(f"retire{current}", lambda: self._retire(current))
+
+    def let_go(self, chat_id: str, user_ids: list[str]) -> None:
+        """The table of this channel moved to another worker (bot.cluster): the hand messages known
+        here are no longer ours to redraw (`adopt` would put an old hand back in a newer message)."""
+        for user_id in user_ids:
+            if user_id.isdigit() and chat_id.isdigit():
+                self.routes.current.pop((int(user_id), int(chat_id)), None)
+                self.routes.hand_requests.pop((int(user_id), int(chat_id)), None)
+
+    def take_handoff(self, handoff: dict[str, Any]) -> None:
+        """An interaction another worker received and answered at once (deferred), for a table this
+        worker drives: known here as if received here, so that the hand it asks for, or the hand
+        message it was pressed on, is shown and edited through its token (`Reply.handoff`)."""
+        raw, mode = handoff.get("raw"), handoff.get("mode")
+        if not isinstance(raw, dict):
+            return
+        interaction: discord.Interaction[Any] = discord.Interaction(data=cast(Any, raw), state=self.client._connection)
+        # answered by the receiving worker already: from here only edits and follow-ups
+        interaction.response._response_type = (  # no public way to say so
+            discord.InteractionResponseType.deferred_channel_message if mode in ("hand", "command")
+            else discord.InteractionResponseType.deferred_message_update)
+        ticket = self.routes.saw(interaction)
+        if mode == "hand":
+            self.routes.hand_requests[place_of(interaction)] = ticket
+        elif mode == "private" and interaction.message is not None and interaction.message.flags.ephemeral:
+            self.routes.editors[interaction.message.id] = ticket
+            self.adopt(interaction)
 
     async def _point_to_dm(self, user_id: int, channel: int | None) -> None:
         """A "My hand" press waiting for an answer is told where the hand went."""

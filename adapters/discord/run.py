@@ -4,6 +4,10 @@
     await runner.start()   # logs in, registers /tractor, connects the gateway
     ...
     await runner.stop()
+
+With several workers (bot.shards) each runs only the shards it holds: `login()` alone (REST: the
+commands, the platform's messages), then `start_shard(k)` / `stop_shard(k)` as shards come and go,
+one discord.py client a shard (`shard_id`, `shard_count`), all feeding the same inbound side.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import discord.gateway
 import discord.http
 import yarl
 
-from adapters.discord.client import TractorClient
+from adapters.discord.client import IdentifyGate, TractorClient
 from adapters.discord.config import DEFAULT_API_BASE, DEFAULT_GATEWAY, DiscordConfig
 from adapters.discord.inbound import HostLike, Inbound
 from adapters.discord.platform import DiscordPlatform
@@ -29,10 +33,16 @@ log = logging.getLogger(__name__)
 class DiscordRunner:
     """One bot connection: the client, the host's platform on it, and the inbound side."""
 
-    def __init__(self, host: Any, config: DiscordConfig, *, ready_timeout: float = 60.0) -> None:
+    def __init__(self, host: Any, config: DiscordConfig, *, ready_timeout: float = 60.0,
+                 identify_gate: IdentifyGate | None = None) -> None:
         self.host = host
         self.config = config
         self.ready_timeout = ready_timeout
+        self.identify_gate = identify_gate
+        self.shard_count = config.shard_count
+        self.max_concurrency = 1  # identifies a 5-second window (session_start_limit)
+        self.shards: dict[int, tuple[TractorClient, asyncio.Task[None]]] = {}
+        self._retired: list[TractorClient] = []
         self.client = TractorClient(guild_ids=config.guild_ids, sync_commands=config.sync_commands,
                                     guild_ready_timeout=0.05)
         self.platform = DiscordPlatform(self.client, edit_interval=config.edit_interval)
@@ -57,20 +67,73 @@ class DiscordRunner:
 
     async def start(self) -> None:
         """Logs in, registers the commands, connects; returns once the gateway session is ready."""
+        await self.login()
+        self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord-gateway")
+        if not await self._until_ready(self.client, self._task):
+            await self.stop()
+            raise RuntimeError("discord gateway not ready in time")
+        log.info("discord: connected as %s", self.client.user)
+
+    async def login(self) -> None:
+        """REST alone: logs in, registers the commands; the platform may speak from now on. The
+        number of shards is fixed here (Discord's recommendation unless configured)."""
         self._point()
         await self.client.login(self.config.token)
         self.platform.ready.set()
-        self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord-gateway")
-        ready = asyncio.ensure_future(self.client.wait_until_ready())
-        done, _ = await asyncio.wait({ready, self._task}, timeout=self.ready_timeout,
+        recommended, _, limit = await self.client.http.get_bot_gateway()
+        self.max_concurrency = max(1, int(limit.get("max_concurrency", 1)))
+        if self.shard_count < 1:
+            self.shard_count = recommended
+
+    async def _until_ready(self, client: discord.Client, task: asyncio.Task[None]) -> bool:
+        ready = asyncio.ensure_future(client.wait_until_ready())
+        done, _ = await asyncio.wait({ready, task}, timeout=self.ready_timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
-        if ready not in done:
-            ready.cancel()
-            await self.stop()
-            if self._task in done and self._task.exception() is not None:
-                raise RuntimeError("discord gateway failed") from self._task.exception()
-            raise RuntimeError("discord gateway not ready in time")
-        log.info("discord: connected as %s", self.client.user)
+        if ready in done:
+            return True
+        ready.cancel()
+        if task in done and task.exception() is not None:
+            raise RuntimeError("discord gateway failed") from task.exception()
+        return False
+
+    async def start_shard(self, shard_id: int) -> None:
+        """Connects one shard of the bot's gateway; returns once its session is ready."""
+        gate = self.identify_gate
+
+        async def paced(sid: int) -> None:  # Discord's rate-limit bucket of this shard's identify
+            if gate is not None:
+                await gate(sid % self.max_concurrency)
+
+        client = TractorClient(sync_commands=False, guild_ready_timeout=0.05, shard_id=shard_id,
+                               shard_count=self.shard_count, identify_gate=paced if gate else None)
+        client.inbound = self.inbound
+        await client.login(self.config.token)
+        task = asyncio.create_task(client.connect(reconnect=True), name=f"discord-shard-{shard_id}")
+        self.shards[shard_id] = (client, task)
+        try:
+            ok = await self._until_ready(client, task)
+        except BaseException:
+            await self.stop_shard(shard_id)
+            raise
+        if not ok:
+            await self.stop_shard(shard_id)
+            raise RuntimeError(f"discord shard {shard_id} not ready in time")
+        log.info("discord: shard %s of %s connected", shard_id, self.shard_count)
+
+    async def stop_shard(self, shard_id: int) -> None:
+        """Closes the shard's gateway session but keeps its HTTP session until `stop`: the tokens of
+        interactions it received (hand messages to edit) stay usable after the shard moves on."""
+        found = self.shards.pop(shard_id, None)
+        if found is None:
+            return
+        client, task = found
+        task.cancel()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await task
+        if client.ws is not None:
+            with contextlib.suppress(Exception):
+                await client.ws.close(code=1000)
+        self._retired.append(client)
 
     async def idle(self) -> None:
         """Waits until interactions in hand are handed over and queued edits are out (tests)."""
@@ -82,6 +145,11 @@ class DiscordRunner:
             await self.platform.flush()  # never logged in: nothing queued can go out, drop it
         await self.platform.outbox.close()
         await self.platform.pings.close()
+        for shard_id in list(self.shards):
+            await self.stop_shard(shard_id)
+        for client in self._retired:
+            await client.close()
+        self._retired.clear()
         await self.client.close()
         if self._task is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):
