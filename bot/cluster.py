@@ -18,6 +18,9 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
   table's inbox in the database and wakes the owner (or waits for the next one, should the owner
   be dead); the owner's answer to the person (a callback answer, an ephemeral reply) comes back
   to the receiving worker, which holds the platform's handle for it.
+- Web pages: a page's socket may be served by any worker. Its actions are updates like the others;
+  its view comes from a replica read from the store (`bot.live_follow`), kept current by what the
+  workers tell each other (`bot.live_peers`).
 """
 
 from __future__ import annotations
@@ -35,8 +38,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot import tokens
+from bot.live_follow import Follower
+from bot.live_peers import LivePeers
 from bot.move_on import move_on
 from bot.platform import Incoming, Replier, User, Where
+from persistence.store import StoredMatch
 
 if TYPE_CHECKING:
     from bot.host import Host
@@ -82,6 +88,8 @@ class LeaseStore(Protocol):
     async def renew_leases(self, ttl: float) -> list[int]: ...
 
     async def release_lease(self, match_id: int) -> None: ...
+
+    async def match_tail(self, match_id: int, from_seq: int) -> StoredMatch | None: ...
 
 
 class Link(Protocol):
@@ -138,6 +146,8 @@ class ClusterStats:
     lost: int = 0  # tables whose lease ran out under this worker
     lease_changes: int = 0
     beats: int = 0
+    live_sent: int = 0  # "this table changed" notifications sent to workers serving its pages
+    live_received: int = 0
 
 
 class Cluster:
@@ -162,6 +172,8 @@ class Cluster:
         self._ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
         self.stopping = False
+        self.follower = Follower(host, store)
+        self.peers = LivePeers(host, link, self.follower, self.stats, self.ttl)
         self.live: list[str] = [self.worker]  # the live workers at the last beat, sorted
 
     # ----- lifecycle -----
@@ -169,6 +181,7 @@ class Cluster:
     async def start(self) -> None:
         """Joins: listens for updates and replies, takes a first share of the tables, then beats."""
         self.host.router = self
+        self.peers.start()
         await self.link.listen(self._on_message)
         await self.beat()
         self._task = asyncio.create_task(self._run(), name=f"cluster-{self.worker}")
@@ -183,6 +196,7 @@ class Cluster:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        await self.peers.stop()  # the tables handed over below are not followed: the pages go too
         async with self._lock:
             await asyncio.gather(*(self._hand_over(m) for m in list(self.host.tables)))
             with contextlib.suppress(Exception):
@@ -254,6 +268,7 @@ class Cluster:
         if self.stats.beats % MOVE_ON_BEATS == 0 and (self._mover is None or self._mover.done()):
             self._mover = asyncio.create_task(self.move_on(), name=f"move-on-{self.worker}")
         await self.drain()
+        await self.peers.beat()
 
     async def move_on(self) -> list[str]:
         """Tournaments and events whose worker died before opening their next match (bot.move_on)."""
@@ -379,6 +394,8 @@ class Cluster:
             replier = self._pending.pop(str(message.get("reply")), None)
             if replier is not None:
                 self._spawn(replier.notice(str(message.get("text", "")), bool(message.get("alert"))))
+        elif kind in ("live", "watching"):
+            self.peers.on_message(message)
 
     def _spawn(self, job: Any) -> None:
         task = asyncio.ensure_future(job)

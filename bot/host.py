@@ -32,12 +32,13 @@ from bot.league import league_command
 from bot.league import tournament_host as tournaments
 from bot.league.bridge import record as record_league_match
 from bot.live import LiveHub, Watch, Watcher
+from bot.live_follow import Follower
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.replays import hand_replay
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
 from bot.table.context import AiPolicy
-from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive
+from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive, WebSeats
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
 from engine import Match, Rules
@@ -124,6 +125,8 @@ class Host:
         self.router: Router | None = None
         self.chat_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.live = LiveHub()  # the tables' live watchers (the web table), see bot.live
+        #: With several workers: replicas of the tables watched here but driven elsewhere (bot.live_follow).
+        self.follower: Follower | None = None
 
     # ----- lifecycle -----
 
@@ -170,6 +173,7 @@ class Host:
         self._unroute(table)
         self._let_go(table)
         await table.stop()
+        self._follow(match_id)
 
     def drop(self, match_id: int) -> None:
         """Stops a table at once: its lease ran out, another worker may drive it already."""
@@ -183,10 +187,16 @@ class Host:
         self._unroute(table)
         self._let_go(table)
         table.abandon()
+        self._follow(table.id)
         if isinstance(message, Event) and self.router is not None:
             task = asyncio.ensure_future(self.handle(message.event))
             self._rerouted.add(task)
             task.add_done_callback(self._rerouted.discard)
+
+    def _follow(self, match_id: int) -> None:
+        """Pages open here on a table another worker drives from now on keep seeing it."""
+        if self.follower is not None and self.live.watched(match_id):
+            self.follower.poke(match_id)
 
     def _let_go(self, table: Table) -> None:
         """Another worker draws this table's messages from now on: the platform forgets which of its
@@ -428,21 +438,40 @@ class Host:
 
     # ----- live watchers (the web table, bot.live) -----
 
+    async def live_load(self, match_id: int) -> None:
+        """Before a page's hello is answered: with several workers, a table driven elsewhere is read
+        from the store (its replica, bot.live_follow), so that the calls below know it too."""
+        if match_id not in self.tables and self.follower is not None:
+            await self.follower.load(match_id)
+
+    def _live_table(self, match_id: int) -> Table | None:
+        table = self.tables.get(match_id)
+        if table is None and self.follower is not None:
+            table = self.follower.view(match_id)
+        return table
+
     def live_where(self, match_id: int, platform: str) -> Where | None:
         """The group of an open table of this platform, or None (a web page names its table by id)."""
-        table = self.tables.get(match_id)
-        if table is None or table.platform_name != platform:
+        table = self._live_table(match_id)
+        if table is None or table.platform_name != platform or table.status not in ("lobby", "active", "paused"):
             return None
         return table.where
 
     def live_seat(self, match_id: int, user_id: str) -> int | None:
         """The seat this person holds at an open table (None: an onlooker)."""
-        table = self.tables.get(match_id)
+        table = self._live_table(match_id)
         return None if table is None else table.seat_of(user_id)
 
     def watch(self, match_id: int, watch: Watch) -> bool:
         """`watch` is sent this table's frames from now on, the first at once; False if no such table."""
         table = self.tables.get(match_id)
+        if table is None and self.follower is not None:
+            replica = self.follower.view(match_id)
+            if replica is None:
+                return False
+            self.live.add(replica, watch)  # a table driven elsewhere: its replica's frames
+            self.follower.watchers_changed()
+            return True
         if table is None or table.closed:
             return False
         table.submit(WatchLive(watch))
@@ -454,6 +483,27 @@ class Host:
             table.submit(UnwatchLive(fn))
         else:
             self.live.remove(match_id, fn)
+            if self.follower is not None:
+                self.follower.watchers_changed()
+
+    def remote_watchers(self, worker: str, tables: dict[int, frozenset[int] | None]) -> None:
+        """Another worker serves pages of these tables (the seats watched there; None: no more): the
+        tables driven here learn it, in order with their other messages (`WebSeats`)."""
+        for match_id, seats in tables.items():
+            if seats is None:
+                self.forget_watcher(match_id, worker)
+                continue
+            table = self.tables.get(match_id)
+            if table is not None and self.live.remote.get(match_id, {}).get(worker) != seats:
+                table.submit(WebSeats(worker, seats))
+
+    def forget_watcher(self, match_id: int, worker: str) -> None:
+        """`worker` serves no page of this table any more (it said so, or it is gone)."""
+        table = self.tables.get(match_id)
+        if table is not None and not table.closed:
+            table.submit(WebSeats(worker, None))
+        else:
+            self.live.set_remote(match_id, worker, None)
 
     async def was_seated(self, match_id: int, user_id: str) -> bool:
         """Whether this person holds (or held) a seat of this match, open or finished."""

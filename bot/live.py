@@ -147,20 +147,52 @@ def options(t: Table, seat: int) -> dict[str, Any]:
     return out
 
 
+#: Called by the hub when a table watched on other workers changed: (match id, those workers).
+Changed = Callable[[int, list[str]], None]
+
+
 class LiveHub:
     """Every table's live watchers, kept by the host. Tables publish to it; web adapters watch
-    through their table's actor (`Watch` / `Unwatch` messages), never by touching a table."""
+    through their table's actor (`Watch` / `Unwatch` messages), never by touching a table.
+
+    With several workers (bot.cluster), a page's socket may be served by a worker that does not
+    drive its table: that worker keeps the watcher here all the same and shows it frames of a
+    replica (`bot.live_follow`); the owner's hub knows which seats other workers watch (`remote`),
+    so that those seats count as playing on the web, and says through `changed` that they should
+    look again."""
 
     def __init__(self) -> None:
         self.watchers: dict[int, list[Watch]] = {}
         self.links: WebLinks | None = None
         self._seq: dict[int, int] = {}
+        self.remote: dict[int, dict[str, frozenset[int]]] = {}  # match -> worker -> seats watched there
+        self.changed: Changed | None = None
 
     def watched(self, match_id: int) -> bool:
         return bool(self.watchers.get(match_id))
 
     def seats_watched(self, match_id: int) -> set[int]:
-        return {w.seat for w in self.watchers.get(match_id, ()) if w.seat is not None}
+        seats = {w.seat for w in self.watchers.get(match_id, ()) if w.seat is not None}
+        for there in self.remote.get(match_id, {}).values():
+            seats |= there
+        return seats
+
+    def set_remote(self, match_id: int, worker: str, seats: frozenset[int] | None) -> set[int]:
+        """Called by the actor: the seats `worker` serves pages of now (None: it watches no more; an
+        empty set: onlookers only); returns the seats nobody watches any more because of it. A worker
+        newly watching is told to look at once (it may have missed a change)."""
+        before = self.seats_watched(match_id)
+        there = self.remote.setdefault(match_id, {})
+        new = worker not in there
+        if seats is not None:
+            there[worker] = seats
+        else:
+            there.pop(worker, None)
+            if not there:
+                self.remote.pop(match_id, None)
+        if new and seats is not None and self.changed is not None:
+            self.changed(match_id, [worker])
+        return before - self.seats_watched(match_id)
 
     def add(self, table: Table, watch: Watch) -> None:
         """Called by the actor: the watcher joins and is sent the table as it is."""
@@ -180,6 +212,13 @@ class LiveHub:
 
     def publish(self, table: Table) -> None:
         """Called by the actor whenever the table may have changed (each committed action, each message)."""
+        self.show(table)
+        there = self.remote.get(table.id)
+        if there and self.changed is not None:
+            self.changed(table.id, list(there))
+
+    def show(self, table: Table) -> None:
+        """Sends this worker's watchers of the table its state (the owner's table, or a replica)."""
         ws = self.watchers.get(table.id)
         if ws:
             self._send(table, list(ws))

@@ -16,6 +16,7 @@ import contextlib
 import itertools
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -77,11 +78,8 @@ class Answer:
             self.first.set_result(text)
 
 
-async def run(url: str, name: str, port: int) -> None:
-    store = await PostgresStore.open(url, synchronous="NORMAL", worker=name)
-    host = Host(store, defaults=SETTINGS, use_ai_threads=False)
-    host.register(NullPlatform())
-    cluster = Cluster(host, store, store.cluster())
+def update_route(host: Host) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """`POST /update`: one update (`bot.cluster.encode`'s JSON) for the host, as a webhook brings it."""
 
     async def update(request: web.Request) -> web.Response:
         answer = Answer()
@@ -93,8 +91,16 @@ async def run(url: str, name: str, port: int) -> None:
             return web.json_response({"answer": await asyncio.wait_for(answer.first, ANSWER_WAIT)})
         return web.json_response({"answer": None})
 
+    return update
+
+
+async def run(url: str, name: str, port: int) -> None:
+    store = await PostgresStore.open(url, synchronous="NORMAL", worker=name)
+    host = Host(store, defaults=SETTINGS, use_ai_threads=False)
+    host.register(NullPlatform())
+    cluster = Cluster(host, store, store.cluster())
     app = worker_app(host, store, cluster)
-    app.router.add_post("/update", update)
+    app.router.add_post("/update", update_route(host))
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()

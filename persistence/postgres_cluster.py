@@ -5,7 +5,9 @@ An update is written to `inbox` (durable: should the owner die, the next owner t
 owner is woken with `NOTIFY tractor` in the same transaction; replies to the worker that received
 the update travel back the same way. Every worker listens on one channel and keeps the
 notifications addressed to it (`{"to": worker, ...}`): a handful of workers, so no fan-out cost
-worth a channel each. Times are the database's clock, as for leases.
+worth a channel each. Times are the database's clock, as for leases. The web table uses the same
+channel: which tables' pages a worker serves (to every worker) and that such a table changed
+(from its owner to those workers), see bot.cluster.
 
 A worker's life is a session advisory lock on its listening connection (migration 0007): the
 server releases it the instant the process's connection drops, so a SIGKILLed worker is seen dead
@@ -188,7 +190,8 @@ class ClusterLink:
         return {(str(r[0]), str(r[1])) for r in rows}
 
     async def notify(self, worker: str, message: dict[str, Any]) -> None:
-        """A short message to one worker (a reply to an update it forwarded)."""
+        """A short message to one worker (a reply to an update it forwarded, a table's change), or to
+        every other worker ("*"; a message names its sender in "from")."""
         async with self._pool.acquire() as conn:
             await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, json.dumps({**message, "to": worker}))
 
@@ -217,7 +220,8 @@ class ClusterLink:
                 message = json.loads(str(payload))
             except ValueError:
                 return
-            if isinstance(message, dict) and message.get("to") == self.worker and self._on_message is not None:
+            if (isinstance(message, dict) and message.get("to") in (self.worker, "*")
+                    and message.get("from") != self.worker and self._on_message is not None):
                 self._on_message(message)
 
         await conn.add_listener(CHANNEL, received)

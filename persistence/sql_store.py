@@ -382,6 +382,38 @@ class SqlStore(Store):
         found = await self._load("m.id = ?", (match_id,))
         return found[0] if found else None
 
+    async def match_tail(self, match_id: int, from_seq: int) -> StoredMatch | None:
+        """One match's row, deadlines and only the actions from `from_seq` on: what a worker that
+        follows a table another worker drives needs to catch up (`bot.live_follow`), without reading
+        the whole log at every change. None when there is no such match."""
+        async with self._snapshot() as sql:
+            heads = await sql.all(
+                "SELECT m.id, c.platform, c.chat_id, m.rules, m.seats, m.seed, m.meta, m.status,"
+                " m.version, m.created_at, m.updated_at, m.finished_at, r.result"
+                " FROM matches m JOIN chats c ON c.id = m.chat LEFT JOIN results r ON r.match_id = m.id"
+                " WHERE m.id = ?",
+                (match_id,),
+            )
+            if not heads:
+                return None
+            stored = _head(heads[0])
+            rows = await sql.all("SELECT seq, action FROM actions WHERE match_id = ? AND seq >= ? ORDER BY seq",
+                                 (match_id, int(from_seq)))
+            deadlines = await sql.all("SELECT kind, at FROM deadlines WHERE match_id = ?", (match_id,))
+        for seq, text in rows:
+            if int(seq) != from_seq + len(stored.actions):
+                stored.error = f"match {match_id}: a gap in the log at seq {seq}"
+                break
+            try:
+                action = json.loads(text)
+            except ValueError:
+                stored.error = f"match {match_id}: action seq {seq} is not valid JSON"
+                break
+            stored.actions.append(action)
+        for kind, at in deadlines:
+            stored.deadlines[kind] = float(at)
+        return stored
+
     async def load_unfinished(
         self, *, include_broken: bool = False, ids: Collection[int] | None = None
     ) -> list[StoredMatch]:

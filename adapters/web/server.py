@@ -194,6 +194,7 @@ class WebTable:
         except (TimeoutError, ValueError, TypeError, AttributeError):
             await ws.close(code=REFUSED)
             return ws
+        await self.host.live_load(match_id)  # with several workers: a table driven by another one
         where = self.host.live_where(match_id, person.platform)
         if where is None:
             await ws.send_json({"type": "refused", "reason": "no_table"})

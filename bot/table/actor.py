@@ -42,6 +42,7 @@ from bot.table.messages import (
     Tick,
     UnwatchLive,
     WatchLive,
+    WebSeats,
 )
 from bot.table.render import Screen
 from bot.table.seats import Seats
@@ -210,6 +211,9 @@ class Table:
             return
         elif isinstance(message, UnwatchLive):
             self.screen.web_left(self.host.live.remove(self.id, message.fn))
+            return
+        elif isinstance(message, WebSeats):
+            self.screen.web_left(self.host.live.set_remote(self.id, message.worker, message.seats))
             return
         elif isinstance(message, Ruling):
             if not self.closed:

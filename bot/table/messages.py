@@ -76,6 +76,14 @@ class UnwatchLive:
 
 
 @dataclass(frozen=True, slots=True)
+class WebSeats:
+    """The seats another worker serves web pages of, now (bot.cluster; None: it serves none any more)."""
+
+    worker: str
+    seats: frozenset[int] | None
+
+
+@dataclass(frozen=True, slots=True)
 class Ruling:
     """A referee's ruling from outside the table (a tournament admin): `team` forfeits the match now."""
 
@@ -89,4 +97,4 @@ class Stop:
 
 
 Message = (Event | Tick | AiAnswer | Redraw | ChatLanguage | SeatLanguage | Resume | WatchLive | UnwatchLive
-           | Ruling | Stop)
+           | WebSeats | Ruling | Stop)
