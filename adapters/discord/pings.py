@@ -6,6 +6,10 @@ at a time: a new one replaces (deletes) the one before; they go out at most ever
 seconds, and while one waits it is rewritten from the latest state (a turn that has passed
 meanwhile is never announced); nobody is mentioned twice for the same turn. Players who asked to be
 left alone (`/tractor ping off`) are never in the host's cue.
+
+People whose hand could not be shown stay named in every message that replaces the one naming them
+(a replaced message is deleted, so it cannot carry the names alone) until their hand reaches them;
+each is notified once, the later messages show the name without ringing again.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ class _Channel:
     lang: str = "en"
     announced: object = None  # the turn_key last mentioned
     unreached: dict[str, str] = field(default_factory=dict)  # user id -> language: to press My hand
+    notified: set[str] = field(default_factory=set)  # of those, the ones already mentioned
     message: int | None = None  # our mention message there now
     told: bool = False  # it names people to press My hand: it stays until a newer one replaces it
 
@@ -70,6 +75,13 @@ class Pinger:
         c.unreached[str(user_id)] = lang
         self.outbox.submit(f"ping{channel}", lambda: self._deliver(channel))
 
+    def reached(self, channel: int, user_id: int) -> None:
+        """This person's hand is shown now: later messages stop naming them."""
+        c = self.channels.get(channel)
+        if c is not None:
+            c.unreached.pop(str(user_id), None)
+            c.notified.discard(str(user_id))
+
     def content(self, channel: int) -> tuple[str, list[int]] | None:
         """What the channel's mention message says now, and whom it mentions; None: nothing to say."""
         c = self.channels.get(channel)
@@ -80,7 +92,7 @@ class Pinger:
         if c.unreached:
             who = list(c.unreached)
             lines.append(" ".join(f"<@{u}>" for u in who) + " " + text(c.lang, "press_my_hand"))
-            ids.extend(int(u) for u in who)
+            ids.extend(int(u) for u in who if u not in c.notified)
         if c.turn and c.announced != c.turn_key:
             mention = " ".join(f"<@{u}>" for u in c.turn)
             if c.deadline is not None:
@@ -107,7 +119,7 @@ class Pinger:
             self.sent += 1
             c.message = message.id
             c.told = bool(c.unreached)
-            c.unreached.clear()
+            c.notified.update(c.unreached)
             if c.turn:
                 c.announced = c.turn_key
         elif c.told:

@@ -177,6 +177,7 @@ class DiscordPlatform:
         self._remember(shown, view, content, ui)
         self.routes.owner[int(shown[1:])] = user_id
         if channel is not None:  # a table's private view is that person's hand there
+            self.pings.reached(channel, user_id)
             await self._becomes_the_hand(user_id, channel, shown)
         return shown
 
