@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 ANSWER_BUDGET_S = 2.0  # Discord allows 3 s; keep a margin for the round trip
 LATE_LIMIT_S = 600.0  # a deferred reply's token lives 15 minutes
 TRIVIAL = frozenset({"", "✓", "–", "-"})
+DM_JOURNAL = "dm"  # the host's journal entry naming who gets their hand by DM
 Mode = Literal["command", "hand", "private", "public"]
 
 
@@ -138,6 +139,7 @@ class Inbound:
         self._active = 0
         self._quiet = asyncio.Event()
         self._quiet.set()
+        self._journal_lock = asyncio.Lock()  # one write at a time, so an older set never lands last
 
     @contextlib.contextmanager
     def _busy(self) -> Iterator[None]:
@@ -338,8 +340,23 @@ class Inbound:
             dm_users.add(interaction.user.id)
         else:
             dm_users.discard(interaction.user.id)
-        await interaction.response.send_message(text(lang_of(interaction), "dm_on" if on else "dm_off"),
-                                                ephemeral=True)
+        try:
+            await interaction.response.send_message(text(lang_of(interaction), "dm_on" if on else "dm_off"),
+                                                    ephemeral=True)
+        finally:
+            await self._save_dm_users()
+
+    async def _save_dm_users(self) -> None:
+        """A person's choice must outlive the process: written through the host (the runner reads it
+        back at login). A host without a journal (unit tests) keeps it in memory only."""
+        save = getattr(self.host, "save_journal", None)
+        if not callable(save):
+            return
+        async with self._journal_lock:
+            try:
+                await save(NAME, DM_JOURNAL, self.platform.routes.dm_journal())
+            except Exception:  # the store is closing or failing: the choice stays in memory
+                log.warning("discord: DM choices not written", exc_info=True)
 
     @staticmethod
     def _extra(interaction: discord.Interaction[Any]) -> dict[str, str]:

@@ -7,7 +7,8 @@ goes only where its table is: an interaction in another channel is no way
 to it), the interaction waiting for a hand ("My hand" deferred with a
 thinking message), every ephemeral message's freshest token that can edit
 it, and each user's current hand message in each channel. Players who opted
-for DMs get ordinary DM messages instead.
+for DMs get ordinary DM messages instead; that choice is the one thing here
+written down (through the host's journal) to survive a restart.
 """
 
 from __future__ import annotations
@@ -104,6 +105,16 @@ class PrivateRoutes:
     def editor(self, message_id: int) -> Ticket | None:
         ticket = self.editors.get(message_id)
         return ticket if self.live(ticket) else None
+
+    def dm_journal(self) -> dict[str, Any]:
+        """Who asked for their hand by DM (`/tractor dm on`), as the host's journal keeps it."""
+        return {"users": sorted(str(u) for u in self.dm_users)}
+
+    def restore_dm(self, journal: dict[str, Any]) -> None:
+        """The DM choices written before a restart (see `dm_journal`)."""
+        users = journal.get("users", [])
+        if isinstance(users, list):
+            self.dm_users.update(int(u) for u in users if str(u).isdigit())
 
     def resolve(self, message_id: str) -> str:
         """The id a private message has now (it may have been re-sent under a new one)."""

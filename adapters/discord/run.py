@@ -24,8 +24,8 @@ import yarl
 
 from adapters.discord.client import IdentifyGate, TractorClient
 from adapters.discord.config import DEFAULT_API_BASE, DEFAULT_GATEWAY, DiscordConfig
-from adapters.discord.inbound import HostLike, Inbound
-from adapters.discord.platform import DiscordPlatform
+from adapters.discord.inbound import DM_JOURNAL, HostLike, Inbound
+from adapters.discord.platform import NAME, DiscordPlatform
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,9 @@ class DiscordRunner:
         """REST alone: logs in, registers the commands; the platform may speak from now on. The
         number of shards is fixed here (Discord's recommendation unless configured)."""
         self._point()
+        load = getattr(self.host, "load_journal", None)
+        if callable(load):  # who asked for their hand by DM, before a restart
+            self.platform.routes.restore_dm(await load(NAME, DM_JOURNAL))
         await self.client.login(self.config.token)
         self.platform.ready.set()
         recommended, _, limit = await self.client.http.get_bot_gateway()
