@@ -35,15 +35,26 @@ bites in production, by default:
 
 `limits=False` turns the rate limits off, for benchmarks that measure the bot
 alone; nothing else is optional.
+
+The server runs in a thread with its own event loop (`fakes.threaded`), as
+Discord runs apart from the bot: an interaction is stamped when the user
+acts, by the fake's clock (real time plus what `advance` added), and a bot
+that blocks its loop is late as it would be on Discord. Test code calls the
+same API from its loop (`await fake.slash(...)` runs the dispatch on the
+server's); `after` makes a user act a moment later by the server's clock,
+even while the bot's loop is blocked. The leak `observer` is called on the
+loop that started the fake, when a write arrives.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -54,9 +65,12 @@ import discord.http
 import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
 
+from fakes.threaded import ServerThread, Shared, Signal
+
 JSON = dict[str, Any]
 EPHEMERAL = 64
 _BODY: web.RequestKey[Any] = web.RequestKey("body", object)
+_SNAPSHOT: contextvars.ContextVar[Any] = contextvars.ContextVar("snapshot", default=None)  # the observer's, per request
 ANSWER_WINDOW_S = 3.0
 TOKEN_LIFE_S = 15 * 60.0
 CHANNEL_LIMIT = (5, 5.0)  # writes to one channel's messages: 5 per 5 s
@@ -245,7 +259,7 @@ class FakeInteraction:
     message_id: int | None  # the message carrying the pressed component
     data: JSON
     created: float
-    answered: asyncio.Event = field(default_factory=asyncio.Event)
+    answered: Signal = field(default_factory=Signal)  # set in the fake's thread, awaited from any loop
     callback_type: int | None = None
     callback_data: JSON = field(default_factory=dict)
     original_id: int | None = None  # message the response created (types 4 and 5)
@@ -277,8 +291,9 @@ class FakeDiscord:
         self.token = "fake-token"
         self.port = 0
         self.requests: list[tuple[str, str, JSON]] = []
-        self.messages: dict[int, FakeMessage] = {}
-        self.interactions: dict[int, FakeInteraction] = {}
+        self.messages: Shared[int, FakeMessage] = Shared()
+        self.interactions: Shared[int, FakeInteraction] = Shared()
+        self._by_token: dict[str, FakeInteraction] = {}
         self.commands: list[JSON] = []
         self.dm_channels: dict[int, int] = {}  # channel id -> user id
         self.protocol_errors: list[str] = []
@@ -293,6 +308,8 @@ class FakeDiscord:
         self._saved: tuple[str, yarl.URL] | None = None
         self.unreachable_users: set[int] = set()
         self.observer: Callable[[], Any] | None = None  # called at every message version (leak tests)
+        self._server = ServerThread("fake-discord")
+        self._home: asyncio.AbstractEventLoop | None = None  # the loop that started the fake (the observer's)
         # Rate limits (count, seconds) per bucket kind; None turns one off.
         self.channel_limit: tuple[int, float] | None = CHANNEL_LIMIT if limits else None
         self.webhook_limit: tuple[int, float] | None = WEBHOOK_LIMIT if limits else None
@@ -333,6 +350,12 @@ class FakeDiscord:
         return f"ws://127.0.0.1:{self.port}/gateway"
 
     async def start(self) -> None:
+        """Starts the server's thread and the server in it; returns once it listens."""
+        self._home = asyncio.get_running_loop()
+        self._server.start()
+        await self._server.call(self._listen())
+
+    async def _listen(self) -> None:
         app = web.Application(middlewares=[self._record])
         app.router.add_get("/gateway", self._gateway)
         r = app.router
@@ -364,6 +387,11 @@ class FakeDiscord:
         self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
+        if self._server.loop is not None:
+            await self._server.call(self._close())
+        await self._server.stop()
+
+    async def _close(self) -> None:
         for ws in list(self._sockets):
             await ws.close()
         if self._runner is not None:
@@ -399,6 +427,8 @@ class FakeDiscord:
             if request.method != "GET":
                 body = await self._body(request)
                 self.requests.append((request.method, request.path, body))
+                if self.observer is not None:  # what readers could know when this write arrived
+                    _SNAPSHOT.set(await self._observe(self.observer))
             if request.headers.get("Authorization") not in (
                 f"Bot {self.token}", None,
             ):
@@ -413,7 +443,18 @@ class FakeDiscord:
             return response
         finally:
             self._open_requests -= 1
-            self._last_request = asyncio.get_running_loop().time()
+            self._last_request = time.monotonic()
+
+    async def _observe(self, observer: Callable[[], Any]) -> Any:
+        """The observer reads the bot's state: it runs on the loop that started the fake."""
+        home = self._home
+        if home is None or home.is_closed():
+            return observer()
+
+        async def look() -> Any:
+            return observer()
+
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(look(), home))
 
     async def _body(self, request: web.Request) -> JSON:
         """JSON body, or the payload_json of a multipart upload with its files under '_files'."""
@@ -440,11 +481,10 @@ class FakeDiscord:
 
     async def settle(self, quiet_s: float = 0.08, limit_s: float = 10.0) -> None:
         """Wait until the bot has made no request for `quiet_s` (a test helper, not a timing check)."""
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        while loop.time() - start < limit_s:
+        start = time.monotonic()
+        while time.monotonic() - start < limit_s:
             await asyncio.sleep(quiet_s / 4)
-            if self._open_requests == 0 and loop.time() - self._last_request >= quiet_s:
+            if self._open_requests == 0 and time.monotonic() - self._last_request >= quiet_s:
                 return
 
     # ---- views for tests -------------------------------------------------
@@ -469,8 +509,8 @@ class FakeDiscord:
             interaction.expired = True
 
     def now(self) -> float:
-        """The fake's clock: the loop's, plus what `advance` added."""
-        return asyncio.get_running_loop().time() + self.skew
+        """The fake's clock: real (monotonic) time, plus what `advance` added; any thread may read it."""
+        return time.monotonic() + self.skew
 
     def advance(self, seconds: float) -> None:
         """Moves the fake's clock on: tokens age (15 minutes and they are dead), as in real time."""
@@ -499,17 +539,25 @@ class FakeDiscord:
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
         message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
     ) -> FakeInteraction:
+        """The user acts now, by the server's clock (from whatever loop this is awaited on)."""
+        return await self._server.call(self._create_interaction(
+            user, itype, data, channel_id=channel_id, message=message, wait=wait, guild_id=guild_id, age=age))
+
+    async def _create_interaction(
+        self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None, message: FakeMessage | None,
+        wait: bool, guild_id: int | None, age: float,
+    ) -> FakeInteraction:
         cid = channel_id if channel_id is not None else (message.channel_id if message else self.channel_id)
         guild = cid not in self.dm_channels and guild_id != 0
         iid = next(self._ids)
-        loop = asyncio.get_running_loop()
         interaction = FakeInteraction(
             id=iid, token=f"itoken{iid}", type=itype, user=user, channel_id=cid, guild=guild,
-            message_id=message.id if message else None, data=data, created=loop.time() + self.skew - age,
+            message_id=message.id if message else None, data=data, created=self.now() - age,
         )
         if message is not None:
             interaction.owned.add(message.id)
         self.interactions[iid] = interaction
+        self._by_token[interaction.token] = interaction
         payload: JSON = {
             "id": str(iid), "application_id": str(self.app_id), "type": itype, "token": interaction.token,
             "version": 1, "attachment_size_limit": 8 * 1024 * 1024, "data": data,
@@ -541,6 +589,11 @@ class FakeDiscord:
         a guild the bot is not in; `age` seconds old on arrival (past 3 s it can no longer be answered)."""
         return await self._dispatch_interaction(user, itype, data, channel_id=channel_id, message=message,
                                                 wait=wait, guild_id=guild_id, age=age)
+
+    def after(self, seconds: float, action: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+        """`action` (a call of this API, such as `fake.slash(...)`) happens `seconds` from now by the
+        server's clock, even while the caller's loop is blocked; await the result for what it returns."""
+        return self._server.later(seconds, action)
 
     async def replay(self, interaction: FakeInteraction) -> None:
         """The gateway delivers an interaction again (as after a resume): answering it twice is refused."""
@@ -621,6 +674,9 @@ class FakeDiscord:
     async def dispatch(self, event: str, data: JSON) -> None:
         """Send a DISPATCH event to the newest session of its shard (see `session_for`); an event whose
         shard has no session is lost, as on Discord (kept in `undelivered`)."""
+        await self._server.call(self._send_event(event, data))
+
+    async def _send_event(self, event: str, data: JSON) -> None:
         if not self._sockets:
             raise RuntimeError("no gateway session is connected")
         ws = self.session_for(data.get("guild_id"))
@@ -631,6 +687,9 @@ class FakeDiscord:
 
     async def ask_reconnect(self, limit_s: float = 10.0) -> None:
         """Gateway op 7: the client must reconnect and resume; returns once it has."""
+        await self._server.call(self._ask_reconnect(limit_s))
+
+    async def _ask_reconnect(self, limit_s: float) -> None:
         before = self.resumed
         await self._sockets[-1].send_str(json.dumps({"op": 7, "d": None}))
         loop = asyncio.get_running_loop()
@@ -640,6 +699,9 @@ class FakeDiscord:
 
     async def invalidate_session(self, limit_s: float = 10.0) -> None:
         """Gateway op 9 (invalid session, not resumable): the client must identify anew; returns once it has."""
+        await self._server.call(self._invalidate_session(limit_s))
+
+    async def _invalidate_session(self, limit_s: float) -> None:
         before = self.identified
         ws = self._sockets[-1]
         self.sessions.clear()
@@ -760,7 +822,7 @@ class FakeDiscord:
 
     def _identify_allowed(self, shard_id: int) -> bool:
         """max_concurrency identifies in a 5-second window, one a bucket; a faster one is refused."""
-        now = asyncio.get_running_loop().time()
+        now = time.monotonic()
         bucket = shard_id % self.max_concurrency
         last = self._identified_at.get(bucket)
         if last is not None and now - last < self.identify_window:
@@ -832,7 +894,7 @@ class FakeDiscord:
     # ---- REST: interaction responses -----------------------------------------
 
     def _interaction_by_token(self, token: str) -> FakeInteraction | None:
-        return next((i for i in self.interactions.values() if i.token == token), None)
+        return self._by_token.get(token)
 
     def _new_message(
         self, channel_id: int, body: JSON, *, visible_to: int | None, via: str, flags: int = 0,
@@ -861,7 +923,7 @@ class FakeDiscord:
     def _record_version(self, message: FakeMessage) -> None:
         message.history.append(message.text())
         message.peak_selects = max(message.peak_selects, len(message.selects()))
-        message.snapshots.append(self.observer() if self.observer is not None else None)
+        message.snapshots.append(_SNAPSHOT.get() if self.observer is not None else None)
 
     def _invalid(self, body: JSON, what: str) -> web.Response | None:
         """Discord refuses a message beyond its limits with a 400: nothing is stored, and the test fails."""
@@ -891,7 +953,7 @@ class FakeDiscord:
             invalid = self._invalid(data, f"interaction {interaction.id}")
             if invalid is not None:
                 return invalid
-        interaction.answered_at = asyncio.get_running_loop().time()
+        interaction.answered_at = self.now()
         interaction.callback_type = ctype
         interaction.callback_data = data
         resource: JSON = {"type": ctype}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import discord
 from discord import app_commands
@@ -11,6 +12,7 @@ from fakes.discord_api import FakeDiscord, FakeUser
 
 ALICE = FakeUser(101, "alice")
 BOB = FakeUser(102, "bob")
+BLOCK_S = 3.5
 
 
 class Echo(discord.ui.View):
@@ -38,6 +40,7 @@ class EchoBot(discord.Client):
         self.log: list[str] = []
         self.errors: list[BaseException] = []
         self.seen: list[discord.Interaction] = []
+        self.refused: list[tuple[str, int]] = []  # (command, Discord's error code) of refused answers
         group = app_commands.Group(name="tractor", description="Play 80 points")
 
         @group.command(name="say", description="Say something")
@@ -57,11 +60,26 @@ class EchoBot(discord.Client):
             await interaction.response.send_message("sent", ephemeral=True)
             await interaction.user.send("a private word")
 
+        @group.command(name="slow", description="Hold the bot's loop, then answer")
+        async def slow(interaction: discord.Interaction) -> None:
+            time.sleep(BLOCK_S)  # a computation on the loop, as a careless bot might do
+            await self._answer(interaction, "slow")
+
+        @group.command(name="quick", description="Answer at once")
+        async def quick(interaction: discord.Interaction) -> None:
+            await self._answer(interaction, "quick")
+
         self.tree.add_command(group)
 
         @self.tree.error
         async def on_error(interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
             self.errors.append(error)
+
+    async def _answer(self, interaction: discord.Interaction, name: str) -> None:
+        try:
+            await interaction.response.send_message(name, ephemeral=True)
+        except discord.NotFound as exc:
+            self.refused.append((name, exc.code))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         self.seen.append(interaction)
@@ -260,6 +278,26 @@ async def test_gateway_invalid_session_and_resume(fake_discord: FakeDiscord) -> 
         await asyncio.wait_for(bot.wait_until_ready(), 5)
         await fake_discord.slash(ALICE, "say", {"text": "still here", "private": True})
         assert [m.content for m in fake_discord.private_messages(ALICE)] == ["only you: still here"]
+    finally:
+        await bot.close()
+        await task
+
+
+async def test_a_bot_that_blocks_its_loop_is_refused(fake_discord: FakeDiscord) -> None:
+    """Discord's clock runs on while the bot's loop is blocked. Alice's command holds the loop 3.5 s;
+    Bob types his a moment later, during the block: both answers come more than 3 s after the user
+    acted and Discord refuses both (10062). A fake on the bot's loop caught Alice's but not Bob's: his
+    command could only be sent, and stamped, once the block was over."""
+    bot, task = await _strict_bot(fake_discord)
+    try:
+        alice = asyncio.ensure_future(fake_discord.slash(ALICE, "slow"))
+        bob = fake_discord.after(0.2, fake_discord.slash(BOB, "quick"))  # by the fake's clock, not the bot's
+        late = await asyncio.gather(alice, bob)
+        await fake_discord.settle()
+        assert [i.late for i in late] == [True, True]
+        assert sorted(bot.refused) == [("quick", 10062), ("slow", 10062)]
+        assert fake_discord.unanswered() == late
+        assert fake_discord.private_messages(ALICE) == fake_discord.private_messages(BOB) == []
     finally:
         await bot.close()
         await task
