@@ -90,9 +90,11 @@ class Shop:
                 task.cancel()
         for client, task in list(w.runner.shards.values()):
             task.cancel()
-            if client.ws is not None:
-                with contextlib.suppress(Exception):
-                    await client.ws.socket.close()
+        for client, _ in list(w.runner.shards.values()):
+            # closing the client's HTTP session drops every socket it holds at once, a gateway
+            # socket half-opened by a reconnect too (the task's cancel may land mid-handshake)
+            with contextlib.suppress(Exception):
+                await client.http.close()
         link: Any = w.cluster.link
         for conn in [link._listener, link._shared, *link._roles]:
             if conn is not None:
