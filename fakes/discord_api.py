@@ -336,6 +336,7 @@ class FakeDiscord:
         self.undelivered: list[tuple[str, JSON]] = []  # events whose shard had no session
         self.channel_guild: dict[int, int] = {channel_id: guild_id}  # a guild's text channels
         self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
+        self._session_of: dict[web.WebSocketResponse, str] = {}  # the session a connection identified or resumed
         self._session_shard: dict[str, tuple[int, int]] = {}
         self._identified_at: dict[int, float] = {}  # rate-limit bucket -> its last identify
 
@@ -754,6 +755,7 @@ class FakeDiscord:
                     self._sockets.append(ws)
                     session = f"session{self.identified}"
                     self.sessions.add(session)
+                    self._session_of[ws] = session
                     await self._ready(ws, session, shard)
                 elif op == 6:
                     d = frame.get("d") or {}
@@ -764,6 +766,7 @@ class FakeDiscord:
                     if ws not in self._sockets:
                         self._sockets.append(ws)
                     self._shard_of[ws] = self._session_shard.get(d["session_id"], (0, 1))
+                    self._session_of[ws] = d["session_id"]
                     self.resumed += 1
                     await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": next(self._seq), "d": {}}))
         finally:
@@ -771,6 +774,7 @@ class FakeDiscord:
             if ws in self._sockets:
                 self._sockets.remove(ws)
             self._shard_of.pop(ws, None)
+            self._session_of.pop(ws, None)
         return ws
 
     # ---- gateway: shards ----------------------------------------------------
@@ -803,9 +807,13 @@ class FakeDiscord:
                 return ws
         return None
 
+    def live_sessions(self) -> set[str]:
+        """The session ids of the live gateway connections (to tell one process's from another's)."""
+        return {self._session_of[ws] for ws in list(self._sockets) if ws in self._session_of and not ws.closed}
+
     def live_shards(self) -> list[tuple[int, int]]:
         """The (shard id, count) of every live session, one entry a session."""
-        return sorted(self._shard_of[ws] for ws in self._sockets if ws in self._shard_of and not ws.closed)
+        return sorted(self._shard_of[ws] for ws in list(self._sockets) if ws in self._shard_of and not ws.closed)
 
     def _shard_in(self, identify: JSON) -> tuple[int, int] | int:
         """The shard an IDENTIFY asks for, or the close code refusing it."""
