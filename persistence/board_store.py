@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from persistence.league_store import Database
+from persistence.sql_base import StoreOver, now_text
 
 
 @dataclass(frozen=True)
@@ -56,10 +55,6 @@ class EventRow:
     state: dict[str, Any]
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 _BOARD_COLS = "id, set_kind, set_key, number, seed, spec, source, drawn, rules"
 _PLAY_COLS = ("board_id, match_id, platform, chat_id, event_id, room, seats, status, defender_points,"
               " declarer_team, finished_at")
@@ -80,20 +75,10 @@ def _event(row: Any) -> EventRow:
     return EventRow(int(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]), json.loads(row[5]))
 
 
-class BoardStore:
+class BoardStore(StoreOver):
     """Board rows for every chat, over the persistence store (SQLite or PostgreSQL)."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    @classmethod
-    def of(cls, store: object) -> BoardStore:
-        """The board store over the host's store; a TypeError when it has no SQL to offer."""
-        if isinstance(store, BoardStore):
-            return store
-        if callable(getattr(store, "transaction", None)) and callable(getattr(store, "fetchall", None)):
-            return cls(store)  # type: ignore[arg-type]
-        raise TypeError(f"{type(store).__name__} is not a store boards can use")
+    USERS = "boards"
 
     # -- boards ----------------------------------------------------------
 
@@ -104,7 +89,7 @@ class BoardStore:
         Two workers making the same day's set at once both end with the one stored first
         (the set's key is unique), so every chat plays the same boards.
         """
-        now = _now()
+        now = now_text()
         async with self.db.transaction() as conn:
             await conn.executemany(
                 "INSERT INTO board (set_kind, set_key, number, seed, spec, source, drawn, rules, created_at)"
@@ -134,7 +119,7 @@ class BoardStore:
             await conn.execute(
                 "INSERT INTO board_play (board_id, match_id, platform, chat_id, event_id, room, seats, status,"
                 " started_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing', ?) ON CONFLICT DO NOTHING",
-                (board_id, match_id, platform, chat_id, event_id, room, json.dumps(list(seats)), _now()))
+                (board_id, match_id, platform, chat_id, event_id, room, json.dumps(list(seats)), now_text()))
             await conn.executemany(
                 "INSERT INTO board_seen (board_id, platform, user_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [(board_id, p, u) for p, u in seen_by])
@@ -146,7 +131,7 @@ class BoardStore:
             await conn.execute(
                 "UPDATE board_play SET status = ?, defender_points = ?, declarer_team = ?, finished_at = ?"
                 " WHERE match_id = ? AND status = 'playing'",
-                (status, defender_points, declarer_team, _now(), match_id))
+                (status, defender_points, declarer_team, now_text(), match_id))
         return await self.play_of_match(match_id)
 
     async def play_of_match(self, match_id: int) -> PlayRow | None:
@@ -183,14 +168,11 @@ class BoardStore:
     # -- duplicate events --------------------------------------------------
 
     async def create_event(self, kind: str, platform: str, chat_id: str, state: dict[str, Any]) -> int:
-        now = _now()
-        async with self.db.transaction() as conn, conn.execute(
+        now = now_text()
+        return await self.insert_id(
             "INSERT INTO dup_event (kind, platform, chat_id, status, state, created_at, updated_at)"
             " VALUES (?, ?, ?, 'forming', ?, ?, ?) RETURNING id",
-            (kind, platform, chat_id, json.dumps(state, ensure_ascii=False), now, now)) as cur:
-            row = await cur.fetchone()
-        assert row is not None
-        return int(row[0])
+            (kind, platform, chat_id, json.dumps(state, ensure_ascii=False), now, now))
 
     async def event(self, event_id: int) -> EventRow | None:
         rows = await self.db.fetchall(
@@ -211,6 +193,4 @@ class BoardStore:
         return [_event(r) for r in rows]
 
     async def save_event(self, event_id: int, status: str, state: dict[str, Any]) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute("UPDATE dup_event SET status = ?, state = ?, updated_at = ? WHERE id = ?",
-                               (status, json.dumps(state, ensure_ascii=False), _now(), event_id))
+        await self.save_state("dup_event", event_id, status, state)

@@ -15,26 +15,13 @@ player is the same person in every chat of a platform.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from persistence.sql_base import StoreOver, now_text
 from persistence.store import SqliteStore
-
-
-class Database(Protocol):
-    """What the league needs from the store: write transactions and reads.
-
-    The connection is aiosqlite's, or `PostgresStore`'s look-alike of it
-    (execute, executemany, cursors with rowcount and fetchone).
-    """
-
-    def transaction(self) -> AbstractAsyncContextManager[Any]: ...
-
-    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -48,32 +35,15 @@ class LeagueInfo:
     season_started_at: datetime
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-class LeagueStore:
+class LeagueStore(StoreOver):
     """League rows for every chat, over the persistence store."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    USERS = "the league"
 
     @classmethod
     async def open(cls, path: str | Path) -> LeagueStore:
         """A league store on its own SqliteStore (tests, tools); migrations are applied."""
         return cls(await SqliteStore.open(path))
-
-    @classmethod
-    def of(cls, store: object) -> LeagueStore:
-        """The league store over the host's store (or a LeagueStore as it is).
-
-        :raises TypeError: when `store` offers neither `transaction()` nor `fetchall()`.
-        """
-        if isinstance(store, LeagueStore):
-            return store
-        if callable(getattr(store, "transaction", None)) and callable(getattr(store, "fetchall", None)):
-            return cls(store)  # type: ignore[arg-type]
-        raise TypeError(f"{type(store).__name__} is not a store the league can use")
 
     async def close(self) -> None:
         close = getattr(self.db, "close", None)
@@ -102,7 +72,7 @@ class LeagueStore:
 
     @staticmethod
     async def _ensure_league(conn: Any, platform: str, chat_id: str) -> None:
-        now = _now()
+        now = now_text()
         await conn.execute(
             "INSERT INTO league (platform, chat_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             (platform, chat_id, now),
@@ -244,5 +214,5 @@ class LeagueStore:
                 "INSERT INTO league_shown (platform, chat_id, scope, method, positions, shown_at)"
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (platform, chat_id, scope, method)"
                 " DO UPDATE SET positions = excluded.positions, shown_at = excluded.shown_at",
-                (platform, chat_id, scope, method, json.dumps(positions), _now()),
+                (platform, chat_id, scope, method, json.dumps(positions), now_text()),
             )

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from persistence.league_store import Database
+from persistence.sql_base import StoreOver, now_text
 
 LIVE = ("open", "running")
 
@@ -28,10 +27,6 @@ class TournamentRow:
     state: dict[str, Any]
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 def _row(r: Any) -> TournamentRow:
     return TournamentRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), json.loads(r[4]))
 
@@ -39,23 +34,10 @@ def _row(r: Any) -> TournamentRow:
 _COLS = "id, platform, chat_id, status, state"
 
 
-class TournamentStore:
+class TournamentStore(StoreOver):
     """Tournaments of every chat, over the persistence store."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    @classmethod
-    def of(cls, store: object) -> TournamentStore:
-        """The tournament store over the host's store.
-
-        :raises TypeError: when `store` offers neither `transaction()` nor `fetchall()`.
-        """
-        if isinstance(store, TournamentStore):
-            return store
-        if callable(getattr(store, "transaction", None)) and callable(getattr(store, "fetchall", None)):
-            return cls(store)  # type: ignore[arg-type]
-        raise TypeError(f"{type(store).__name__} is not a store tournaments can use")
+    USERS = "tournaments"
 
     @classmethod
     def maybe(cls, store: object) -> TournamentStore | None:
@@ -67,19 +49,14 @@ class TournamentStore:
 
     async def create(self, platform: str, chat_id: str, status: str, state: dict[str, Any]) -> int:
         """A new tournament row; returns its id (the state's own id is filled in by the caller)."""
-        now = _now()
-        async with self.db.transaction() as conn, conn.execute(
+        now = now_text()
+        return await self.insert_id(
             "INSERT INTO tournament (platform, chat_id, status, state, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-            (platform, chat_id, status, json.dumps(state, ensure_ascii=False), now, now)) as cur:
-            row = await cur.fetchone()
-        assert row is not None
-        return int(row[0])
+            (platform, chat_id, status, json.dumps(state, ensure_ascii=False), now, now))
 
     async def save(self, tournament_id: int, status: str, state: dict[str, Any]) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute("UPDATE tournament SET status = ?, state = ?, updated_at = ? WHERE id = ?",
-                               (status, json.dumps(state, ensure_ascii=False), _now(), tournament_id))
+        await self.save_state("tournament", tournament_id, status, state)
 
     async def get(self, tournament_id: int) -> TournamentRow | None:
         rows = await self.db.fetchall(f"SELECT {_COLS} FROM tournament WHERE id = ?", (tournament_id,))
