@@ -24,7 +24,6 @@ import json
 import random
 import signal
 import sqlite3
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -33,9 +32,9 @@ from typing import Any
 
 import engine
 from bot.cardtext import cards_text
+from fakes.child import ChildProcess
 from fakes.telegram_api import FakeTelegram
 
-ROOT = Path(__file__).resolve().parents[1]
 WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 
 
@@ -161,36 +160,15 @@ class Crowd:
         self.answers()
 
 
-class BotProcess:
+class BotProcess(ChildProcess):
+    """The bot (`fakes.bot_child`) on the SQLite file, polling the fake Bot API server."""
+
     def __init__(self, db: Path, fake: FakeTelegram) -> None:
+        super().__init__()
         self.db, self.fake = db, fake
-        self.proc: asyncio.subprocess.Process | None = None
-        self.output: list[str] = []
-        self._reader: asyncio.Task[None] | None = None
 
-    async def start(self, *, wait_ready: bool = True) -> None:
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "fakes.bot_child", str(self.db), self.fake.api_root, self.fake.token,
-            cwd=ROOT, stdout=asyncio.subprocess.PIPE)
-        assert self.proc.stdout is not None
-        if not wait_ready:
-            return
-        line = await asyncio.wait_for(self.proc.stdout.readline(), 60)
-        assert line == b"ready\n", line
-        self._reader = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        async for line in self.proc.stdout:
-            self.output.append(line.decode().rstrip())
-
-    async def kill(self, sig: int = signal.SIGKILL) -> None:
-        assert self.proc is not None
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.send_signal(sig)
-        await self.proc.wait()
-        if self._reader is not None:
-            await self._reader
+    def argv(self) -> list[str]:
+        return ["fakes.bot_child", str(self.db), self.fake.api_root, self.fake.token]
 
     @property
     def errors(self) -> list[str]:

@@ -19,13 +19,10 @@ import asyncio
 import contextlib
 import json
 import random
-import signal
 import socket
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import aiohttp
@@ -35,8 +32,8 @@ import engine
 from bot.cardtext import cards_text
 from bot.cluster import encode
 from bot.platform import Incoming, User, Where
+from fakes.child import ChildProcess
 
-ROOT = Path(__file__).resolve().parents[1]
 Kind = Literal["command", "press", "text", "inline_query", "chosen"]
 WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 
@@ -81,38 +78,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class WorkerProcess:
+class WorkerProcess(ChildProcess):
+    """A worker (`fakes.worker_child`) on the PostgreSQL database, taking updates on its own port."""
+
     def __init__(self, url: str, name: str) -> None:
+        super().__init__()
         self.url, self.name, self.port = url, name, free_port()
-        self.proc: asyncio.subprocess.Process | None = None
-        self.output: list[str] = []
-        self._reader: asyncio.Task[None] | None = None
 
-    async def start(self) -> None:
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "fakes.worker_child", self.url, self.name, str(self.port),
-            cwd=ROOT, stdout=asyncio.subprocess.PIPE)
-        assert self.proc.stdout is not None
-        line = await asyncio.wait_for(self.proc.stdout.readline(), 60)
-        assert line == b"ready\n", line
-        self._reader = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        async for line in self.proc.stdout:
-            self.output.append(line.decode().rstrip())
-
-    async def kill(self, sig: int = signal.SIGKILL) -> None:
-        assert self.proc is not None
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.send_signal(sig)
-        await self.proc.wait()
-        if self._reader is not None:
-            await self._reader
-
-    @property
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.returncode is None
+    def argv(self) -> list[str]:
+        return ["fakes.worker_child", self.url, self.name, str(self.port)]
 
 
 class Table:

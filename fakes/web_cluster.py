@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +23,7 @@ import asyncpg
 from adapters.web.auth import LinkSigner
 from bot.cluster import encode
 from bot.platform import Incoming, User, Where
-from fakes.failover import ROOT, WorkerProcess
+from fakes.failover import WorkerProcess
 from fakes.web_worker_child import SECRET
 
 PLATFORM = "fake"
@@ -37,14 +36,8 @@ class WebWorker(WorkerProcess):
         super().__init__(url, name)
         self.ttl = ttl
 
-    async def start(self) -> None:
-        args = [self.url, self.name, str(self.port)] + ([str(self.ttl)] if self.ttl else [])
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "fakes.web_worker_child", *args, cwd=ROOT, stdout=asyncio.subprocess.PIPE)
-        assert self.proc.stdout is not None
-        line = await asyncio.wait_for(self.proc.stdout.readline(), 60)
-        assert line == b"ready\n", line
-        self._reader = asyncio.create_task(self._read())
+    def argv(self) -> list[str]:
+        return ["fakes.web_worker_child", self.url, self.name, str(self.port)] + ([str(self.ttl)] if self.ttl else [])
 
     @property
     def base(self) -> str:
