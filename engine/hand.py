@@ -30,7 +30,7 @@ from .errors import IllegalAction, IllegalCode
 from .order import Order, order_for
 from .play import Lead, check_follow, check_lead, holds, trick_winner
 from .rules import Rules
-from .scoring import Outcome, kitty_multiplier, knockback, outcome
+from .scoring import Outcome, kitty_multiplier, knockback, outcome, throw_penalty
 from .views import HandEnd, HandPublic, HandSummary, Phase, TrumpName
 
 DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = (
@@ -569,7 +569,7 @@ class Hand:
 
     def _charge_throw(self, seat: int, lead: Lead) -> int:
         """A failed throw's penalty, counted for the other side; returns it."""
-        penalty = self._throw_penalty(len(lead.attempted), len(lead.faces))
+        penalty = throw_penalty(self.rules, len(lead.attempted), len(lead.faces))
         if penalty:
             self.penalties += penalty if not self.is_defender(seat) else -penalty
             self.defender_points += penalty if not self.is_defender(seat) else -penalty
@@ -586,17 +586,6 @@ class Hand:
             self.turn = (seat + 1) % 4
             return False
         return True
-
-    def _throw_penalty(self, attempted: int, played: int) -> int:
-        pts = self.rules.throw_penalty_points
-        mode = self.rules.throw_penalty
-        if mode == "per_card_thrown":
-            return pts * attempted
-        if mode == "per_card_failed":
-            return pts * (attempted - played)
-        if mode == "per_throw":
-            return pts
-        return 0
 
     def _end_trick(self) -> list[dict[str, Any]]:
         assert self.order is not None and self.lead is not None and self.dealer is not None

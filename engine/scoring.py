@@ -132,3 +132,20 @@ def outcome(
         if winner == "declarers":
             passed = False
     return Outcome(winner, levels, dl, fl, passed)
+
+
+def throw_penalty(rules: Rules, attempted: int, played: int) -> int:
+    """The points a failed throw of `attempted` cards, of which `played` stood, costs the thrower's team.
+
+    One function for the hand and for the AI's rollouts, so a search never scores a failed throw
+    differently from the table.
+    """
+    pts = rules.throw_penalty_points
+    mode = rules.throw_penalty
+    if mode == "per_card_thrown":
+        return pts * attempted
+    if mode == "per_card_failed":
+        return pts * (attempted - played)
+    if mode == "per_throw":
+        return pts
+    return 0

@@ -18,23 +18,10 @@ from ..combos import Unit, decompose
 from ..order import Order
 from ..play import Lead, check_lead, trick_winner
 from ..rules import Rules
-from ..scoring import kitty_multiplier
+from ..scoring import kitty_multiplier, throw_penalty
 from .policy import Play, Spot, choose_play
 
 _NO_VOIDS: tuple[set[int], ...] = (set(), set(), set(), set())
-
-
-def throw_penalty(rules: Rules, attempted: int, played: int) -> int:
-    """The points a failed throw costs, as ``Hand._throw_penalty`` counts them."""
-    pts = rules.throw_penalty_points
-    mode = rules.throw_penalty
-    if mode == "per_card_thrown":
-        return pts * attempted
-    if mode == "per_card_failed":
-        return pts * (attempted - played)
-    if mode == "per_throw":
-        return pts
-    return 0
 
 
 def make_lead(
