@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.i18n import tr
 from bot.platform import Incoming
+from bot.table.moves import seat_at_match
 from bot.table.seats import SeatKind
 
 if TYPE_CHECKING:
@@ -41,12 +42,8 @@ async def award(table: Table, forfeit_team: int, why: str) -> None:
 async def concede(table: Table, ev: Incoming) -> None:
     """`forfeit`: a seated person concedes for their team; with two people on the team both must say so."""
     lang = table.lang
-    s = table.seat_of(ev.user.user_id)
+    s = await seat_at_match(table, ev)
     if s is None:
-        await table.answer(ev, tr(lang, "err.not_seated"))
-        return
-    if table.match is None:
-        await table.answer(ev, tr(lang, "err.not_playing"))
         return
     team = s % 2
     humans = [h for h in table.seats.humans() if h % 2 == team and not table.seats[h].get("kicked")]

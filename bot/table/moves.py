@@ -115,15 +115,25 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
         await human_act(table, ev, s, Revolt(s))
 
 
-async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> None:
-    """A typed action ("play AS AS", "pass", "hint", ...): the cards must be words we know and in hand."""
-    lang = table.lang
+async def seat_at_match(table: Table, ev: Incoming) -> int | None:
+    """The sender's seat at a match being played; else None, once they were told what is missing.
+
+    Typed actions and a concession both need a seat and a match; one check answers both alike.
+    """
     s = table.seat_of(ev.user.user_id)
     if s is None:
-        await table.answer(ev, tr(lang, "err.not_seated"))
-        return
+        await table.answer(ev, tr(table.lang, "err.not_seated"))
+        return None
     if table.match is None:
-        await table.answer(ev, tr(lang, "err.not_playing"))
+        await table.answer(ev, tr(table.lang, "err.not_playing"))
+        return None
+    return s
+
+
+async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> None:
+    """A typed action ("play AS AS", "pass", "hint", ...): the cards must be words we know and in hand."""
+    s = await seat_at_match(table, ev)
+    if s is None:
         return
     lang = table.seat_lang(s)
     if table.status == "paused":
