@@ -16,7 +16,7 @@ from bot.league import ratings as rating_mod
 from bot.league.records import MatchRecord
 from bot.league.scoring import big_small, match_points
 from bot.league.standings import Method
-from bot.league.tables import Table
+from bot.league.tables import Table, method_headers
 from bot.league.texts import t
 
 PairKey = tuple[str, str]
@@ -120,15 +120,8 @@ def pair_standings(records: Sequence[MatchRecord], method: Method) -> list[PairR
 
 def pairs_table(rows: Sequence[PairRecord], method: Method, lang: str, *, title: str) -> Table:
     """Columns: place, (no movement), pair, matches, wins, then the method's figures."""
-    headers = [t("col_pos", lang), "", t("col_pair", lang), t("col_matches", lang), t("col_wins", lang)]
-    if method == "rating":
-        headers.append(t("col_rating", lang))
-    elif method == "bigsmall":
-        headers += [t("col_big", lang), t("col_small", lang)]
-    elif method == "matchpoints":
-        headers += [t("col_points", lang), t("col_standard", lang)]
-    else:
-        headers.append(t("col_winrate", lang))
+    headers = [t("col_pos", lang), "", t("col_pair", lang), t("col_matches", lang), t("col_wins", lang),
+               *method_headers(method, lang)]
     out: list[tuple[str, ...]] = []
     for i, p in enumerate(rows):
         line = [str(i + 1), "", p.name, str(p.matches), str(p.wins)]

@@ -39,6 +39,20 @@ def method_label(method: Method, lang: str) -> str:
     return t(f"method_{method}", lang)
 
 
+def method_headers(method: Method, lang: str) -> list[str]:
+    """The columns a ranking method adds after place, movement, name, matches and wins.
+
+    Players' standings and pairs' tables show the same figures for a method, so they head them alike.
+    """
+    if method == "rating":
+        return [t("col_rating", lang)]
+    if method == "bigsmall":
+        return [t("col_big", lang), t("col_small", lang)]
+    if method == "matchpoints":
+        return [t("col_points", lang), t("col_standard", lang)]
+    return [t("col_winrate", lang)]
+
+
 def standings_table(
     rows: Sequence[Standing],
     method: Method,
@@ -55,16 +69,8 @@ def standings_table(
         t("col_matches", lang),
         t("col_wins", lang),
     ]
-    notes: list[str] = []
-    if method == "rating":
-        headers.append(t("col_rating", lang))
-        notes.append(t("provisional_note", lang, n=PROVISIONAL_MATCHES))
-    elif method == "bigsmall":
-        headers += [t("col_big", lang), t("col_small", lang)]
-    elif method == "matchpoints":
-        headers += [t("col_points", lang), t("col_standard", lang)]
-    else:
-        headers.append(t("col_winrate", lang))
+    headers += method_headers(method, lang)
+    notes = [t("provisional_note", lang, n=PROVISIONAL_MATCHES)] if method == "rating" else []
     out: list[tuple[str, ...]] = []
     for s in rows:
         r = s.record
