@@ -341,6 +341,15 @@ class Host:
     async def save_journal(self, platform: str, name: str, data: dict[str, Any]) -> None:
         await self.store.set_chat(platform, JOURNAL_PREFIX + name, data)
 
+    async def update_journal(self, platform: str, name: str,
+                             change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+        """Rewrites a journal from what it holds now, in one step of the store: with several workers
+        on one database, one worker's change to a shared journal never undoes another's.
+
+        :returns: the journal as written (everyone's changes so far).
+        """
+        return dict(await self.store.update_chat(platform, JOURNAL_PREFIX + name, change))
+
     def page_size(self, platform: str) -> int:
         p = self.platforms.get(platform)
         return p.hand_page_size if p is not None else HAND_PAGE_SIZE

@@ -57,6 +57,12 @@ class MemoryStore(Store):
         plain_json(require_dict(settings, "chat settings"), "chat settings")
         self.chats[(platform, str(chat_id))] = copy.deepcopy(settings)
 
+    async def update_chat(self, platform: str, chat_id: str,
+                          change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+        settings = require_dict(change(await self.get_chat(platform, chat_id)), "chat settings")
+        await self.set_chat(platform, chat_id, settings)
+        return copy.deepcopy(settings)
+
     # ------------------------------------------------------------------ matches
 
     async def create_match(self, platform: str, chat_id: str, rules: dict[str, Any], seats: list[dict[str, Any]],

@@ -9,7 +9,7 @@ seq == the match version *before* the action is applied (0, 1, 2, ...).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -60,6 +60,9 @@ class Store(Protocol):
     async def get_chat(self, platform: str, chat_id: str) -> dict[str, Any]: ...
 
     async def set_chat(self, platform: str, chat_id: str, settings: dict[str, Any]) -> None: ...
+
+    async def update_chat(self, platform: str, chat_id: str,
+                          change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]: ...
 
     async def create_match(
         self,

@@ -166,6 +166,30 @@ class SqlStore(Store):
                 (platform, str(chat_id), text, now, now),
             )
 
+    async def update_chat(self, platform: str, chat_id: str,
+                          change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+        """Replace the chat's settings by `change(settings)`, read and written in one transaction
+        holding the row, so that two workers changing different parts of one row at once both
+        land (a `get_chat` then `set_chat` would let the later write undo the earlier one).
+
+        :returns: the settings as written.
+        """
+        now = self._clock()
+        async with self._write() as sql:
+            # the upsert takes the row's lock on PostgreSQL (SQLite's write transaction holds the file)
+            row = await sql.one(
+                "INSERT INTO chats (platform, chat_id, created_at, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (platform, chat_id) DO UPDATE SET chat_id = excluded.chat_id RETURNING settings",
+                (platform, str(chat_id), now, now),
+            )
+            old = json.loads(row[0])
+            settings = _require_dict(change(old if isinstance(old, dict) else {}), "chat settings")
+            await sql.run(
+                "UPDATE chats SET settings = ?, updated_at = ? WHERE platform = ? AND chat_id = ?",
+                (_dumps(settings, "chat settings"), now, platform, str(chat_id)),
+            )
+        return settings
+
     # ------------------------------------------------------------------ matches
 
     async def create_match(

@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 ANSWER_BUDGET_S = 2.0  # Discord allows 3 s; keep a margin for the round trip
 LATE_LIMIT_S = 600.0  # a deferred reply's token lives 15 minutes
 TRIVIAL = frozenset({"", "✓", "–", "-"})
-DM_JOURNAL = "dm"  # the host's journal entry naming who gets their hand by DM
 Mode = Literal["command", "hand", "private", "public"]
 
 
@@ -88,7 +87,13 @@ class Reply:
     def handoff(self) -> dict[str, Any]:
         """What another worker needs to answer this interaction itself (bot.cluster forwards it to the
         worker that drives the table): its payload as Discord sent it (its token reaches Discord from
-        any process) and how it was answered here. See `DiscordPlatform.take_handoff`."""
+        any process) and how it was answered here. See `DiscordPlatform.take_handoff`.
+
+        A "My hand" press's reply is the owner's to fill from now on (with the hand, or a word that
+        it went by DM): the owner's answer ("✓") coming back here must not overwrite it."""
+        place = place_of(self.interaction)
+        if self.mode == "hand" and self.inbound.platform.routes.hand_requests.get(place) is self.ticket:
+            self.inbound.platform.routes.hand_requests.pop(place, None)
         raw = getattr(self.interaction.client, "raw_interactions", {}).get(self.interaction.id)
         return {"raw": raw, "mode": self.mode}
 
@@ -139,7 +144,6 @@ class Inbound:
         self._active = 0
         self._quiet = asyncio.Event()
         self._quiet.set()
-        self._journal_lock = asyncio.Lock()  # one write at a time, so an older set never lands last
 
     @contextlib.contextmanager
     def _busy(self) -> Iterator[None]:
@@ -335,28 +339,11 @@ class Inbound:
 
     async def _dm_setting(self, interaction: discord.Interaction[Any], args: tuple[str, ...]) -> None:
         on = bool(args) and args[0] == "on"
-        dm_users = self.platform.routes.dm_users
-        if on:
-            dm_users.add(interaction.user.id)
-        else:
-            dm_users.discard(interaction.user.id)
         try:
             await interaction.response.send_message(text(lang_of(interaction), "dm_on" if on else "dm_off"),
                                                     ephemeral=True)
-        finally:
-            await self._save_dm_users()
-
-    async def _save_dm_users(self) -> None:
-        """A person's choice must outlive the process: written through the host (the runner reads it
-        back at login). A host without a journal (unit tests) keeps it in memory only."""
-        save = getattr(self.host, "save_journal", None)
-        if not callable(save):
-            return
-        async with self._journal_lock:
-            try:
-                await save(NAME, DM_JOURNAL, self.platform.routes.dm_journal())
-            except Exception:  # the store is closing or failing: the choice stays in memory
-                log.warning("discord: DM choices not written", exc_info=True)
+        finally:  # written even if the answer failed: the person asked for it
+            await self.platform.dm.choose(interaction.user.id, on)
 
     @staticmethod
     def _extra(interaction: discord.Interaction[Any]) -> dict[str, str]:

@@ -25,6 +25,7 @@ from typing import Any, cast
 import discord
 
 from adapters.discord.components import render, signature
+from adapters.discord.dm import DmChoices
 from adapters.discord.outbox import Coalescer
 from adapters.discord.pings import Pinger
 from adapters.discord.private import PrivateRoutes, Recent, Ticket, place_of
@@ -49,9 +50,10 @@ class DiscordPlatform:
     live_countdown = True  # <t:…:R> on the table, and a mention for whose turn it is
 
     def __init__(self, client: discord.Client, *, edit_interval: float = 0.5,
-                 routes: PrivateRoutes | None = None) -> None:
+                 routes: PrivateRoutes | None = None, dm: DmChoices | None = None) -> None:
         self.client = client
         self.routes = routes or PrivateRoutes()
+        self.dm = dm or DmChoices()
         self.outbox = Coalescer(interval=edit_interval)
         self.pings = Pinger(client)
         self._shown: Recent[str, tuple[str, str]] = Recent()
@@ -158,7 +160,7 @@ class DiscordPlatform:
 
     async def _send_private(self, user_id: int, view: View, channel: int | None) -> str:
         content, ui = render(view)
-        if user_id in self.routes.dm_users:
+        if await self.dm.wants_dm(user_id, now=self.routes.asks_hand(user_id, channel)):
             try:
                 dm = await self.client.create_dm(discord.Object(user_id))
                 message = await dm.send(content, view=ui)

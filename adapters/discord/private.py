@@ -7,8 +7,8 @@ goes only where its table is: an interaction in another channel is no way
 to it), the interaction waiting for a hand ("My hand" deferred with a
 thinking message), every ephemeral message's freshest token that can edit
 it, and each user's current hand message in each channel. Players who opted
-for DMs get ordinary DM messages instead; that choice is the one thing here
-written down (through the host's journal) to survive a restart.
+for DMs get ordinary DM messages instead; that choice is written down in the
+host's journal (adapters/discord/dm.py).
 """
 
 from __future__ import annotations
@@ -75,7 +75,6 @@ class PrivateRoutes:
         self.alias: Recent[str, str] = Recent()
         self.current: Recent[Place, str] = Recent()  # each user's hand message in each channel
         self.owner: Recent[int, int] = Recent()  # private message id -> the one user it was shown to
-        self.dm_users: set[int] = set()
 
     def live(self, ticket: Ticket | None) -> bool:
         return ticket is not None and self.clock() - ticket.received < TOKEN_LIFE_S
@@ -106,15 +105,11 @@ class PrivateRoutes:
         ticket = self.editors.get(message_id)
         return ticket if self.live(ticket) else None
 
-    def dm_journal(self) -> dict[str, Any]:
-        """Who asked for their hand by DM (`/tractor dm on`), as the host's journal keeps it."""
-        return {"users": sorted(str(u) for u in self.dm_users)}
-
-    def restore_dm(self, journal: dict[str, Any]) -> None:
-        """The DM choices written before a restart (see `dm_journal`)."""
-        users = journal.get("users", [])
-        if isinstance(users, list):
-            self.dm_users.update(int(u) for u in users if str(u).isdigit())
+    def asks_hand(self, user_id: int, channel_id: int | None) -> bool:
+        """A "My hand" press of this user's waits for its answer (in that channel, or anywhere)."""
+        if channel_id is None:
+            return any(place[0] == user_id for place in self.hand_requests)
+        return (user_id, channel_id) in self.hand_requests
 
     def resolve(self, message_id: str) -> str:
         """The id a private message has now (it may have been re-sent under a new one)."""

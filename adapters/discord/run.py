@@ -24,8 +24,9 @@ import yarl
 
 from adapters.discord.client import IdentifyGate, TractorClient
 from adapters.discord.config import DEFAULT_API_BASE, DEFAULT_GATEWAY, DiscordConfig
-from adapters.discord.inbound import DM_JOURNAL, HostLike, Inbound
-from adapters.discord.platform import NAME, DiscordPlatform
+from adapters.discord.dm import Journal
+from adapters.discord.inbound import HostLike, Inbound
+from adapters.discord.platform import DiscordPlatform
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ class DiscordRunner:
         self.client = TractorClient(guild_ids=config.guild_ids, sync_commands=config.sync_commands,
                                     guild_ready_timeout=0.05)
         self.platform = DiscordPlatform(self.client, edit_interval=config.edit_interval)
+        self.platform.dm.journal = self._journal(host)
         self.inbound = Inbound(self._host_like(host), self.platform)
         self.client.inbound = self.inbound
         self._task: asyncio.Task[None] | None = None
@@ -56,6 +58,11 @@ class DiscordRunner:
     @staticmethod
     def _host_like(host: Any) -> HostLike:
         return host  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _journal(host: Any) -> Journal | None:
+        """The host keeps the DM choices when it has a journal (a bot.host.Host; test doubles may not)."""
+        return host if callable(getattr(host, "update_journal", None)) else None
 
     def _point(self) -> None:
         """discord.py has no per-client API address: set the module's, and put it back on stop."""
@@ -78,9 +85,7 @@ class DiscordRunner:
         """REST alone: logs in, registers the commands; the platform may speak from now on. The
         number of shards is fixed here (Discord's recommendation unless configured)."""
         self._point()
-        load = getattr(self.host, "load_journal", None)
-        if callable(load):  # who asked for their hand by DM, before a restart
-            self.platform.routes.restore_dm(await load(NAME, DM_JOURNAL))
+        await self.platform.dm.load()  # who asked for their hand by DM, before a restart
         await self.client.login(self.config.token)
         self.platform.ready.set()
         recommended, _, limit = await self.client.http.get_bot_gateway()

@@ -122,6 +122,18 @@ class TestChats:
         assert await store.get_chat("telegram", "-1") == {"lang": "en", "名": "拖拉机"}
         assert await store.get_chat("telegram", "-2") == {"lang": "en"}
 
+    async def test_updates_at_once_all_land(self, store: Store) -> None:
+        """Each update reads what the one before wrote: none undoes another (two workers' journals)."""
+        def adding(n: int) -> Callable[[dict[str, Any]], dict[str, Any]]:
+            return lambda settings: {**settings, "seen": sorted([*settings.get("seen", []), n])}
+
+        written = await asyncio.gather(*(store.update_chat("telegram", "-1", adding(n)) for n in range(12)))
+        assert await store.get_chat("telegram", "-1") == {"seen": list(range(12))}
+        assert {"seen": list(range(12))} in written
+        with pytest.raises(TypeError, match="must be a dict"):
+            await store.update_chat("telegram", "-1", lambda settings: [])  # type: ignore[arg-type,return-value]
+        assert await store.get_chat("telegram", "-1") == {"seen": list(range(12))}
+
     async def test_bad_settings_are_refused_and_change_nothing(self, store: Store) -> None:
         await store.set_chat("telegram", "-1", {"lang": "zh"})
         with pytest.raises(TypeError, match="must be a dict"):
