@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import warnings
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +132,24 @@ async def start_fake(limits: Limits | None = RIG_LIMITS) -> FakeTelegram:
 async def stop_fake(fake: FakeTelegram) -> None:
     with contextlib.suppress(Exception):
         await fake.stop()
+
+
+@contextlib.asynccontextmanager
+async def booted(db: str, *, settings: TableSettings | None = None, clock: Any = None) -> AsyncIterator[Rig]:
+    """A strict fake server (`start_fake()`) and the bot booted on it, both stopped when the block ends.
+
+    Most Telegram tests run one bot on one fake from start to end; this keeps their start and
+    their clean-up (also after a failed assert) in one place. Tests that restart the bot boot it themselves.
+    """
+    fake = await start_fake()
+    try:
+        rig = await boot(fake, db, clock=clock, settings=settings)
+        try:
+            yield rig
+        finally:
+            await rig.stop()
+    finally:
+        await stop_fake(fake)
 
 
 async def open_ai_table(rig: Rig, owner: int, group: int, *, options: str = "classic target=3",

@@ -23,7 +23,7 @@ from bot.settings import TableSettings
 from bot.table import Table
 from bot.views import seat_label
 from engine.actions import Action
-from fakes.telegram_rig import Rig, boot, start_fake, stop_fake, until
+from fakes.telegram_rig import Rig, booted, until
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
@@ -77,9 +77,8 @@ def calls_since(rig: Rig, first: int) -> list[Any]:
 
 
 async def test_a_typed_play_costs_the_players_own_hand_and_the_next_players_notice(tmp_path: Path) -> None:
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         seat = await to_play(rig, table)
         nxt = (seat + 1) % 4  # classic plays counter-clockwise: seat + 1 is next
@@ -107,16 +106,12 @@ async def test_a_typed_play_costs_the_players_own_hand_and_the_next_players_noti
         assert len(answers) == 1 and int(answers[0].params["chat_id"]) == uid
         assert len(str(answers[0].params["text"])) > 2
         assert not rig.errors
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_the_hand_says_nothing_that_changes_with_the_turn(tmp_path: Path) -> None:
     """A whole trick typed by four people: each private hand is edited once, after its owner's play."""
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         await to_play(rig, table)
         first = len(fake.calls)
@@ -132,9 +127,6 @@ async def test_the_hand_says_nothing_that_changes_with_the_turn(tmp_path: Path) 
         for uid in PEOPLE:  # and it still shows the prompt to play, which never changes mid-hand
             hand = fake.messages[(uid, int(table.messages[f"hand{PEOPLE.index(uid)}"]))].text
             assert "Play" in hand and "Trick" not in hand
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def play_inline(rig: Rig, table: Table, seat: int) -> None:
@@ -155,9 +147,8 @@ async def others_type_until(rig: Rig, table: Table, seat: int) -> None:
 
 
 async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path) -> None:
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         seat = await to_play(rig, table)
         uid = PEOPLE[seat]
@@ -192,15 +183,11 @@ async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path
         await rig.handled(update)
         assert fake.callback_answers[query]["text"] == card_text(hand[0])
         assert not rig.errors
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_an_old_button_on_a_folded_hand_is_refused_and_the_hand_shown(tmp_path: Path) -> None:
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         seat = await to_play(rig, table)
         uid = PEOPLE[seat]
@@ -213,16 +200,12 @@ async def test_an_old_button_on_a_folded_hand_is_refused_and_the_hand_shown(tmp_
         assert table.screen.selection[seat] == set()
         shown = fake.messages[(uid, hand_mid)].text
         assert all(card_text(c) in shown for c in table.match.view(seat)["hand"])
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path) -> None:
     """Lazily redrawn hands catch up at the next phase: the new deal shows the new cards."""
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         await to_play(rig, table)
         inline = PEOPLE[int(table.match.public_view()["turn"])]
@@ -245,15 +228,11 @@ async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path
         assert table.match.phase != "playing" or table.match.public_view().get("hand_no") == 2
         assert hand and all(card_text(c) in shown for c in hand), shown
         assert not rig.errors
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tricks_end(tmp_path: Path) -> None:
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         seat = await to_play(rig, table)
         table_mid = int(table.messages["table"])
@@ -277,9 +256,6 @@ async def test_inline_plays_show_in_the_group_and_the_table_catches_up_at_the_tr
         assert final != before and "→" in final  # the last trick and its winner
         assert fake.messages[(GROUP, table_mid)].edits == edits + 1
         assert not rig.errors
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_path: Path) -> None:
@@ -288,9 +264,8 @@ async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_p
 
     clock = FakeClock()
     dealt_slowly = TableSettings(deal=0.6, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0)
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), clock=clock, settings=dealt_slowly)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), clock=clock, settings=dealt_slowly) as rig:
+        fake = rig.fake
         table = await seated(rig, dealt_slowly)
         first = len(fake.calls)
         steps = 0
@@ -307,6 +282,3 @@ async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_p
             shown = fake.messages[(uid, int(table.messages[f"hand{k}"]))].text
             assert all(card_text(c) in shown for c in table.match.view(k)["hand"])
         assert not rig.errors
-    finally:
-        await rig.stop()
-        await stop_fake(fake)

@@ -10,7 +10,7 @@ from bot import tokens
 from bot.cardtext import card_text
 from bot.i18n import tr
 from fakes.telegram_api import BOT_USERNAME, Limits
-from fakes.telegram_rig import boot, start_fake, stop_fake, until
+from fakes.telegram_rig import boot, booted, start_fake, stop_fake, until
 from tests.telegram.test_capacity import GROUP, PEOPLE, SETTINGS, seated, to_play, typed
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
@@ -60,9 +60,8 @@ async def test_a_press_made_before_a_restart_is_taken_after_it(tmp_path: Path) -
 async def test_a_player_who_blocked_the_bot_is_named_once_and_gets_a_fresh_hand_on_start(tmp_path: Path) -> None:
     """Finding 4: the group is told (once) that a player cannot be reached; after Restart the
     player gets the current hand as a new message, whose first press is taken."""
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         seat = await to_play(rig, table)
         blocked = PEOPLE[(seat + 1) % 4]
@@ -85,9 +84,6 @@ async def test_a_player_who_blocked_the_bot_is_named_once_and_gets_a_fresh_hand_
         assert fake.callback_answers[query]["text"] == card_text(table.match.view(s)["hand"][0])
         assert [m.text for m in fake.chat_messages(GROUP) if m.text == cut_off] == told
         assert rig.errors == [] and fake.rejected_429 == 0
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_a_restart_goes_on_from_the_flood_journal_without_a_429(tmp_path: Path) -> None:
@@ -116,9 +112,8 @@ async def test_a_restart_goes_on_from_the_flood_journal_without_a_429(tmp_path: 
 async def test_an_unreachable_player_is_told_at_join_and_the_start_waits_for_them(tmp_path: Path) -> None:
     """Finding 6: /join says to open the bot first; a refused Start says why (not "✓"), leaves no
     empty hands behind, and the match starts by itself once the player opened the bot."""
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         fake.add_group(GROUP)
         ann, bo, cy, di = PEOPLE
         for k, uid in enumerate(PEOPLE):
@@ -146,16 +141,12 @@ async def test_an_unreachable_player_is_told_at_join_and_the_start_waits_for_the
         assert table.status == "active"
         assert all(f"hand{s}" in table.messages for s in range(4))
         assert rig.errors == [] and fake.rejected_429 == 0
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_private_answers_come_in_the_persons_language(tmp_path: Path) -> None:
     """Finding 7: an English user who joins a Chinese group's table through the link is answered in English."""
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         fake.add_group(GROUP)
         fake.add_user(PEOPLE[0], "Ann", opened=True, language="zh")
         fake.add_user(PEOPLE[1], "Bo", language="en")
@@ -169,17 +160,13 @@ async def test_private_answers_come_in_the_persons_language(tmp_path: Path) -> N
         await rig.handled(fake.start_private(PEOPLE[1], f"join-{table.id}"))
         assert tr("en", "join.already", seat=seat + 1) in [m.text for m in fake.chat_messages(PEOPLE[1])]
         assert rig.errors == []
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_commands_in_the_wrong_place_say_where_they_belong(tmp_path: Path) -> None:
     """Finding 8: /new and /abandon in private, /hand in the group, /lang by a non-admin, and an
     inline query from a stranger or an out-of-turn player each get a line saying why."""
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         seat = await to_play(rig, table)
         lang = table.lang
@@ -210,9 +197,6 @@ async def test_commands_in_the_wrong_place_say_where_they_belong(tmp_path: Path)
             answer = fake.inline_answers[qid]
             assert answer["results"] == [] and answer["button"]["text"] == want[:64], answer
         assert rig.errors == [] and fake.rejected_429 == 0
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 def seat_label_of(table: object, seat: int) -> str:
@@ -222,9 +206,8 @@ def seat_label_of(table: object, seat: int) -> str:
 
 async def test_buttons_from_nowhere_and_of_another_phase_are_refused(tmp_path: Path) -> None:
     """Finding 9: a version the table never reached is not "current"; Bury while playing is "not now"."""
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig)
         seat = await to_play(rig, table)
         uid = PEOPLE[seat]
@@ -240,9 +223,6 @@ async def test_buttons_from_nowhere_and_of_another_phase_are_refused(tmp_path: P
         await rig.handled(update)
         assert fake.callback_answers[query]["text"] == tr("en", "refuse.wrong_phase")
         assert table.match.version == v and rig.errors == []
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_inline_mode_pages_every_play_trumps_first(tmp_path: Path) -> None:
@@ -251,9 +231,8 @@ async def test_inline_mode_pages_every_play_trumps_first(tmp_path: Path) -> None
     from bot.cardtext import cards_text
     from engine.actions import Play
 
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig, seed=2)  # a seed where someone void in the led suit must discard two
         await to_play(rig, table)
         m = table.match
@@ -285,17 +264,13 @@ async def test_inline_mode_pages_every_play_trumps_first(tmp_path: Path) -> None
         await rig.handled(fake.choose_inline(uid, last, str(seen[-1]["id"]), GROUP))
         assert m.version == version + 1
         assert rig.errors == [] and fake.rejected_429 == 0
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_defenders_who_take_over_without_levels_are_not_told_they_go_up_0(tmp_path: Path) -> None:
     """Finding 11: with 80-115 points the defenders take the deal and go up no level; the group's
     hand result says so instead of "升 0 级"."""
-    fake = await start_fake()
-    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
-    try:
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
         table = await seated(rig, seed=4)  # a seed whose first hand ends with the defenders on 95
         await to_play(rig, table)
         m = table.match
@@ -313,6 +288,3 @@ async def test_defenders_who_take_over_without_levels_are_not_told_they_go_up_0(
         assert tr(lang, "result.defenders_win", team=team, n=0) not in said
         assert "升 0 级" not in said and "up 0" not in said
         assert rig.errors == [] and fake.rejected_429 == 0
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
