@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import AsyncIterator
-
-import pytest
 
 from bot.duplicate.events import pairs_ranking
 from bot.host import Host
 from persistence.board_store import BoardStore
+from tests.duplicate.conftest import chat, texts_to
 from tests.host.conftest import FAST, Rig, make_rig
-from tests.host.fakes import Driver
 from tests.host.helpers import play_out, send
 from tests.host.leaks import CARD_RE
-
-
-@pytest.fixture
-async def rig() -> AsyncIterator[Rig]:
-    r = await make_rig()
-    yield r
-    await r.host.stop()
-    await r.store.close()
-
-
-def chat(rig: Rig, chat_id: str) -> Driver:
-    d = Driver(rig.platform, chat_id)
-    d.keys = itertools.count(100_000 * int(chat_id[1:]))
-    return d
-
-
-def texts_to(rig: Rig, chat_id: str) -> list[str]:
-    return [s.view.text for s in rig.platform.log if s.where.chat_id == chat_id]
 
 
 async def settle(rig: Rig, rounds: int = 20) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 import re
 from collections.abc import AsyncIterator
@@ -19,29 +18,11 @@ from engine.cards import cards_str
 from fakes.clock import FakeClock
 from persistence.board_store import BoardStore
 from persistence.league_store import LeagueStore
-from tests.host.conftest import FAST, Rig, make_rig, open_sqlite
+from tests.duplicate.conftest import chat, texts_to
+from tests.host.conftest import FAST, Rig, open_sqlite
 from tests.host.fakes import Driver, RecordingPlatform
 from tests.host.helpers import play_out, send
 from tests.host.leaks import CARD_RE
-
-
-@pytest.fixture
-async def rig() -> AsyncIterator[Rig]:
-    r = await make_rig()
-    yield r
-    await r.host.stop()
-    await r.store.close()
-
-
-def chat(rig: Rig, chat_id: str) -> Driver:
-    """A driver for another chat, its update keys apart from the rig's (an adapter's keys never repeat)."""
-    d = Driver(rig.platform, chat_id)
-    d.keys = itertools.count(100_000 * int(chat_id[1:]))
-    return d
-
-
-def texts_to(rig: Rig, chat_id: str, since: int = 0) -> list[str]:
-    return [s.view.text for s in rig.platform.log[since:] if s.where.chat_id == chat_id]
 
 
 async def event_id(rig: Rig) -> int:

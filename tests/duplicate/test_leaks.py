@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
-
 from persistence.board_store import BoardStore
+from tests.duplicate.conftest import chat
 from tests.host.conftest import FAST, make_rig
-from tests.host.fakes import Driver
 from tests.host.helpers import play_out, send
 from tests.host.leaks import mentioned, scan, snapshot
-
-
-def chat(d: Driver, chat_id: str) -> Driver:
-    other = Driver(d.platform, chat_id)
-    other.keys = itertools.count(100_000 * int(chat_id[1:]))
-    return other
 
 
 async def test_the_closed_room_sees_only_its_own_table_while_the_open_room_plays() -> None:
     rig = await make_rig(FAST)
     try:
-        g2 = chat(rig.d, "g2")
+        g2 = chat(rig, "g2")
         await send(rig, rig.d.command("u1", "duplicate", "new", "boards=2", "trump=bid"))
         eid = (await BoardStore.of(rig.store).all_open_events())[-1].id
         await send(rig, g2.command("u5", "duplicate", "room", str(eid)))
