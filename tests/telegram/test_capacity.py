@@ -215,11 +215,7 @@ async def test_an_inline_seats_hand_is_redrawn_when_the_hand_ends(tmp_path: Path
             seat = next(s for s in m.to_act() if m.auto_action(s) is not None)
             uid = PEOPLE[seat]
             if uid == inline and m.phase == "playing":
-                qid = fake.inline_query(uid, "")
-                await until(lambda q=qid: q in fake.inline_answers)  # type: ignore[misc]
-                want = cards_text(list(m.auto_action(seat).cards))
-                result = next(r for r in fake.inline_answers[qid]["results"] if r["title"] == want)
-                await rig.handled(fake.choose_inline(uid, qid, result["id"], GROUP))
+                await play_inline(rig, table, seat)
             else:
                 await rig.handled(fake.send_text(uid, uid, typed(m.auto_action(seat))))
         await rig.settle()
