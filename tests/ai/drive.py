@@ -38,3 +38,23 @@ def drive(
         assert err is None, (a, err.code, m.phase, view["hand"])
         m.apply(a)
     return m
+
+
+def step(m: Match, level: str) -> None:
+    """One move: the system's (deal, close, next) when no seat is to act, else ``level``'s choice for
+    the first seat to act, seeded by the match's version.
+
+    The tests that walk a match to a moment worth checking all move it this way.
+    """
+    to_act = m.to_act()
+    if not to_act:
+        sa = m.system_action()
+        assert sa is not None
+        m.apply(sa)
+    else:
+        m.apply(choose(m.view(to_act[0]), level, m.version))
+
+
+def seat_plays(m: Match) -> bool:
+    """Whether the next move is a seat's card play (the playing phase, and a seat is to act)."""
+    return m.phase == "playing" and bool(m.to_act())

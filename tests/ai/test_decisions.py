@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from engine import Match, preset
 from engine.ai import LEVELS, choose
+from tests.ai.drive import step
 
 
 def _run_until(m: Match, stop: Callable[[Match], bool], limit: int = 2000) -> bool:
@@ -15,13 +16,7 @@ def _run_until(m: Match, stop: Callable[[Match], bool], limit: int = 2000) -> bo
             return True
         if m.phase == "match_over" or (m.hand_no > 2 and m.phase == "hand_over"):
             return False
-        to_act = m.to_act()
-        if not to_act:
-            sa = m.system_action()
-            assert sa is not None
-            m.apply(sa)
-        else:
-            m.apply(choose(m.view(to_act[0]), "basic", m.version))
+        step(m, "basic")
     return False
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 from engine import Match, preset
-from engine.ai import choose
 from engine.ai.infer import beliefs
 from engine.ai.sampling import sample
 from engine.ai.seen import read_view
+from tests.ai.drive import seat_plays, step
 
 
 def _states(seed: int, level: str = "basic") -> list[Match]:
@@ -19,17 +19,11 @@ def _states(seed: int, level: str = "basic") -> list[Match]:
     out: list[Match] = []
     plays = 0
     while m.phase not in ("hand_over", "match_over"):
-        to_act = m.to_act()
-        if not to_act:
-            sa = m.system_action()
-            assert sa is not None
-            m.apply(sa)
-            continue
-        if m.phase == "playing":
+        if seat_plays(m):
             plays += 1
             if plays % 7 == 0:
                 out.append(copy.deepcopy(m))
-        m.apply(choose(m.view(to_act[0]), level, m.version))
+        step(m, level)
     return out
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from engine import Match, preset
 from engine.ai import LEVELS, choose
+from tests.ai.drive import seat_plays, step
 
 
 def _advance(m: Match, phase: str, plays: int = 0) -> Match:
@@ -18,15 +19,9 @@ def _advance(m: Match, phase: str, plays: int = 0) -> Match:
     while True:
         if m.phase == phase and (phase != "playing" or done >= plays):
             return m
-        to_act = m.to_act()
-        if not to_act:
-            sa = m.system_action()
-            assert sa is not None
-            m.apply(sa)
-            continue
-        if m.phase == "playing":
+        if seat_plays(m):
             done += 1
-        m.apply(choose(m.view(to_act[0]), "basic", m.version))
+        step(m, "basic")
 
 
 def _swap_hidden(m: Match, seat: int) -> Match:

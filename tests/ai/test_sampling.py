@@ -7,24 +7,18 @@ import random
 import pytest
 
 from engine import Match, preset
-from engine.ai import choose
 from engine.ai.sampling import sample
 from engine.ai.seen import read_view
+from tests.ai.drive import seat_plays, step
 
 
 def _midway(seed: int, plays: int) -> Match:
     m = Match.new(preset("classic"), seed)
     done = 0
     while not (m.phase == "playing" and done >= plays):
-        to_act = m.to_act()
-        if not to_act:
-            sa = m.system_action()
-            assert sa is not None
-            m.apply(sa)
-            continue
-        if m.phase == "playing":
+        if seat_plays(m):
             done += 1
-        m.apply(choose(m.view(to_act[0]), "random" if done % 3 else "basic", m.version))
+        step(m, "random" if done % 3 else "basic")
     return m
 
 
