@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from persistence import SqliteStore
+from persistence.postgres import PostgresStore
 from tests.persistence.pg_server import PgServer, find_bin
 from tests.persistence.pg_server import start as start_pg
 
@@ -64,3 +65,19 @@ def pg_server() -> Iterator[PgServer]:
 def pg_url(pg_server: PgServer) -> str:
     """A new, empty database on the shared server, for one test."""
     return pg_server.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def sql_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SqliteStore | PostgresStore]:
+    """The host's store on SQLite, then on PostgreSQL (skipped, or failed on CI, without it).
+
+    The board and tournament stores write the SQL both dialects share; each of their tests runs on both.
+    """
+    if request.param == "sqlite":
+        s: SqliteStore | PostgresStore = await SqliteStore.open(tmp_path / "s.sqlite3", synchronous="OFF")
+    else:
+        s = await PostgresStore.open(request.getfixturevalue("pg_url"))
+    try:
+        yield s
+    finally:
+        await s.close()

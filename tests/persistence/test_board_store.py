@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,12 +17,13 @@ def _set(seeds: list[int]) -> list[tuple[int, int, str, str, str, dict[str, Any]
     return [(n, seed, f"{(n - 1) % 4}/A/H", "marked", "", RULES) for n, seed in enumerate(seeds, 1)]
 
 
-class BoardStoreTests:
-    @pytest.fixture
-    async def boards(self, tmp_path: Path) -> AsyncIterator[BoardStore]:
-        store = await SqliteStore.open(tmp_path / "b.sqlite3", synchronous="OFF")
-        yield BoardStore.of(store)
-        await store.close()
+@pytest.fixture
+def boards(sql_store: SqliteStore | PostgresStore) -> BoardStore:
+    return BoardStore.of(sql_store)
+
+
+class TestBoardStore:
+    """Every test on SQLite and on PostgreSQL (`sql_store`)."""
 
     async def test_a_set_is_made_once_and_the_first_wins(self, boards: BoardStore) -> None:
         first = await boards.add_boards("daily", "2026-12-02", _set([11, 12, 13]))
@@ -68,15 +67,3 @@ class BoardStoreTests:
         assert [e.id for e in await boards.all_open_events()] == [eid]
         ev = await boards.event(eid)
         assert ev is not None and ev.state == {"score": [4, 6]} and ev.status == "playing"
-
-
-class TestBoardsOnSqlite(BoardStoreTests):
-    pass
-
-
-class TestBoardsOnPostgres(BoardStoreTests):
-    @pytest.fixture
-    async def boards(self, pg_url: str) -> AsyncIterator[BoardStore]:  # type: ignore[override]
-        store = await PostgresStore.open(pg_url)
-        yield BoardStore.of(store)
-        await store.close()

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
 from persistence import SqliteStore
@@ -14,12 +11,13 @@ from persistence.tournament_store import TournamentStore
 STATE = {"fmt": "knockout", "entrants": [{"no": 1, "name": "张三队", "members": [["u1", "张三"]]}]}
 
 
-class TournamentStoreTests:
-    @pytest.fixture
-    async def tours(self, tmp_path: Path) -> AsyncIterator[TournamentStore]:
-        store = await SqliteStore.open(tmp_path / "t.sqlite3", synchronous="OFF")
-        yield TournamentStore.of(store)
-        await store.close()
+@pytest.fixture
+def tours(sql_store: SqliteStore | PostgresStore) -> TournamentStore:
+    return TournamentStore.of(sql_store)
+
+
+class TestTournamentStore:
+    """Every test on SQLite and on PostgreSQL (`sql_store`)."""
 
     async def test_create_save_and_find(self, tours: TournamentStore) -> None:
         assert await tours.live("telegram", "g1") is None and await tours.latest("telegram", "g1") is None
@@ -42,15 +40,3 @@ class TournamentStoreTests:
         assert a != b
         got = await tours.live("discord", "g1")
         assert got is not None and got.id == b
-
-
-class TestTournamentsOnSqlite(TournamentStoreTests):
-    pass
-
-
-class TestTournamentsOnPostgres(TournamentStoreTests):
-    @pytest.fixture
-    async def tours(self, pg_url: str) -> AsyncIterator[TournamentStore]:  # type: ignore[override]
-        store = await PostgresStore.open(pg_url)
-        yield TournamentStore.of(store)
-        await store.close()
