@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from bot.league import league_command, record_match
@@ -20,13 +17,6 @@ from tests.league.sim import SEASON, match
 
 GROUP = Where("telegram", "g1")
 ADMIN = User("telegram", "uadmin", "Admin")
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[LeagueStore]:
-    s = await LeagueStore.open(tmp_path / "league.sqlite3")
-    yield s
-    await s.close()
 
 
 async def cmd(store: LeagueStore, name: str, *args: str, lang: str = "en", admin: bool = False) -> str:

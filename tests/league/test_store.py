@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,6 @@ from persistence.league_store import LeagueStore
 from persistence.migrate import schema_version
 from persistence.store import SqliteStore
 from tests.league.sim import SEASON, match
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[LeagueStore]:
-    s = await LeagueStore.open(tmp_path / "league.sqlite3")
-    yield s
-    await s.close()
 
 
 class TestLeagueStore:
