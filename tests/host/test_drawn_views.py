@@ -29,6 +29,15 @@ async def _to_a_persons_turn(rig: Rig, table: Table, people: list[str]) -> str:
     raise AssertionError("never reached a person's turn")
 
 
+async def _at_a_persons_turn(rig: Rig) -> tuple[Table, str, int]:
+    """A classic table of two people and two AIs, played on until a person must play: (table, who, seat)."""
+    table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
+    mover = await _to_a_persons_turn(rig, table, ["u1", "u2"])
+    s = table.seat_of(mover)
+    assert s is not None
+    return table, mover, s
+
+
 async def _restart(rig: Rig) -> Host:
     path = rig.store.path
     await rig.host.stop()
@@ -45,10 +54,7 @@ async def _restart(rig: Rig) -> Host:
 async def test_a_hand_drawn_before_a_restart_still_plays_and_keeps_its_picks() -> None:
     rig = await make_rig(PACED)
     try:
-        table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
-        mover = await _to_a_persons_turn(rig, table, ["u1", "u2"])
-        s = table.seat_of(mover)
-        assert s is not None
+        table, mover, s = await _at_a_persons_turn(rig)
         m = table.match
         action = m.auto_action(s, rng_seed=m.version)
         assert action is not None and action.t == "play"
@@ -86,10 +92,7 @@ async def test_a_hand_drawn_before_a_restart_still_plays_and_keeps_its_picks() -
 async def test_a_button_from_a_version_not_reached_yet_is_refused() -> None:
     rig = await make_rig(PACED)
     try:
-        table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
-        mover = await _to_a_persons_turn(rig, table, ["u1", "u2"])
-        s = table.seat_of(mover)
-        assert s is not None
+        table, mover, _ = await _at_a_persons_turn(rig)
         m = table.match
         version = m.version
         forged = tokens.Token(table.id, version + 40, tokens.PLAY_CARDS, "0").pack()
