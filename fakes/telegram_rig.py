@@ -135,7 +135,8 @@ async def stop_fake(fake: FakeTelegram) -> None:
 
 
 @contextlib.asynccontextmanager
-async def booted(db: str, *, settings: TableSettings | None = None, clock: Any = None) -> AsyncIterator[Rig]:
+async def booted(db: str, *, settings: TableSettings | None = None, clock: Any = None,
+                 limits: FloodLimits | None = None, request_timeout: float = 10.0) -> AsyncIterator[Rig]:
     """A strict fake server (`start_fake()`) and the bot booted on it, both stopped when the block ends.
 
     Most Telegram tests run one bot on one fake from start to end; this keeps their start and
@@ -143,7 +144,7 @@ async def booted(db: str, *, settings: TableSettings | None = None, clock: Any =
     """
     fake = await start_fake()
     try:
-        rig = await boot(fake, db, clock=clock, settings=settings)
+        rig = await boot(fake, db, clock=clock, settings=settings, limits=limits, request_timeout=request_timeout)
         try:
             yield rig
         finally:

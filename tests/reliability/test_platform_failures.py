@@ -19,7 +19,7 @@ from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
 from fakes.telegram_api import FakeTelegram
-from fakes.telegram_rig import RIG_SCALE, Rig, boot, start_fake, stop_fake, to_a_persons_turn, until
+from fakes.telegram_rig import RIG_SCALE, Rig, booted, to_a_persons_turn, until
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
@@ -65,11 +65,10 @@ def consistent(rig: Rig, table: Table) -> None:
 
 
 async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
-    fake = await start_fake()
     clock = FakeClock()
-    rig = await boot(fake, str(tmp_path / "faults.sqlite3"), clock=clock, settings=SETTINGS, limits=FAST_RETRY,
-                     request_timeout=0.2)
-    try:
+    async with booted(str(tmp_path / "faults.sqlite3"), clock=clock, settings=SETTINGS, limits=FAST_RETRY,
+                      request_timeout=0.2) as rig:
+        fake = rig.fake
         table = await open_table(rig, clock)
         rng = random.Random(9)
         injected = 0
@@ -95,17 +94,13 @@ async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
         failed = [c for c in fake.calls if c.status in (502, 0) or (c.method == "sendMessage" and not c.ok)]
         assert failed and stats.failures == 0  # every fault was absorbed by a retry
         consistent(rig, table)
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> None:
-    fake = await start_fake()
     clock = FakeClock()
-    rig = await boot(fake, str(tmp_path / "outage.sqlite3"), clock=clock, settings=SETTINGS, limits=FAST_RETRY,
-                     request_timeout=0.2)
-    try:
+    async with booted(str(tmp_path / "outage.sqlite3"), clock=clock, settings=SETTINGS, limits=FAST_RETRY,
+                      request_timeout=0.2) as rig:
+        fake = rig.fake
         table = await open_table(rig, clock)
         await ann_plays(rig, clock, table)
         # Telegram is down for longer than one call's retries: every edit fails for a while.
@@ -124,19 +119,15 @@ async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> Non
         assert stored is not None and stored.actions == table.match.actions_json()
         consistent(rig, table)
         assert rig.errors == []
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
 
 
 async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("bot.table.render.RENDER_RETRY", 0.05)
-    fake = await start_fake()
     clock = FakeClock()
-    rig = await boot(fake, str(tmp_path / "send-outage.sqlite3"), clock=clock, settings=SETTINGS,
-                     limits=FAST_RETRY, request_timeout=0.2)
-    try:
+    async with booted(str(tmp_path / "send-outage.sqlite3"), clock=clock, settings=SETTINGS,
+                      limits=FAST_RETRY, request_timeout=0.2) as rig:
+        fake = rig.fake
         table = await open_table(rig, clock)
         s = table.seat_of(str(ANN))
         assert s is not None
@@ -157,6 +148,3 @@ async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
         assert stored is not None and stored.actions == table.match.actions_json()
         assert stored.messages["table"] == table.messages["table"]
         assert rig.errors == []
-    finally:
-        await rig.stop()
-        await stop_fake(fake)
