@@ -72,6 +72,13 @@ async def to_play(rig: Rig, table: Table, *, tricks: int = 0) -> int:
         await rig.handled(rig.fake.send_text(uid, uid, typed(m.auto_action(seat))))
 
 
+async def at_first_lead(rig: Rig) -> tuple[Table, int, int, int]:
+    """Four people seated and played to the first lead: (table, seat to play, its user id, its hand message)."""
+    table = await seated(rig)
+    seat = await to_play(rig, table)
+    return table, seat, PEOPLE[seat], int(table.messages[f"hand{seat}"])
+
+
 def calls_since(rig: Rig, first: int) -> list[Any]:
     return [c for c in rig.fake.calls[first:] if c.method in MESSAGE_CALLS]
 
@@ -149,10 +156,7 @@ async def others_type_until(rig: Rig, table: Table, seat: int) -> None:
 async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path) -> None:
     async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
         fake = rig.fake
-        table = await seated(rig)
-        seat = await to_play(rig, table)
-        uid = PEOPLE[seat]
-        hand_mid = int(table.messages[f"hand{seat}"])
+        table, seat, uid, hand_mid = await at_first_lead(rig)
         first = len(fake.calls)
         await play_inline(rig, table, seat)
         # the chosen card is the player's own message in the group, naming who plays next; the
@@ -188,10 +192,7 @@ async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path
 async def test_an_old_button_on_a_folded_hand_is_refused_and_the_hand_shown(tmp_path: Path) -> None:
     async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
         fake = rig.fake
-        table = await seated(rig)
-        seat = await to_play(rig, table)
-        uid = PEOPLE[seat]
-        hand_mid = int(table.messages[f"hand{seat}"])
+        table, seat, uid, hand_mid = await at_first_lead(rig)
         old_toggle = fake.callback_data_on(uid, hand_mid)[0]
         await play_inline(rig, table, seat)
         update, query = fake.press(uid, uid, hand_mid, old_toggle, check=False)  # an old keyboard

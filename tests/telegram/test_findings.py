@@ -11,7 +11,7 @@ from bot.cardtext import card_text
 from bot.i18n import tr
 from fakes.telegram_api import BOT_USERNAME, Limits
 from fakes.telegram_rig import boot, booted, start_fake, stop_fake, until
-from tests.telegram.test_capacity import GROUP, PEOPLE, SETTINGS, seated, to_play, typed
+from tests.telegram.test_capacity import GROUP, PEOPLE, SETTINGS, at_first_lead, seated, to_play, typed
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
@@ -30,10 +30,7 @@ async def test_a_press_made_before_a_restart_is_taken_after_it(tmp_path: Path) -
     db = str(tmp_path / "t.sqlite3")
     rig = await boot(fake, db, settings=SETTINGS)
     try:
-        table = await seated(rig)
-        seat = await to_play(rig, table)
-        uid = PEOPLE[seat]
-        hand_mid = int(table.messages[f"hand{seat}"])
+        table, seat, uid, hand_mid = await at_first_lead(rig)
         hand = list(table.match.view(seat)["hand"])
         toggles = [d for d in fake.callback_data_on(uid, hand_mid) if _code(d) == tokens.TOGGLE]
         await rig.stop()
@@ -208,10 +205,7 @@ async def test_buttons_from_nowhere_and_of_another_phase_are_refused(tmp_path: P
     """Finding 9: a version the table never reached is not "current"; Bury while playing is "not now"."""
     async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
         fake = rig.fake
-        table = await seated(rig)
-        seat = await to_play(rig, table)
-        uid = PEOPLE[seat]
-        hand_mid = int(table.messages[f"hand{seat}"])
+        table, seat, uid, hand_mid = await at_first_lead(rig)
         v = table.match.version
         future = tokens.Token(table.id, v + 1000, tokens.TOGGLE, "0").pack()
         update, query = fake.press(uid, uid, hand_mid, future, check=False)
