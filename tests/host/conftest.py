@@ -35,9 +35,11 @@ async def open_sqlite() -> SqliteStore:
     return await SqliteStore.open(Path(tempfile.mkdtemp(prefix="host-test-")) / "t.sqlite3", synchronous="OFF")
 
 
-async def make_rig(settings: TableSettings = FAST, store: Any = None, seed: int = 7) -> Rig:
+async def make_rig(settings: TableSettings = FAST, store: Any = None, seed: int = 7, *,
+                   platform: RecordingPlatform | None = None) -> Rig:
+    """A started host on a fresh SQLite file (or `store`), recording what it sends on `platform`."""
     store = store if store is not None else await open_sqlite()
-    platform = RecordingPlatform()
+    platform = platform if platform is not None else RecordingPlatform()
     clock = FakeClock()
     host = Host(store, clock=clock, defaults=settings, use_ai_threads=False, rng=random.Random(seed))
     host.register(platform)

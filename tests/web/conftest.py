@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -15,11 +14,9 @@ from aiohttp.test_utils import TestServer
 from adapters.web.auth import sign_init_data
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
-from bot.host import Host
 from engine import Match, Rules
-from fakes.clock import FakeClock
-from tests.host.conftest import FAST, Rig, open_sqlite
-from tests.host.fakes import Driver, RecordingPlatform
+from tests.host.conftest import FAST, Rig, make_rig
+from tests.host.fakes import RecordingPlatform
 from tests.host.leaks import cards_in
 from tests.web.client import Client
 
@@ -49,17 +46,12 @@ class WebRig(Rig):
 
 
 async def make_web_rig(platform_name: str = "telegram", settings: Any = FAST) -> WebRig:
-    store = await open_sqlite()
-    platform = RecordingPlatform(name=platform_name)
-    clock = FakeClock()
-    host = Host(store, clock=clock, defaults=settings, use_ai_threads=False, rng=random.Random(7))
-    host.register(platform)
-    await host.start()
-    web = WebTable(host, WebConfig(port=0, public_url="https://cards.test", secret=b"k" * 32, telegram_token=TOKEN))
-    host.live.links = web
+    rig = await make_rig(settings, platform=RecordingPlatform(name=platform_name))
+    web = WebTable(rig.host, WebConfig(port=0, public_url="https://cards.test", secret=b"k" * 32, telegram_token=TOKEN))
+    rig.host.live.links = web
     server = TestServer(web.application())
     await server.start_server()
-    return WebRig(host, store, platform, clock, Driver(platform), web, server, aiohttp.ClientSession())
+    return WebRig(rig.host, rig.store, rig.platform, rig.clock, rig.d, web, server, aiohttp.ClientSession())
 
 
 @pytest.fixture
