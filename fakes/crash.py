@@ -31,11 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from bot.cardtext import cards_text
 from fakes.child import ChildProcess
 from fakes.telegram_api import FakeTelegram
-
-WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
+from fakes.typed import typed_text
 
 
 @dataclass
@@ -150,7 +148,7 @@ class Crowd:
                     if uid in self.waiting and time.monotonic() - sent_at.get(uid, 0.0) < wait_answer:
                         continue  # still waiting for the bot's answer to the last thing typed
                     self.waiting.pop(uid, None)  # no answer: the bot may be down; type it again
-                    text = WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
+                    text = typed_text(action)
                     update_id = self.fake.send_text(uid, uid, text)
                     self.sent[update_id] = (uid, len(self.fake.calls))
                     self.waiting[uid] = (update_id, len(self.fake.calls))

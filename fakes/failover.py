@@ -29,13 +29,12 @@ import aiohttp
 import asyncpg
 
 import engine
-from bot.cardtext import cards_text
 from bot.cluster import encode
 from bot.platform import Incoming, User, Where
 from fakes.child import ChildProcess
+from fakes.typed import typed_text
 
 Kind = Literal["command", "press", "text", "inline_query", "chosen"]
-WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 
 
 @dataclass
@@ -173,7 +172,7 @@ async def _people(c: Cluster, conn: asyncpg.Pool, t: Table, until: float, pace: 
                 auto = m.auto_action(seat)
                 if auto is not None:
                     a = auto.to_json()
-                    text = WORDS[str(a["t"])] + (" " + cards_text(a["cards"]) if "cards" in a else "")
+                    text = typed_text(a)
                     pending = (t.seats[seat], text, c.key())
                     break
             if pending is None:

@@ -15,7 +15,6 @@ from fakes.telegram_api import FakeTelegram
 # Calls Telegram counts against the bot's message limits; answers to callback and inline queries do not.
 MESSAGE_METHODS = ("sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument",
                    "deleteMessage")
-WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 SETTINGS = TableSettings(deal=0, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0)
 
 

@@ -24,7 +24,6 @@ from adapters.telegram.config import FloodLimits
 from benchmarks.throughput.common import (
     MESSAGE_METHODS,
     SETTINGS,
-    WORDS,
     BenchTable,
     add_people,
     call_log,
@@ -38,6 +37,7 @@ from benchmarks.throughput.fake_process import FakeProcess, RemoteFake
 from bot.cardtext import cards_text
 from fakes.telegram_api import FakeTelegram, Limits
 from fakes.telegram_rig import NO_LIMITS, Rig, boot
+from fakes.typed import typed_text
 
 
 @dataclass
@@ -153,7 +153,7 @@ class Players:
 
     def act(self, t: BenchTable, uid: int, action: dict[str, Any]) -> int | None:
         """The person does `action`; returns the update that does it (None: not yet)."""
-        text = WORDS[str(action["t"])] + (" " + cards_text(action["cards"]) if "cards" in action else "")
+        text = typed_text(action)
         return int(self.tg.send_text(uid, uid, text))
 
 

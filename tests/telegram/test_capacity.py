@@ -24,6 +24,7 @@ from bot.table import Table
 from bot.views import seat_label
 from engine.actions import Action
 from fakes.telegram_rig import Rig, booted, until
+from fakes.typed import typed_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
@@ -31,7 +32,6 @@ SETTINGS = TableSettings(deal=0, declare=0, bury=0, turn=0, next=0, lobby=0, awa
 GROUP = -4001
 PEOPLE = [401, 402, 403, 404]
 MESSAGE_CALLS = ("sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument")
-WORDS = {"play": "play", "bury": "bury", "declare": "declare", "pass": "pass", "chao": "chao", "revolt": "revolt"}
 
 
 async def seated(rig: Rig, settings: TableSettings = SETTINGS, *, seed: int = 7) -> Table:
@@ -55,8 +55,7 @@ async def seated(rig: Rig, settings: TableSettings = SETTINGS, *, seed: int = 7)
 
 
 def typed(action: Action) -> str:
-    a = action.to_json()
-    return WORDS[str(a["t"])] + (" " + cards_text(a["cards"]) if "cards" in a else "")
+    return typed_text(action.to_json())
 
 
 async def to_play(rig: Rig, table: Table, *, tricks: int = 0) -> int:
