@@ -177,11 +177,7 @@ class SqlStore(Store):
         now = self._clock()
         async with self._write() as sql:
             # the upsert takes the row's lock on PostgreSQL (SQLite's write transaction holds the file)
-            row = await sql.one(
-                "INSERT INTO chats (platform, chat_id, created_at, updated_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (platform, chat_id) DO UPDATE SET chat_id = excluded.chat_id RETURNING settings",
-                (platform, str(chat_id), now, now),
-            )
+            row = await _hold_chat(sql, platform, chat_id, now, "settings")
             old = json.loads(row[0])
             settings = _require_dict(change(old if isinstance(old, dict) else {}), "chat settings")
             await sql.run(
@@ -223,11 +219,7 @@ class SqlStore(Store):
             raise ValueError(f"status {BROKEN!r} is reserved for matches whose log cannot be replayed")
         now = self._clock()
         async with self._write() as sql:
-            chat = await sql.one(
-                "INSERT INTO chats (platform, chat_id, created_at, updated_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (platform, chat_id) DO UPDATE SET chat_id = excluded.chat_id RETURNING id",
-                (platform, str(chat_id), now, now),
-            )
+            chat = await _hold_chat(sql, platform, chat_id, now, "id")
             if exclusive:
                 found = await sql.one(
                     "SELECT id FROM matches WHERE chat = ? AND finished_at IS NULL AND status != ?"
@@ -551,6 +543,17 @@ SET_DEADLINE = (
     "INSERT INTO deadlines (match_id, kind, at) VALUES (?, ?, ?)"
     " ON CONFLICT (match_id, kind) DO UPDATE SET at = excluded.at"
 )
+
+
+async def _hold_chat(sql: Sql, platform: str, chat_id: str, now: float, column: str) -> Any:
+    """The chat's row (made if new), with `column`; the upsert takes the row's lock on PostgreSQL
+    for the rest of the transaction (SQLite's write transaction holds the whole file), which is what
+    makes a read-then-write of one chat safe against another worker."""
+    return await sql.one(
+        "INSERT INTO chats (platform, chat_id, created_at, updated_at) VALUES (?, ?, ?, ?)"
+        f" ON CONFLICT (platform, chat_id) DO UPDATE SET chat_id = excluded.chat_id RETURNING {column}",
+        (platform, str(chat_id), now, now),
+    )
 
 
 async def _require_match(sql: Sql, match_id: int) -> None:

@@ -7,12 +7,11 @@ import asyncio
 import os
 import signal
 import sys
-import time
-from collections.abc import Callable
 
 import asyncpg
 
 from fakes.discord_api import FakeDiscord, running_fake
+from tests.cluster.discord_shop import wait_for
 
 GUILD_B, CHANNEL_B = (1 << 22) + 9, 9200  # shard 1 of 2
 
@@ -26,16 +25,6 @@ async def worker(fake: FakeDiscord, pg_url: str, name: str) -> asyncio.subproces
     return await asyncio.create_subprocess_exec(sys.executable, "-m", "app.cli", "run", env=env)
 
 
-async def until(check: Callable[[], bool], seconds: float, what: str) -> float:
-    """Seconds it took; the bound tells "stuck" from "slow"."""
-    start = time.monotonic()
-    while not check():
-        if time.monotonic() - start > seconds:
-            raise AssertionError(f"{what}: not within {seconds} s")
-        await asyncio.sleep(0.05)
-    return time.monotonic() - start
-
-
 async def test_worker_processes_share_the_shards_and_take_a_killed_ones_over(pg_url: str) -> None:
     both = [(0, 2), (1, 2)]
     async with running_fake() as fake:
@@ -44,21 +33,21 @@ async def test_worker_processes_share_the_shards_and_take_a_killed_ones_over(pg_
         a = await worker(fake, pg_url, "w-a")
         b: asyncio.subprocess.Process | None = None
         try:
-            await until(lambda: fake.live_shards() == both, 90, "w-a runs both shards")
+            await wait_for(lambda: fake.live_shards() == both, 90, "w-a runs both shards")
             b = await worker(fake, pg_url, "w-b")
             # w-a is above its share (1 of 2) for 10 beats, gives one shard up, w-b takes it
-            await until(lambda: fake.session_starts == 3 and fake.live_shards() == both, 90, "w-b takes one")
+            await wait_for(lambda: fake.session_starts == 3 and fake.live_shards() == both, 90, "w-b takes one")
 
             await asyncio.sleep(6)  # past w-b's identify window: what follows is detection and connecting
             a.send_signal(signal.SIGKILL)
             await a.wait()
-            await until(lambda: len(fake.live_shards()) == 1, 10, "w-a's session closed")
-            took = await until(lambda: fake.live_shards() == both, 60, "w-b takes w-a's shard over")
+            await wait_for(lambda: len(fake.live_shards()) == 1, 10, "w-a's session closed")
+            took = await wait_for(lambda: fake.live_shards() == both, 60, "w-b takes w-a's shard over")
             print(f"\nshard taken over {took:.2f} s after the kill's socket closed")
 
             b.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(b.wait(), 30) == 0
-            await until(lambda: fake.live_shards() == [], 10, "w-b's sessions closed")
+            await wait_for(lambda: fake.live_shards() == [], 10, "w-b's sessions closed")
             conn = await asyncpg.connect(pg_url)
             try:
                 assert await conn.fetchval("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == 0
