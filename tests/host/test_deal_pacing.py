@@ -43,12 +43,11 @@ async def _first_ai_declaration(ai_declare: float, seed: int) -> tuple[float, fl
         await host.stop()
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 7])  # deals in which an AI wants to declare (not 6)
 async def test_ais_do_not_declare_faster_than_a_person_could(seed: int) -> None:
     quick = await _first_ai_declaration(0, seed)
     paced = await _first_ai_declaration(2.0, seed)
-    if quick is None:
-        pytest.skip("no AI wanted to declare in this deal")
+    assert quick is not None, "no AI wanted to declare in this deal: the test would prove nothing"
     assert paced is None or paced[0] >= 2.0
     if paced is not None:
         assert paced[0] >= quick[0] + 2.0 - 0.5  # held for the wait, give or take one deal step
