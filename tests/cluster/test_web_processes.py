@@ -2,7 +2,10 @@
 signals: two workers, the four seats' pages spread over both, a whole hand played through the
 pages (every frame leak-scanned, every seat sees every trick); then the owner gets SIGTERM (its
 pages reconnect to a third worker, the others stay open) and play goes on; then the new owner gets
-SIGKILL, its lease runs out, a survivor takes the table and play goes on from the same pages."""
+SIGKILL, its lease runs out, a survivor takes the table and play goes on from the same pages.
+
+Real time, because the workers are processes of their own, signalled by the operating system; the
+test waits for what the pages show and what the database holds, never for a set time."""
 
 from __future__ import annotations
 
