@@ -72,6 +72,7 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             figures.update(telegram_figures(telegram))
             host.register(telegram.platform)
             await telegram.connect()
+            await telegram.set_menus(host.registry)  # the "/" menu in each language, from the commands
         discord_runner = None
         if discord_config is not None:
             # several workers: each runs the shards it holds, identifies paced across all of them

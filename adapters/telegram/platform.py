@@ -7,8 +7,10 @@ import re
 from telegram import Bot, InlineKeyboardMarkup
 
 from adapters.telegram.flood import FloodGate
+from adapters.telegram.menu import set_chat_menu
 from adapters.telegram.outbox import Outboxes, Outgoing, SendFailed
 from adapters.telegram.render import CallbackAliases, fit_text, to_markup
+from bot.commands import Registry
 from bot.platform import Button, PlatformError, Unreachable, View, Where
 
 PLATFORM = "telegram"
@@ -35,6 +37,13 @@ class TelegramPlatform:
         self.bot = bot
         self.aliases = CallbackAliases()
         self.outboxes = Outboxes(bot, gate)
+        #: The host's commands, once the menus are set (`TelegramRunner.set_menus`).
+        self.menus: Registry | None = None
+
+    async def language_chosen(self, where: Where, lang: str) -> None:
+        """A chat chose its language (`lang`): its "/" menu speaks it from now on (adapters/telegram/menu.py)."""
+        if self.menus is not None and where.chat_id.lstrip("-").isdigit():
+            await set_chat_menu(self.bot, self.menus, int(where.chat_id), lang, where.private)
 
     @property
     def username(self) -> str:

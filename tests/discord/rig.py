@@ -6,6 +6,7 @@ buttons and select menus on the messages the fake shows them.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -18,11 +19,13 @@ from adapters.discord.run import DiscordRunner
 from app.features import build_host
 from bot import tokens
 from bot.cardtext import card_text
+from bot.commands import Registry
 from bot.host import Host
 from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord, FakeMessage, FakeUser
+from persistence.memory import MemoryStore
 
 ALICE = FakeUser(201, "alice", admin=True)
 BOB = FakeUser(202, "bob")
@@ -36,6 +39,12 @@ _FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
 TEXT_TO_CODE = {card_text(c): c for c in _FACES}
 
 SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, next=30, lobby=0, ai_budget=0.05)
+
+
+@functools.cache
+def full_registry() -> Registry:
+    """Every command of the house, for test doubles of the host that the adapter asks for them."""
+    return build_host(MemoryStore()).registry
 
 
 JSONish = dict[str, Any]

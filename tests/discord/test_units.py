@@ -15,6 +15,7 @@ from adapters.discord.run import DiscordRunner
 from bot import tokens
 from bot.platform import Button, View, Where
 from fakes.discord_api import FakeDiscord
+from tests.discord.rig import full_registry
 
 
 def tok(code: str, arg: str = "", version: int = 3) -> str:
@@ -131,7 +132,7 @@ def test_config_from_env() -> None:
 
 async def test_a_bad_token_fails_to_start_and_stops_cleanly(fake_discord: FakeDiscord) -> None:
     config = DiscordConfig(token="wrong", api_base=fake_discord.api_base, gateway_url=fake_discord.gateway_url)
-    runner = DiscordRunner(object(), config, ready_timeout=5)
+    runner = DiscordRunner(object(), config, ready_timeout=5, commands=full_registry())
     await runner.platform.edit(Where("discord", "1"), "2", View("queued before login"))
     with pytest.raises(discord.LoginFailure):
         await runner.start()
