@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot import tokens
 from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import N_, tr
+from bot.intents import codec
+from bot.intents import types as it
+from bot.intents.types import Drawn
 from bot.platform import Button, View
 from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
@@ -172,7 +174,7 @@ def table_view(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str, *, 
                web: Button | None = None) -> View:
     """The group table message with its buttons (my hand; play from the group; the web table)."""
     text = table_text(pub, seats, lang, preset=preset, time_left=time_left, paused=paused)
-    row = [Button(tr(lang, "btn.my_hand"), tokens.Token(match_id, version, tokens.HAND).pack())]
+    row = [Button.press(tr(lang, "btn.my_hand"), Drawn(match_id, version), it.ShowHand())]
     if pub.get("phase") == Phase.PLAYING:
         row.append(Button(tr(lang, "btn.play_here"), "", kind="inline_query"))
     rows = [tuple(row)]
@@ -265,40 +267,39 @@ def hand_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *, match
     to_act = [int(s) for s in v.get("to_act") or []]
     hand = list(v.get("hand") or [])
 
-    def tok(code: str, arg: str = "") -> str:
-        return tokens.Token(match_id, version, code, arg).pack()
+    drawn = Drawn(match_id, version)
 
     rows: list[tuple[Button, ...]] = []
     if phase in (Phase.DEALING, Phase.DECLARING, Phase.CHAO):
         bids = [a for a in legal if isinstance(a, Declare | Chao)][:10]
-        buttons = [Button(tr(lang, N_("btn.declare") if a.t == "declare" else N_("btn.chao"),
-                             cards=cards_text(list(a.cards))),
-                          tok(tokens.DECLARE if a.t == "declare" else tokens.CHAO, "".join(a.cards)),
+        buttons = [Button.press(tr(lang, N_("btn.declare") if a.t == "declare" else N_("btn.chao"),
+                                   cards=cards_text(list(a.cards))),
+                                drawn, it.Declare(a.cards) if isinstance(a, Declare) else it.Chao(a.cards),
                           style="primary") for a in bids]
         if any(isinstance(a, Pass) for a in legal):
-            buttons.append(Button(tr(lang, "btn.pass"), tok(tokens.PASS)))
+            buttons.append(Button.press(tr(lang, "btn.pass"), drawn, it.Pass()))
         rows.extend(tuple(buttons[i:i + ROW]) for i in range(0, len(buttons), ROW))
     elif phase in (Phase.BURYING, Phase.PLAYING):
         pages = max(1, -(-len(hand) // page_size))
         page = min(max(page, 0), pages - 1)
         start = page * page_size
-        shown = [Button(("✓" if i in selection else "") + card_text(hand[i]), tok(tokens.TOGGLE, tokens.to_b36(i)),
-                        style="selected" if i in selection else "default")
+        shown = [Button.press(("✓" if i in selection else "") + card_text(hand[i]), drawn, it.Toggle(i),
+                              style="selected" if i in selection else "default")
                  for i in range(start, min(len(hand), start + page_size))]
         rows.extend(tuple(shown[i:i + ROW]) for i in range(0, len(shown), ROW))
         controls: list[Button] = []
         if pages > 1:
-            controls.append(Button("◀", tok(tokens.PAGE, str((page - 1) % pages))))
+            controls.append(Button.press("◀", drawn, it.Page((page - 1) % pages)))
         if phase == Phase.BURYING and seat in to_act:
-            controls.append(Button(tr(lang, "btn.bury", n=len(selection)), tok(tokens.BURY),
+            controls.append(Button.press(tr(lang, "btn.bury", n=len(selection)), drawn, it.BurySelection(),
                                    style="primary" if len(selection) == 8 else "default"))
         elif phase == Phase.PLAYING:
-            controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY), style="primary"))
-        controls.append(Button(tr(lang, "btn.clear"), tok(tokens.CLEAR)))
+            controls.append(Button.press(tr(lang, "btn.play"), drawn, it.PlaySelection(), style="primary"))
+        controls.append(Button.press(tr(lang, "btn.clear"), drawn, it.ClearSelection()))
         if any(isinstance(a, Revolt) for a in legal):
-            controls.append(Button(tr(lang, "btn.revolt"), tok(tokens.REVOLT), style="danger"))
+            controls.append(Button.press(tr(lang, "btn.revolt"), drawn, it.Revolt(), style="danger"))
         if pages > 1:
-            controls.append(Button("▶", tok(tokens.PAGE, str((page + 1) % pages))))
+            controls.append(Button.press("▶", drawn, it.Page((page + 1) % pages)))
         rows.append(tuple(controls))
     if web is not None:
         rows.append((web,))
@@ -311,7 +312,7 @@ def hand_on_web_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str, *
     """The private hand of a seat that plays on the web table, folded away: it names no card, so
     the chat is not edited after each play; ↻ shows the cards here again."""
     text = tr(lang, "hand.on_web", seat=seat_label(int(v["seat"]), seats, lang))
-    refresh = Button(tr(lang, "btn.refresh"), tokens.Token(match_id, version, tokens.HAND).pack())
+    refresh = Button.press(tr(lang, "btn.refresh"), Drawn(match_id, version), it.ShowHand())
     return View(text, ((refresh,) + ((web,) if web is not None else ()),))
 
 
@@ -320,7 +321,7 @@ def hand_elsewhere_view(v: SeatView, seats: Sequence[SeatInfo | None], lang: str
     """The private hand of a seat that plays from the group (inline mode), folded away: it names
     no card, so it need not be redrawn after each play; ↻ shows the cards again."""
     text = tr(lang, "hand.elsewhere", seat=seat_label(int(v["seat"]), seats, lang), hand=v.get("hand_no", 1))
-    refresh = Button(tr(lang, "btn.refresh"), tokens.Token(match_id, version, tokens.PAGE, str(page)).pack())
+    refresh = Button.press(tr(lang, "btn.refresh"), Drawn(match_id, version), it.Page(page))
     return View(text, ((refresh,),))
 
 
@@ -346,14 +347,13 @@ def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_i
         idx = card_indices(hand, list(a.cards))
         if idx is None or len(idx) > 40:
             continue
-        arg = "".join(tokens.to_b36(i) for i in idx)
         message = ""
         if seats:
             who, cards = seat_label(seat, seats, glang), cards_text(list(a.cards))
             message = (tr(glang, "inline.posted_next", who=who, cards=cards, next=after) if after
                        else tr(glang, "inline.posted", who=who, cards=cards))
         out.append(InlineChoice(cards_text(list(a.cards)), tr(lang, "inline.play", n=len(idx)),
-                                tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack(), message))
+                                codec.pack(Drawn(match_id, version), it.PlayCards(a.cards)), message))
         if len(out) >= limit:
             break
     return out
@@ -385,15 +385,14 @@ def lobby_view(seats: Sequence[SeatInfo | None], lang: str, *, match_id: int, pr
     filled = sum(1 for x in seats if x is not None)
     lines.append(tr(lang, "lobby.hint", n=filled))
 
-    def tok(code: str) -> str:
-        return tokens.Token(match_id, 0, code).pack()
+    drawn = Drawn(match_id, 0)
 
     join = (Button(tr(lang, "btn.join"), join_url, kind="url", style="primary") if join_url
-            else Button(tr(lang, "btn.join"), tok(tokens.JOIN), style="primary"))
+            else Button.press(tr(lang, "btn.join"), drawn, it.LobbyJoin(), style="primary"))
     row1 = (join,
-            Button(tr(lang, "btn.leave"), tok(tokens.LEAVE)))
-    row2 = (Button(tr(lang, "btn.addbot"), tok(tokens.ADDBOT)),
-            Button(tr(lang, "btn.start"), tok(tokens.START), style="primary" if filled == 4 else "default"))
+            Button.press(tr(lang, "btn.leave"), drawn, it.LobbyLeave()))
+    row2 = (Button.press(tr(lang, "btn.addbot"), drawn, it.LobbyAddBot()),
+            Button.press(tr(lang, "btn.start"), drawn, it.LobbyStart(), style="primary" if filled == 4 else "default"))
     return View("\n".join(lines), (row1, row2))
 
 
