@@ -18,6 +18,7 @@ from bot.intents import codec
 from bot.intents import types as it
 from bot.intents.types import Drawn
 from bot.platform import Button, View
+from bot.scene.types import SeatInfo as SeatInfo
 from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
@@ -36,15 +37,6 @@ class InlineChoice:
     description: str
     token: str
     message: str = ""  # what the chosen result posts in the group as the player's message (else the title)
-
-
-@dataclass(frozen=True)
-class SeatInfo:
-    """What the table shows about a seat's occupant."""
-
-    name: str
-    is_ai: bool = False
-    away: bool = False  # a person whose seat an AI keeps until `back`
 
 
 def seat_label(seat: int, seats: Sequence[SeatInfo | None], lang: str) -> str:

@@ -158,7 +158,7 @@ async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(ro
     pages[None] = await room.page(b, match_id, None)
     for s, p in pages.items():
         st = await p.until(lambda st: st.get("version", 0) > 0)
-        assert st["seat"] == s and ("hand" in st) == (s is not None)
+        assert st["seat"] == s and (st["scene"]["hand"] is not None) == (s is not None)
     await until(lambda: a.worker.host.live.seats_watched(match_id) == {0, 1, 2, 3})  # b told a
     await a.worker.host.settle()
     everything: dict[int | None, list[str]] = {s: [] for s in pages}
