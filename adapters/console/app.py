@@ -187,6 +187,7 @@ async def _play(session: ConsoleSession, screen: PlainScreen | FullScreen, reade
             continue  # the table changed while you were typing: drawn again, your line kept
         if not line:
             return True
+        screen.go_on()  # a line typed, even an empty one: the end of a hand shown makes way
         line = line.strip()
         if not line:
             continue
