@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
-from bot.host import Host
+from app.features import build_host
 from bot.intents import codec
 from bot.intents.types import Pass
 from bot.settings import TableSettings
@@ -82,7 +82,7 @@ async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
     store = await SqliteStore.open(os.path.join(tmp.name, "turns.sqlite3"))
     # The host's clock is real time: the deal is paced, declaration windows close on their own.
     settings = TableSettings(deal=0.6 * scale, declare=8 * scale, next=5 * scale, turn=0, bury=0, lobby=0)
-    host = Host(store, defaults=settings, use_ai_threads=False)
+    host = build_host(store, defaults=settings, use_ai_threads=False)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
                             limits=FloodLimits(scale=scale))
     runner = TelegramRunner(config, host, order=HandledOrder())

@@ -8,8 +8,8 @@ import random
 
 from adapters.console.app import CONSOLE_SETTINGS, YOU, ConsoleSession, console_screen
 from adapters.console.platform import NAME, ConsolePlatform
+from app.features import build_host
 from bot.cardtext import card_text
-from bot.host import Host
 from bot.i18n import tr
 from bot.platform import User
 from engine.actions import Play
@@ -19,7 +19,7 @@ from persistence.memory import MemoryStore
 async def test_a_typed_play_at_the_terminal() -> None:
     out = io.StringIO()
     platform = ConsolePlatform(console_screen(io.StringIO(), out, False), YOU)
-    host = Host(MemoryStore(), defaults=CONSOLE_SETTINGS, rng=random.Random(5))
+    host = build_host(MemoryStore(), defaults=CONSOLE_SETTINGS, rng=random.Random(5))
     host.register(platform)
     await host.start()
     try:
