@@ -18,6 +18,7 @@ import pytest
 
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
+from app.features import build_host
 from bot.cluster import Cluster
 from bot.host import Host
 from bot.shards import ShardKeeper
@@ -60,7 +61,7 @@ class Shop:
 
     async def start(self, name: str) -> Worker:
         store = await PostgresStore.open(self.url, synchronous="OFF", worker=name)
-        host = Host(store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
+        host = build_host(store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
         cluster = Cluster(host, store, store.cluster())
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
                                gateway_url=self.fake.gateway_url, edit_interval=0.0, shard_count=2,

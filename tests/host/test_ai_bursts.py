@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import engine
+from app.features import build_host
 from bot import host as host_module
 from bot.host import Host
 from fakes.clock import FakeClock
@@ -40,7 +41,7 @@ async def ai_only_host(clock: Any, *, target: str = "3", seats: list[dict[str, A
     mid = await store.create_match("fake", "g1", rules.to_dict(), seats or AI_SEATS, 11,
                                    {"preset": "classic", "settings": FAST.to_dict()}, status="active")
     platform = RecordingPlatform()
-    host = Host(store, clock=clock, defaults=FAST, rng=random.Random(5), **kw)
+    host = build_host(store, clock=clock, defaults=FAST, rng=random.Random(5), **kw)
     host.register(platform)
     return host, store, platform, mid
 
@@ -364,8 +365,8 @@ async def test_a_store_that_fsyncs_every_commit_gets_more_tables_per_commit(
 
     store = await SqliteStore.open(str(tmp_path / "s.sqlite3"), synchronous=synchronous)  # type: ignore[arg-type]
     try:
-        host = Host(store)
+        host = build_host(store)
         assert host.move_slots._value == slots  # type: ignore[attr-defined]
-        assert Host(store, move_slots=3).move_slots._value == 3  # type: ignore[attr-defined]
+        assert build_host(store, move_slots=3).move_slots._value == 3  # type: ignore[attr-defined]
     finally:
         await store.close()

@@ -26,6 +26,7 @@ from aiohttp import web
 
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
+from app.features import build_host
 from bot.cardtext import card_text
 from bot.host import Host
 from bot.scene.text import summary_lines
@@ -311,7 +312,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 restarted = True  # the bot restarts mid-hand: same store, new host and web server
                 await runner.cleanup()
                 await rig.host.stop()
-                host = Host(rig.store, clock=rig.clock, defaults=SETTINGS, use_ai_threads=False,
+                host = build_host(rig.store, clock=rig.clock, defaults=SETTINGS, use_ai_threads=False,
                             rng=random.Random(9))
                 host.register(rig.platform)
                 await host.start()
