@@ -129,7 +129,7 @@ async def pages(port: int, links: list[tuple[int, list[str]]], seconds: float, t
                     break
                 now = time.monotonic()
                 data = json.loads(msg.data)
-                if data.get("type") != "state" or "table" not in data:
+                if data.get("type") != "state" or data["scene"]["table"]["phase"] is None:
                     continue
                 v = int(data["version"])
                 waiting = sent_at.get(match_id)
@@ -138,8 +138,7 @@ async def pages(port: int, links: list[tuple[int, list[str]]], seconds: float, t
                     waiting[2].add(s)
                     if len(waiting[2]) == 4:
                         del sent_at[match_id]
-                t = data["table"]
-                mine = s in (t.get("to_act") or []) or (t.get("phase") == "playing" and t.get("turn") == s)
+                mine = s in data["scene"]["table"]["turn"]["seats"]
                 if mine and acted < v and now < stop_at and (pending is None or pending.done()):
                     acted = v
                     pending = asyncio.create_task(act(v))

@@ -6,9 +6,17 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from bot.commands import Refusal
 from bot.i18n import normalize_lang, tr
 from bot.platform import Incoming, User
-from bot.settings import OptionError, parse_new_args, settings_with
+from bot.settings import (
+    OptionError,
+    check_options,
+    parse_new_args,
+    rule_overrides,
+    settings_with,
+    stored_timers,
+)
 from bot.table import Table
 from bot.table.messages import Event
 from bot.table.seats import SeatKind
@@ -18,7 +26,14 @@ from persistence.errors import ChatHasTable
 if TYPE_CHECKING:
     from bot.host import Host
 
-FORMATS = {"single": "single", "bo3": "best_of_3", "best_of_3": "best_of_3", "timed": "timed"}
+FORMATS = {"single": "single", "bo3": "best_of_3", "timed": "timed"}
+
+
+def may_keep_timers(host: Host, event: Incoming) -> bool:
+    """Whether timers given to `new` become the chat's own for its later tables: only a group admin's
+    (or the one person at a terminal). Anyone else's hold for the table they open, and no longer,
+    so that one member cannot leave a group's later tables waiting on a long timer."""
+    return event.extra.get("admin") == "1" or host.one_screen(event.where)
 
 
 async def new(host: Host, event: Incoming, args: tuple[str, ...], lang: str) -> None:
@@ -34,23 +49,27 @@ async def new(host: Host, event: Incoming, args: tuple[str, ...], lang: str) -> 
             return
         chat = await host.load_chat(*key)
         saved = chat.get("timers")
-        remembered: dict[str, str] = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
+        remembered, notes = stored_timers(saved, lang)
         try:
             preset, rule_opts, table_opts = parse_new_args(args, host.presets())
-            fmt = FORMATS.get(rule_opts.pop("format", "single").lower())
-            if fmt is None:
-                raise OptionError("format")
-            # timers given once stay the chat's own (per-chat timeouts); rules are per match
-            settings = settings_with(host.defaults, {**remembered, **table_opts})
-            rules = host.engine.preset(preset, **rule_opts)
+            checked = check_options({**rule_opts, **table_opts}, lang)
+            fmt = FORMATS[str(checked.pop("format", "single"))]
+            settings = settings_with(host.defaults, {**remembered, **checked})
+            rules = host.engine.preset(preset, **rule_overrides(checked))
+        except Refusal as exc:
+            await host.answer(event, exc.text(lang))
+            return
         except OptionError as exc:
             await host.answer(event, tr(lang, "new.bad_option", option=exc.option[:40]))
             return
         except (ValueError, TypeError, KeyError) as exc:
             await host.answer(event, tr(lang, "new.bad_option", option=str(exc)[:80]))
             return
-        if table_opts:
-            chat["timers"] = {**remembered, **table_opts}
+        kept = {k: str(v) for k, v in saved.items() if k in remembered} if isinstance(saved, dict) else {}
+        if table_opts and may_keep_timers(host, event):
+            kept = {**kept, **table_opts}
+        if (kept or notes) and kept != saved:
+            chat["timers"] = kept
             await host.store.set_chat(*key, chat)
         if "lang" not in chat:
             ulang = normalize_lang(event.user.language)
@@ -82,7 +101,8 @@ async def new(host: Host, event: Incoming, args: tuple[str, ...], lang: str) -> 
                       rules=rules.to_dict(), seats=seats, seed=seed, meta=meta, status="lobby",
                       deadlines=deadlines)
         host.add_table(table)
-        await host.answer(event, tr(lang, "new.created", id=mid))
+        await host.answer(event, "\n".join([tr(lang, "new.created", id=mid)]
+                                           + [tr(lang, "new.saved_timer_ignored", reason=n) for n in notes]))
         table.submit(Event(Incoming("command", event.user, event.where, key="", name="join")))
 
 

@@ -16,6 +16,7 @@ from bot import tokens
 from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import N_, tr
 from bot.platform import Button, View
+from bot.scene.types import SeatInfo as SeatInfo
 from engine.actions import Chao, Declare, Pass, Play, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
@@ -34,15 +35,6 @@ class InlineChoice:
     description: str
     token: str
     message: str = ""  # what the chosen result posts in the group as the player's message (else the title)
-
-
-@dataclass(frozen=True)
-class SeatInfo:
-    """What the table shows about a seat's occupant."""
-
-    name: str
-    is_ai: bool = False
-    away: bool = False  # a person whose seat an AI keeps until `back`
 
 
 def seat_label(seat: int, seats: Sequence[SeatInfo | None], lang: str) -> str:

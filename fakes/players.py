@@ -64,6 +64,9 @@ class Sim:
     steps: int = 0
     table_seats: list[dict[str, Any]] = field(default_factory=list)
     drain_each: bool = False  # benchmarks: let every update's messages go out before the next one
+    # Every this many plays one is made with the private hand's buttons (a press a card, each
+    # waiting for the hand's edit), the others inline; 0: inline only.
+    button_every: int = 3
 
     # -- talking like a client ------------------------------------------------
 
@@ -76,7 +79,7 @@ class Sim:
         """Wait until the adapter handed this update to the host and the host is done with it."""
         order = self.runner.order
         assert isinstance(order, HandledOrder), "build the runner with order=HandledOrder()"
-        await until(lambda: update_id in order.done)
+        await order.wait_for([update_id], 10.0)
         await self.settle()
         if self.drain_each:
             await self.runner.inbound.settle()
@@ -256,7 +259,7 @@ class Sim:
         uid = self.uid(table, seat)
         m = table.match
         version = m.version
-        if self.plays % 3 != 2:
+        if not self.button_every or self.plays % self.button_every != self.button_every - 1:
             await self._play_inline(uid)
             self.inline_plays += 1
         else:

@@ -27,7 +27,9 @@ from aiohttp import WSMsgType, web
 
 from adapters.web.auth import AuthError, LinkSigner, Person, check_init_data
 from adapters.web.config import WebConfig
+from adapters.web.words import page_words
 from bot.host import Host
+from bot.i18n import normalize_lang
 from bot.live import LiveFrame, Watch
 from bot.platform import ButtonKind, Incoming, User, Where
 
@@ -136,6 +138,7 @@ class WebTable:
         app.router.add_get("/", self.page)
         app.router.add_get("/ws", self.socket)
         app.router.add_post("/replay", self.replay)
+        app.router.add_get("/words/{lang}.json", self.words)
         app.router.add_static("/static/", str(STATIC), append_version=False)
 
     def application(self) -> web.Application:
@@ -160,6 +163,11 @@ class WebTable:
         html = html.replace("{{TELEGRAM_SCRIPT}}", self.config.telegram_script)
         return web.Response(text=html, content_type="text/html",
                             headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    async def words(self, request: web.Request) -> web.Response:
+        """The page's texts in one language (`adapters.web.words`): the chats' catalogs, as JSON."""
+        lang = normalize_lang(request.match_info["lang"]) or "en"
+        return web.json_response(page_words(lang), headers={"Cache-Control": "public, max-age=3600"})
 
     def authenticate(self, auth: Any) -> Person:
         """The person a hello's credential names, or AuthError."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from bot.duplicate.scoring import pair_score
 from bot.i18n import tr
 from bot.platform import Incoming, User, Where
-from bot.settings import settings_with
+from bot.settings import settings_with, stored_timers
 from bot.table import Table
 from bot.table.messages import Event
 from engine import preset
@@ -91,8 +91,7 @@ async def open_table(host: Host, where: Where, board: BoardRow, seats: list[dict
     if key in host.by_chat:
         return None
     chat = await host.load_chat(*key)
-    saved = chat.get("timers")
-    remembered = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
+    remembered, _ = stored_timers(chat.get("timers"), host.chat_lang(*key))
     settings = settings_with(host.defaults, remembered)
     meta: dict[str, Any] = {
         "preset": board.rules.get("name", "classic"), "creator": starter.user_id,

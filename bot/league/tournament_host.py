@@ -16,6 +16,7 @@ import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from bot.commands import Refusal
 from bot.league import ratings as rating_mod
 from bot.league.bridge import record_from_table
 from bot.league.records import MatchRecord
@@ -23,7 +24,15 @@ from bot.league.texts import t
 from bot.league.tournament import FORMATS, Format, Game, Member, Pairing, Tournament, TournamentError
 from bot.league.tournament_view import pairing_line, round_name, tournament_png, tournament_text
 from bot.platform import Incoming, PlatformError, Unreachable, User, View, Where
-from bot.settings import DEFAULT_AI_LEVEL, OptionError, parse_new_args, settings_with
+from bot.settings import (
+    DEFAULT_AI_LEVEL,
+    OptionError,
+    check_options,
+    parse_new_args,
+    rule_overrides,
+    settings_with,
+    stored_timers,
+)
 from bot.table import Table
 from bot.table.messages import Event, Ruling
 from bot.table.seats import SeatKind
@@ -158,8 +167,12 @@ async def _new(host: Host, store: TournamentStore, event: Incoming, args: tuple[
     try:
         preset, rule_opts, table_opts = parse_new_args(tuple(words), host.presets())
         rule_opts.pop("format", None)
-        settings_with(host.defaults, table_opts)
-        host.engine.preset(preset, **rule_opts)
+        checked = check_options({**rule_opts, **table_opts}, lang)
+        settings_with(host.defaults, checked)
+        host.engine.preset(preset, **rule_overrides(checked))
+    except Refusal as exc:
+        await host.answer(event, exc.text(lang))
+        return
     except OptionError as exc:
         await host.answer(event, t("tour_bad_option", lang, option=exc.option[:40]))
         return
@@ -229,11 +242,12 @@ async def _open(host: Host, tour: Tournament, p: Pairing) -> None:
     assert p.a is not None and p.b is not None
     chat = await host.load_chat(tour.platform, tour.chat_id)
     lang = host.chat_lang(tour.platform, tour.chat_id)
-    saved = chat.get("timers")
-    remembered = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
+    remembered, _ = stored_timers(chat.get("timers"), lang)
     _, rule_opts, table_opts = parse_new_args(tuple(tour.options), host.presets())
-    rules = host.engine.preset(tour.preset, **rule_opts)
-    settings = settings_with(host.defaults, {**remembered, **table_opts, "lobby": str(tour.late_minutes * 60)})
+    rule_opts.pop("format", None)
+    checked = check_options({**rule_opts, **table_opts}, lang)  # checked when the tournament was made
+    rules = host.engine.preset(tour.preset, **rule_overrides(checked))
+    settings = settings_with(host.defaults, {**remembered, **checked, "lobby": tour.late_minutes * 60})
     seats: list[dict[str, Any]] = []
     reserved: dict[str, str] = {}
     for seat in range(4):

@@ -16,6 +16,7 @@ from bot.platform import Button, Cue, PlatformError, Unreachable, View, Where
 from bot.table.drawn import DrawnHands
 from bot.table.messages import Redraw
 from bot.table.notices import TurnNotices
+from bot.table.scenes import Scenes
 from bot.table.seats import SeatKind
 from bot.views import card_indices, hand_elsewhere_view, hand_on_web_view, hand_view, lobby_view, table_view
 from engine.actions import Bury, Revolt, SeatAction
@@ -50,6 +51,7 @@ class Screen:
         # them, kept in the match's meta: while a hand's phase and cards hold, redrawing it (a card
         # selected, say, or after a restart) keeps its buttons' version, so a button on a message
         # drawn earlier still counts.
+        self.scenes = Scenes(table)  # the scenes every door draws, the public part built once per change
         self.drawn_hands = DrawnHands(table.meta)
         self.selection: dict[int, set[int]] = self.drawn_hands.selection
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.i18n import tr
+from bot.settings import SETTING_RANGES
 from persistence.store import SqliteStore
 from tests.host.conftest import PACED, Rig, make_rig
 from tests.host.helpers import act_as_human, open_table, restart_mid_hand, send
@@ -237,14 +238,17 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
 
 
 async def test_timers_given_to_new_become_the_chats_own(rig: Rig) -> None:
-    await send(rig, rig.d.command("u1", "new", "classic", "turn=45", "away_after=3"))
+    """A group admin's timers do (a member's hold for their table only: tests/host/test_options.py)."""
+    admin = {"admin": "1"}
+    await send(rig, rig.d.command("u1", "new", "classic", "turn=45", "away_after=3", extra=admin))
     table = rig.host.by_chat[("fake", "g1")]
     assert table.settings.turn == 45 and table.settings.away_after == 3
     await send(rig, rig.d.command("u1", "abandon"))
-    await send(rig, rig.d.command("u1", "new", "bury=70"))
+    await send(rig, rig.d.command("u1", "new", "bury=70", extra=admin))
     table = rig.host.by_chat[("fake", "g1")]
     assert (table.settings.turn, table.settings.away_after, table.settings.bury) == (45, 3, 70)
     assert (await rig.store.get_chat("fake", "g1"))["timers"] == {"turn": "45", "away_after": "3", "bury": "70"}
     await send(rig, rig.d.command("u1", "abandon"))
-    assert await send(rig, rig.d.command("u1", "new", "turn=-5")) == [tr("en", "new.bad_option", option="turn=-5")]
+    assert await send(rig, rig.d.command("u1", "new", "turn=-5", extra=admin)) == [
+        tr("en", "arg.out_of_range", what="turn=-5", name="turn", range=SETTING_RANGES["turn"].range_text("en"))]
     assert (await rig.store.get_chat("fake", "g1"))["timers"]["turn"] == "45"
