@@ -7,6 +7,7 @@ buttons and select menus on the messages the fake shows them.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -77,10 +78,11 @@ class Rig:
     _observed: tuple[Any, int] | None = None
     _last_snapshot: dict[str, Any] | None = None
     runner: DiscordRunner = field(init=False)
+    rng: random.Random | None = None  # the host's, for its deals (None: a fresh system one)
 
     async def boot(self) -> None:
         """A fresh host and adapter on the same store (first start, or after a restart)."""
-        self.host = Host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
+        self.host = Host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False, rng=self.rng)
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
                                gateway_url=self.fake.gateway_url, edit_interval=0.0, scale=self.fake.scale)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)
@@ -335,6 +337,13 @@ async def play_until(rig: Rig, done: object, limit: int = 600) -> None:
             rig.clock.advance(31)
             await rig.idle()
     raise AssertionError("the hand did not finish")
+
+
+def to_act(rig: Rig) -> set[int]:
+    """The user ids of the people who must act now."""
+    table = rig.table()
+    m = table.match
+    return set() if m is None else {int(table.seats[s]["user_id"]) for s in m.to_act()}
 
 
 def hand_over(rig: Rig) -> bool:
