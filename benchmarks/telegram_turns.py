@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from bot import tokens
-from bot.host import Host
 from bot.settings import TableSettings
 from fakes.players import Sim, until
 from fakes.telegram_api import BOT_ID, ApiCall, FakeTelegram, Limits
@@ -81,7 +81,7 @@ async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
     store = await SqliteStore.open(os.path.join(tmp.name, "turns.sqlite3"))
     # The host's clock is real time: the deal is paced, declaration windows close on their own.
     settings = TableSettings(deal=0.6 * scale, declare=8 * scale, next=5 * scale, turn=0, bury=0, lobby=0)
-    host = Host(store, defaults=settings, use_ai_threads=False)
+    host = build_host(store, defaults=settings, use_ai_threads=False)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
                             limits=FloodLimits(scale=scale))
     runner = TelegramRunner(config, host, order=HandledOrder())

@@ -71,12 +71,6 @@ def worker_name() -> str:
     return os.environ.get("TRACTOR_WORKER") or f"{socket.gethostname()}:{os.getpid()}"
 
 
-class Router(Protocol):
-    """What the host asks before it serves an update (`Host.handle`)."""
-
-    async def route(self, event: Incoming) -> bool: ...
-
-
 class LeaseStore(Protocol):
     """The store's half (persistence.postgres.PostgresStore)."""
 
@@ -181,7 +175,7 @@ class Cluster:
 
     async def start(self) -> None:
         """Joins: listens for updates and replies, takes a first share of the tables, then beats."""
-        self.host.router = self
+        self.host.route_through(self)
         self.peers.start()
         await self.link.listen(self._on_message)
         await self.beat()
@@ -203,7 +197,7 @@ class Cluster:
             with contextlib.suppress(Exception):
                 await self.link.leave()
         await self.link.close()
-        self.host.router = None
+        self.host.route_through(None)
 
     async def _run(self) -> None:
         """Beats every `beat_every` seconds, and serves the inbox whenever a NOTIFY says so; a busy

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from bot.scene.types import Scene
+
 ButtonKind = Literal["callback", "inline_query", "url", "web_app"]
 
 
@@ -47,12 +49,15 @@ class View:
 
     `choices`: each a whole move in one press (a legal play, the suggested bury), for a platform that
     shows them as one menu (`Platform.play_menu`); others ignore them, the grid offers the same moves.
-    `cue`: whose turn it is, on a table message (`Platform.live_countdown`)."""
+    `cue`: whose turn it is, on a table message (`Platform.live_countdown`).
+    `scene`: what the view was drawn from (`bot.scene`), for a door that lays the table out itself
+    (the terminal) or needs more than the text (Discord's hand menus); not part of what it shows."""
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
     choices: tuple[Button, ...] = ()
     cue: Cue | None = None
+    scene: Scene | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

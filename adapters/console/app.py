@@ -19,7 +19,7 @@ from adapters.console.lines import PipeLines, TerminalLines
 from adapters.console.platform import NAME, ConsolePlatform, ConsoleReply
 from adapters.console.screen import FullScreen, PlainScreen
 from bot.cardtext import card_text
-from bot.host import ALL_COMMANDS, Host, TableGlance
+from bot.host import Host, TableGlance
 from bot.i18n import locale_lang as posix_locale_lang
 from bot.i18n import normalize_lang, tr
 from bot.platform import Incoming, User, Where
@@ -64,7 +64,7 @@ class ConsoleSession:
         first = words[0].lower().lstrip("/")
         key = f"console:{uuid.uuid4().hex}"
         reply = ConsoleReply(self.platform)
-        if first in ALL_COMMANDS:
+        if first in self.host.registry:
             ev = Incoming("command", self.user, self.where, key=key, name=first, args=tuple(words[1:]), reply=reply)
         else:
             ev = Incoming("text", self.user, self.where, key=key, text=line, reply=reply)
@@ -193,6 +193,7 @@ async def _play(session: ConsoleSession, screen: PlainScreen | FullScreen, reade
             continue  # the table changed while you were typing: drawn again, your line kept
         if not line:
             return True
+        screen.go_on()  # a line typed, even an empty one: the end of a hand shown makes way
         line = line.strip()
         if not line:
             continue

@@ -60,11 +60,12 @@ def lobby_scene(*, match_id: int, preset: str, seats: Sequence[SeatInfo | None],
 
 def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
                 seats: Sequence[SeatInfo | None], clock: Clock | None = None,
-                next_dealer: int | None = None) -> TableScene:
+                next_dealer: int | None = None, final_trick: Trick | None = None) -> TableScene:
     """The public part of every viewer's scene, from the engine's public view.
 
     `clock`: the running deadline; `next_dealer`: who deals next, while a finished hand waits for the
-    next one (`Match.next_dealer`)."""
+    next one (`Match.next_dealer`); `final_trick`: the last hand's last trick, once the next hand has
+    begun (the view no longer holds it)."""
     declarer_seats = pub.get("declarers")
     dealer = pub.get("dealer")
     declarers = team_of(declarer_seats[0]) if declarer_seats else team_of(dealer) if dealer is not None else None
@@ -73,12 +74,15 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
     for t in tricks:
         points[team_of(int(t["winner"]))] += int(t["points"])
     hand_no = int(pub.get("hand_no", 1))
+    last_trick = _last_trick(pub, tricks)
     summary_raw = pub.get("last_result")
     summary = None
     if summary_raw is not None:
-        after = next_dealer if pub.get("phase") == Phase.HAND_OVER else (
-            dealer if int(summary_raw.get("hand_no", 0)) == hand_no - 1 else None)
-        summary = summary_of(summary_raw, next_dealer=after, hand_no=hand_no)
+        ended = pub.get("phase") in (Phase.HAND_OVER, Phase.MATCH_OVER)
+        before = int(summary_raw.get("hand_no", 0)) == hand_no - 1
+        after = next_dealer if pub.get("phase") == Phase.HAND_OVER else dealer if before else None
+        summary = summary_of(summary_raw, next_dealer=after, hand_no=hand_no,
+                             final_trick=last_trick if ended else final_trick if before else None)
     levels = pub.get("levels") or ["2", "2"]
     return TableScene(
         match_id=match_id,
@@ -93,7 +97,7 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
         trump=_trump(pub),
         declarers=declarers,
         trick=_plays(pub.get("trick") or ()),
-        last_trick=_last_trick(pub, tricks),
+        last_trick=last_trick,
         tricks_played=int(pub.get("tricks_played", 0)),
         points=(points[0], points[1]),
         defender_points=int(pub.get("defender_points", 0)),
@@ -152,28 +156,30 @@ def _turn(pub: PublicView, status: Status, clock: Clock | None) -> Turn:
     return Turn(seats, clock if seats else None)
 
 
-def summary_of(res: HandSummary, *, next_dealer: int | None = None, hand_no: int = 0) -> Summary:
+def summary_of(res: HandSummary, *, next_dealer: int | None = None, hand_no: int = 0,
+               final_trick: Trick | None = None) -> Summary:
     """A finished hand's summary, as the engine gives it (`last_result`, a match's history)."""
-    dteam = int(res["declarer_team"])
-    winner_side = res.get("winner")
-    winner = None if winner_side is None else dteam if winner_side == "declarers" else 1 - dteam
+    dteam = int(res.get("declarer_team", 0))
+    side = res.get("winner")
+    winner = None if side is None else dteam if side == "declarers" else 1 - dteam
     after = res.get("levels_after")
     knocked = res.get("knocked_to")
     return Summary(
         hand_no=int(res.get("hand_no", hand_no)),
-        reason=res["reason"],
+        reason=res.get("reason", "played"),
         defenders=1 - dteam,
-        defender_points=int(res["defender_points"]),
-        kitty=tuple(res["kitty"]),
-        kitty_points=int(res["kitty_points"]),
-        kitty_multiplier=int(res["kitty_multiplier"]),
-        penalties=int(res["penalties"]),
+        defender_points=int(res.get("defender_points", 0)),
+        kitty=tuple(res.get("kitty") or ()),
+        kitty_points=int(res.get("kitty_points", 0)),
+        kitty_multiplier=int(res.get("kitty_multiplier", 0) or 0),
+        penalties=int(res.get("penalties", 0) or 0),
         winner=winner,
-        side=winner_side,
-        levels_up=int(res.get("levels", 0)),
-        knocked_to=None if knocked is None else str(knocked),
+        side=side,
+        levels_up=int(res.get("levels", 0) or 0),
+        knocked_to=None if not knocked else str(knocked),
         levels_after=None if not after else (str(after[0]), str(after[1])),
         next_dealer=next_dealer,
+        final_trick=final_trick,
     )
 
 

@@ -122,6 +122,7 @@ class Summary:
     knocked_to: str | None = None
     levels_after: tuple[str, str] | None = None
     next_dealer: int | None = None  # None: decided anew (a revolution), or the match is over
+    final_trick: Trick | None = None  # the hand's last trick, while known
 
 
 @dataclass(frozen=True, slots=True)

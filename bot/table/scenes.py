@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from bot.ai import move_seed
 from bot.scene.build import choices, hand_scene, lobby_scene, table_scene
-from bot.scene.types import Clock, ClockKind, Scene, Status, TableScene
+from bot.scene.types import Clock, ClockKind, Scene, Status, TableScene, Trick
 from bot.table.seats import Seats
 from engine import Match
 from engine.views import PublicView, SeatView
@@ -74,6 +74,7 @@ class Scenes:
         self.table = table
         self._key: tuple[object, ...] | None = None
         self._public: TableScene | None = None
+        self._final: Trick | None = None  # the last trick of the hand that ended last, once seen
 
     def public(self) -> TableScene:
         """The table as every viewer sees it now (built again only when it changed)."""
@@ -84,12 +85,14 @@ class Scenes:
         key = (t.match.version if t.match is not None else -1, status, infos, clock, t.preset_name)
         if self._public is not None and key == self._key:
             return self._public
-        if t.match is None or status == "lobby":
+        if t.match is None:
             sc = lobby_scene(match_id=t.id, preset=t.preset_name, seats=infos,
                              creator=str(t.meta.get("creator_name", "?")), options=str(t.meta.get("options", "")))
         else:
             sc = table_scene(t.public(), match_id=t.id, status=status, preset=t.preset_name, seats=infos,
-                             clock=clock, next_dealer=t.match.next_dealer())
+                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=self._final)
+            if sc.hand_over and sc.summary is not None:
+                self._final = sc.summary.final_trick
         self._key, self._public = key, sc
         return sc
 
@@ -107,6 +110,5 @@ class Scenes:
         if m is None or sc.phase is None:
             return Scene(sc, s, lang)
         v = t.seat_view(s)
-        can = choices(m, s, v, bury_seed=move_seed(t.seed, m.version, s)) if t.status == "active" else None
-        hand = hand_scene(v, can, picked) if can is not None else hand_scene(v, picked=picked)
-        return Scene(sc, s, lang, hand, refusal)
+        can = choices(m, s, v, bury_seed=move_seed(t.seed, m.version, s))
+        return Scene(sc, s, lang, hand_scene(v, can, picked), refusal)

@@ -23,6 +23,7 @@ import pytest
 
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
+from app.features import build_host
 from bot.cluster import IDENTIFY_PACE, Cluster
 from bot.host import Host
 from bot.shards import ShardKeeper
@@ -69,7 +70,7 @@ class Shop:
 
     async def start(self, name: str) -> Worker:
         store = await PostgresStore.open(self.url, synchronous="OFF", worker=name)
-        host = Host(store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
+        host = build_host(store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
         cluster = Cluster(host, store, store.cluster())
         cluster.identify_pace = IDENTIFY_WINDOW_S * self.fake.scale + (IDENTIFY_PACE - IDENTIFY_WINDOW_S)
         self._count(cluster)

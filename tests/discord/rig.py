@@ -16,6 +16,7 @@ from typing import Any
 from adapters.discord.components import PLAYS_PREFIX, SELECT_PREFIX
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
+from app.features import build_host
 from bot import tokens
 from bot.cardtext import card_text
 from bot.host import Host
@@ -82,7 +83,7 @@ class Rig:
 
     async def boot(self) -> None:
         """A fresh host and adapter on the same store (first start, or after a restart)."""
-        self.host = Host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False, rng=self.rng)
+        self.host = build_host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False, rng=self.rng)
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
                                gateway_url=self.fake.gateway_url, edit_interval=0.0, scale=self.fake.scale)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from app.features import build_host
 from bot import tokens
 from bot.cardtext import cards_text
-from bot.host import Host
 from bot.platform import Button, View
 from bot.table import Table
 from persistence.store import Store
@@ -144,7 +144,7 @@ async def restart_mid_hand(rig: Rig, reopen: Callable[[], Awaitable[Store]]) -> 
     await rig.store.close()
 
     store2 = await reopen()
-    host2 = Host(store2, clock=rig.clock, defaults=PACED, use_ai_threads=False)
+    host2 = build_host(store2, clock=rig.clock, defaults=PACED, use_ai_threads=False)
     host2.register(rig.platform)
     edits_before = len(rig.platform.log)
     await host2.start()

@@ -6,6 +6,7 @@ refused as out of date although nothing in the hand had changed, and the cards p
 
 from __future__ import annotations
 
+from app.features import build_host
 from bot import tokens
 from bot.host import Host
 from bot.i18n import tr
@@ -43,7 +44,7 @@ async def _restart(rig: Rig) -> Host:
     await rig.host.stop()
     await rig.store.close()
     store = await SqliteStore.open(path, synchronous="OFF")
-    host = Host(store, clock=rig.clock, defaults=PACED, use_ai_threads=False)
+    host = build_host(store, clock=rig.clock, defaults=PACED, use_ai_threads=False)
     host.register(rig.platform)
     await host.start()
     await host.settle()

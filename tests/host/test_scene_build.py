@@ -140,8 +140,11 @@ def test_hand_over_summary_with_the_next_dealer() -> None:
     nxt = m.next_dealer()
     m.apply(m.system_action())  # type: ignore[arg-type]
     assert m.public_view()["dealer"] == nxt
-    after = scene_of(m).summary
+    assert s.final_trick == sc.last_trick  # the hand's last trick goes with its end
+    after = table_scene(m.public_view(), match_id=7, status="active", preset="classic", seats=SEATS,
+                        final_trick=s.final_trick).summary
     assert after is not None and after.next_dealer == nxt and not scene_of(m).hand_over
+    assert after.final_trick == s.final_trick and scene_of(m).last_trick is None
 
 
 def test_match_over_result() -> None:

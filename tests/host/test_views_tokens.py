@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 from babel.messages.pofile import read_po
 
 from bot import tokens
 from bot.cardtext import card_text, parse_typed_card
 from bot.i18n import LANGS, catalog, normalize_lang, placeholders, po_path, tr
+from bot.scene.build import hand_scene, lobby_scene, table_scene
+from bot.scene.types import Choices, Clock, Scene
 from bot.views import SeatInfo, hand_view, lobby_view, table_view
-from engine.actions import Declare, Pass
+from engine.views import PublicView, SeatView
 
 ENGINE_CODES = ["wrong_phase", "not_your_turn", "not_in_hand", "wrong_count", "mixed_suits",
                 "must_follow_suit", "must_follow_pairs", "must_follow_tractor", "not_level_card",
@@ -81,20 +85,30 @@ def test_card_text_and_typing() -> None:
         assert parse_typed_card(word) is None
 
 
+def scene_of(v: dict[str, object], lang: str, *, version: int = 77, time_left: float | None = None,
+             can: Choices | None = None, picked: set[int] | None = None) -> Scene:
+    """The scene of an engine-shaped view dict: a seat's when it has a hand."""
+    sc = table_scene(cast(PublicView, dict(v, version=version)), match_id=5, status="active", preset="classic",
+                     seats=SEATS, clock=Clock("turn", time_left) if time_left is not None else None)
+    if "hand" not in v:
+        return Scene(sc, None, lang)
+    return Scene(sc, int(cast(int, v["seat"])), lang, hand_scene(cast(SeatView, v), can or Choices(), picked or ()))
+
+
 def test_table_view_shows_public_state_in_both_languages() -> None:
     pub = seat_view()
     del pub["hand"], pub["seat"]
-    v = table_view(pub, SEATS, "en", match_id=5, version=77, preset="classic", time_left=21.4)
+    v = table_view(scene_of(pub, "en", time_left=21.4))
     assert "Ann" in v.text and "♥" in v.text and "25" in v.text and "21s" in v.text and "♠Q" in v.text
     assert "dealer" in v.text
-    zh = table_view(pub, SEATS, "zh", match_id=5, version=77, preset="classic")
+    zh = table_view(scene_of(pub, "zh"))
     assert "闲家得分" in zh.text and "庄家" in zh.text
     tok = tokens.parse(v.buttons[0][0].token)
     assert (tok.match_id, tok.version, tok.code) == (5, 77, tokens.HAND)
 
 
 def test_hand_view_toggles_play_and_selection() -> None:
-    v = hand_view(seat_view(), SEATS, "en", match_id=5, version=77, selection={3})
+    v = hand_view(scene_of(seat_view(), "en", picked={3}), version=77)
     assert "[♠A]" in v.text
     toggles = [b for row in v.buttons for b in row if tokens.parse(b.token).code == tokens.TOGGLE]
     assert len(toggles) == 6 and toggles[3].style == "selected"
@@ -104,29 +118,30 @@ def test_hand_view_toggles_play_and_selection() -> None:
 
 def test_hand_view_bury_and_paging() -> None:
     hand = ["AS"] * 33
-    v = hand_view(seat_view(phase="burying", hand=hand, to_act=[0], kitty=["AS"] * 8), SEATS, "en",
-                  match_id=5, version=3, selection=set(range(8)))
+    burying = Choices(bury=True)
+    v = hand_view(scene_of(seat_view(phase="burying", hand=hand, to_act=[0], kitty=["AS"] * 8), "en", can=burying,
+                           picked=set(range(8))), version=3)
     flat = [b for row in v.buttons for b in row]
     assert sum(tokens.parse(b.token).code == tokens.TOGGLE for b in flat) == 20
     bury = next(b for b in flat if tokens.parse(b.token).code == tokens.BURY)
     assert bury.style == "primary" and "8/8" in bury.label
     assert all(len(row) <= 5 for row in v.buttons) and len(v.buttons) <= 5
-    page2 = hand_view(seat_view(phase="burying", hand=hand, to_act=[0]), SEATS, "en", match_id=5, version=3,
+    page2 = hand_view(scene_of(seat_view(phase="burying", hand=hand, to_act=[0]), "en", can=burying), version=3,
                       page=1)
     assert sum(tokens.parse(b.token).code == tokens.TOGGLE for row in page2.buttons for b in row) == 13
 
 
 def test_hand_view_declare_buttons() -> None:
-    legal = [Declare(0, ("5H",)), Pass(0)]
-    v = hand_view(seat_view(phase="declaring", trump=None, declaration=None), SEATS, "zh", match_id=5,
-                  version=3, legal=legal)
+    can = Choices(declare=(("5H",),), can_pass=True)  # what Declare(0, ("5H",)) and Pass(0) make
+    v = hand_view(scene_of(seat_view(phase="declaring", trump=None, declaration=None), "zh", can=can), version=3)
     toks = [tokens.parse(b.token) for row in v.buttons for b in row]
     assert (tokens.DECLARE, "5H") in [(t.code, t.arg) for t in toks]
     assert tokens.PASS in [t.code for t in toks]
 
 
 def test_lobby_view() -> None:
-    v = lobby_view([SeatInfo("Ann"), None, None, None], "en", match_id=9, preset="classic", creator="Ann")
+    sc = lobby_scene(match_id=9, preset="classic", seats=[SeatInfo("Ann"), None, None, None], creator="Ann")
+    v = lobby_view(Scene(sc, None, "en"))
     assert "1/4" in v.text
     assert {tokens.parse(b.token).code for row in v.buttons for b in row} == {
         tokens.JOIN, tokens.LEAVE, tokens.ADDBOT, tokens.START}

@@ -26,7 +26,6 @@ import pytest
 
 from bot import tokens
 from bot.cardtext import cards_text
-from bot.host import ALL_COMMANDS
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
 from fakes.clock import FakeClock
@@ -186,7 +185,7 @@ class Fuzzer:
             if self.safe_words(uid, text):
                 self.text(uid, rng.choice([uid, *self.groups]), text, "huge text")
         elif r == 9:  # huge command arguments
-            name = rng.choice(sorted(ALL_COMMANDS))
+            name = rng.choice(sorted(self.rig.host.registry.names()))
             self.command(uid, rng.choice([uid, *self.groups]), f"/{name} " + self.junk(3000), "huge command")
         elif r == 10:  # unknown commands, other bots' commands
             word = (self.junk(rng.randint(1, 20)).split() or ["x"])[0]

@@ -13,6 +13,7 @@ import pytest
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from bot import tokens
 from bot.host import Host
 from bot.settings import TableSettings
@@ -41,7 +42,7 @@ class World:
 async def boot(fake: FakeTelegram, store: SqliteStore, clock: FakeClock,
                scale: float = SCALE) -> tuple[Host, TelegramRunner]:
     """The start-up sequence `tractor-host run` uses: connect, resume matches, then listen."""
-    host = Host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
+    host = build_host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
                             limits=FloodLimits(scale=scale))
     runner = TelegramRunner(config, host, order=HandledOrder())

@@ -112,7 +112,7 @@
   }
 
   const hand = () => (st && st.scene.hand) || null;
-  const can = () => (hand() && hand().choices) || {};
+  const can = () => (hand() && T().status === "active" && hand().choices) || {}; // nothing to do while paused
 
   function onState(msg) {
     // Only ever forward: a state older than the one shown (a late frame) is not drawn.
