@@ -103,8 +103,7 @@ class DiscordPlatform:
         cue = view.cue
         if cue is None:
             return view
-        turn_key = next((b.token.split(".")[2] for row in view.buttons for b in row if b.token.count(".") == 5), None)
-        self.pings.turn(int(where.chat_id), cue.user_ids, turn_key, cue.seconds, cue.lang)
+        self.pings.turn(int(where.chat_id), cue.user_ids, cue.version, cue.seconds, cue.lang)
         if cue.seconds is None:
             return view
         return replace(view, text=f"{view.text}\n⏰ <t:{int(time.time() + cue.seconds)}:R>")

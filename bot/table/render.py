@@ -8,7 +8,6 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from bot import tokens
 from bot.choices import quick_choices
 from bot.i18n import tr
 from bot.live import WEB_GRACE
@@ -254,7 +253,7 @@ class Screen:
             if (seat.get("kind") == SeatKind.HUMAN and not seat.get("away") and not seat.get("kicked")
                     and str(seat.get("user_id")) not in t.meta.get("quiet", [])):
                 ids = (str(seat["user_id"]),)
-        return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang)
+        return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang, t.game.version)
 
     def hand_scene(self, s: int) -> Scene:
         """What seat s sees, with the cards it picked and why it was last refused."""
@@ -417,15 +416,11 @@ def _trick_key(pub: Any) -> tuple[Any, ...]:
 def strip_versions(v: View) -> tuple[Any, ...]:
     """A view's content without its token versions: a new version alone is no reason to edit."""
     text = v.text
-    rows = tuple(tuple((b.label, b.style, b.kind, _token_sans_version(b.token)) for b in row) for row in v.buttons)
+    rows = tuple(tuple((b.label, b.style, b.kind, _sans_version(b)) for b in row) for row in v.buttons)
     if v.choices:
-        return (text, rows, tuple((b.label, _token_sans_version(b.token)) for b in v.choices))
+        return (text, rows, tuple((b.label, _sans_version(b)) for b in v.choices))
     return (text, rows)
 
 
-def _token_sans_version(tok: str) -> str:
-    try:
-        t = tokens.parse(tok)
-    except tokens.BadToken:
-        return tok
-    return f"{t.code}.{t.arg}"
+def _sans_version(b: Button) -> object:
+    return b.act if b.act is not None else b.token  # a link or a query has no version

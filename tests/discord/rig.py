@@ -16,9 +16,21 @@ from adapters.discord.components import PLAYS_PREFIX, SELECT_PREFIX
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from app.features import build_host
-from bot import tokens
 from bot.cardtext import card_text
 from bot.host import Host
+from bot.intents import codec
+from bot.intents.types import (
+    BurySelection,
+    ButtonAct,
+    Chao,
+    Declare,
+    Drawn,
+    Pass,
+    PlayCards,
+    PlaySelection,
+    Revolt,
+    Toggle,
+)
 from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
@@ -41,13 +53,18 @@ SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, next=30, lobby=0, a
 JSONish = dict[str, Any]
 
 
-def token_of(custom_id: str) -> tokens.Token | None:
+def token_of(custom_id: str) -> tuple[Drawn, ButtonAct] | None:
+    """What a button's custom id stands for, read by the codec (None: no button of the host's)."""
     if not custom_id.startswith("b:"):
         return None
     try:
-        return tokens.parse(custom_id[2:])
-    except tokens.BadToken:
+        return codec.parse(custom_id[2:])
+    except codec.BadToken:
         return None
+
+
+def _is(act: ButtonAct, want: ButtonAct | type[ButtonAct]) -> bool:
+    return isinstance(act, want) if isinstance(want, type) else act == want
 
 
 def cards_named(text: str) -> Counter[str]:
@@ -181,12 +198,13 @@ class Rig:
         t = action["t"]
         for _ in range(3):
             if t in ("pass", "declare", "chao", "revolt"):
-                code = {"pass": tokens.PASS, "declare": tokens.DECLARE, "chao": tokens.CHAO,
-                        "revolt": tokens.REVOLT}[t]
-                if self._find(hand, code, "".join(action.get("cards", [])) if t != "pass" else None) is None:
+                cards = tuple(action.get("cards", []))
+                want: ButtonAct = {"pass": Pass(), "declare": Declare(cards), "chao": Chao(cards),
+                                   "revolt": Revolt()}[t]
+                if self._find(hand, want) is None:
                     spent += await self._poke(user, hand)  # an old message: any press brings the hand up to date
                 else:
-                    await self.press_code(user, hand, code, "".join(action.get("cards", [])) if t != "pass" else None)
+                    await self.press_code(user, hand, want)
                     spent += 1
             elif t == "play" and style == "menu" and await self._from_menu(user, hand, list(action["cards"])):
                 spent += self._last_menu_clicks
@@ -194,7 +212,7 @@ class Rig:
                 spent += await self.choose_cards(user, s, list(action["cards"]), count=True)
                 hand = self.hand_message(user)
                 assert hand is not None
-                await self.press_code(user, hand, tokens.PLAY if t == "play" else tokens.BURY)
+                await self.press_code(user, hand, PlaySelection() if t == "play" else BurySelection())
                 spent += 1
             await self.idle()
             if not self.host.tables or self.table().match.version > version:  # type: ignore[union-attr]
@@ -213,7 +231,7 @@ class Rig:
         want = Counter(cards)
         for b in hand.buttons():
             tok = token_of(str(b.get("custom_id", "")))
-            if tok is not None and tok.code == tokens.PLAY_CARDS and cards_named(str(b.get("label", ""))) == want:
+            if tok is not None and isinstance(tok[1], PlayCards) and cards_named(str(b.get("label", ""))) == want:
                 await self.fake.press(user, hand, b["custom_id"])
                 self._last_menu_clicks = 1
                 return True
@@ -227,10 +245,10 @@ class Rig:
                     return True
         return False
 
-    def _find(self, message: FakeMessage, code: str, arg: str | None) -> JSONish | None:
+    def _find(self, message: FakeMessage, want: ButtonAct | type[ButtonAct]) -> JSONish | None:
         for b in message.buttons():
             tok = token_of(str(b.get("custom_id", "")))
-            if tok is not None and tok.code == code and (arg is None or tok.arg == arg):
+            if tok is not None and _is(tok[1], want):
                 return b
         return None
 
@@ -249,17 +267,16 @@ class Rig:
         for b in message.buttons():
             tok = token_of(str(b.get("custom_id", "")))
             if tok is not None:
-                out.add(tok.version)
+                out.add(tok[0].version)
         return out
 
-    async def press_code(self, user: FakeUser, message: FakeMessage, code: str, arg: str | None = None) -> None:
-        for b in message.buttons():
-            tok = token_of(str(b.get("custom_id", "")))
-            if tok is not None and tok.code == code and (arg is None or tok.arg == arg):
-                interaction = await self.fake.press(user, message, b["custom_id"])
-                assert interaction.callback_type is not None
-                return
-        raise AssertionError(f"no {code}/{arg} button for {user.name}: {[b.get('label') for b in message.buttons()]}")
+    async def press_code(self, user: FakeUser, message: FakeMessage, want: ButtonAct | type[ButtonAct]) -> None:
+        """Presses the button standing for `want` (an act, or any act of that kind)."""
+        b = self._find(message, want)
+        if b is None:
+            raise AssertionError(f"no {want} button for {user.name}: {[b.get('label') for b in message.buttons()]}")
+        interaction = await self.fake.press(user, message, b["custom_id"])
+        assert interaction.callback_type is not None
 
     async def choose_cards(self, user: FakeUser, seat: int, cards: list[str], *, count: bool = False) -> Any:
         """Picks `cards` in the hand's select menus (each menu holds part of the hand); with `count`,
@@ -278,8 +295,8 @@ class Rig:
                 continue  # the menu of whole plays
             values = []
             for option in select["options"]:
-                tok = tokens.parse(option["value"])
-                if tokens.from_b36(tok.arg) in wanted:
+                act = codec.parse(option["value"])[1]
+                if isinstance(act, Toggle) and act.index in wanted:
                     values.append(option["value"])
             previous = [o["value"] for o in select["options"] if o.get("default")]
             if sorted(values) != sorted(previous):

@@ -63,11 +63,18 @@ class Client:
     def notices(self) -> list[dict[str, Any]]:
         return [m for m in self.received if m.get("type") == "notice"]
 
-    async def act(self, a: str, cards: list[str] | None = None) -> str:
+    async def act(self, a: str, cards: list[str] | None = None, *, version: int | str | None = "shown") -> str:
+        """An act as the page sends it: with the version of the state it shows (`version` another one,
+        or None for none, as an older page sends it)."""
         assert self.ws is not None
         self._keys += 1
         key = f"k{self._keys}"
-        await self.ws.send_json({"t": "act", "a": a, "cards": cards or [], "key": key})
+        frame: dict[str, Any] = {"t": "act", "a": a, "cards": cards or [], "key": key}
+        if version == "shown" and self.states:
+            frame["v"] = self.state["version"]
+        elif isinstance(version, int):
+            frame["v"] = version
+        await self.ws.send_json(frame)
         return key
 
     async def answer(self, key: str, timeout: float = 30.0) -> dict[str, Any]:
