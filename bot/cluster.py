@@ -169,6 +169,7 @@ class Cluster:
         self.follower = Follower(host, store)
         self.peers = LivePeers(host, link, self.follower, self.stats, self.ttl)
         self.live: list[str] = [self.worker]  # the live workers at the last beat, sorted
+        self.identify_pace = IDENTIFY_PACE  # real seconds: tests against a fast fake Discord shorten it
 
     # ----- lifecycle -----
 
@@ -229,7 +230,7 @@ class Cluster:
     async def identify_gate(self, bucket: int) -> None:
         """Waits for this worker's turn to open a gateway session in `bucket` (Discord allows one a
         bucket every 5 s for the whole bot), whichever worker opened the last one."""
-        await self.link.pace(f"discord-identify-{bucket}", IDENTIFY_PACE)
+        await self.link.pace(f"discord-identify-{bucket}", self.identify_pace)
 
     # ----- sharing the tables -----
 

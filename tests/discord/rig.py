@@ -7,6 +7,7 @@ buttons and select menus on the messages the fake shows them.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from bot.intents.types import (
 from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
-from fakes.discord_api import FakeDiscord, FakeMessage, FakeUser
+from fakes.discord_api import FakeDiscord, FakeMessage, FakeUser, handled
 
 ALICE = FakeUser(201, "alice", admin=True)
 BOB = FakeUser(202, "bob")
@@ -48,6 +49,10 @@ _FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
 TEXT_TO_CODE = {card_text(c): c for c in _FACES}
 
 SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, next=30, lobby=0, ai_budget=0.05)
+# Discord's clock in the tests (FakeDiscord's `scale`): one Discord second lasts 50 ms, so a channel's
+# 5-second window is a quarter of a real second, about the pace of the simulated people: the limits
+# still bind and are waited out, in real time twenty times shorter.
+FAST = 0.05
 
 
 JSONish = dict[str, Any]
@@ -91,12 +96,13 @@ class Rig:
     _observed: tuple[Any, int] | None = None
     _last_snapshot: dict[str, Any] | None = None
     runner: DiscordRunner = field(init=False)
+    rng: random.Random | None = None  # the host's, for its deals (None: a fresh system one)
 
     async def boot(self) -> None:
         """A fresh host and adapter on the same store (first start, or after a restart)."""
-        self.host = build_host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
+        self.host = build_host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False, rng=self.rng)
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
-                               gateway_url=self.fake.gateway_url, edit_interval=0.0)
+                               gateway_url=self.fake.gateway_url, edit_interval=0.0, scale=self.fake.scale)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)
         self.runner.platform.routes.clock = self.fake.now  # the bot's clock is Discord's: tokens age alike
         await self.runner.start()
@@ -109,16 +115,20 @@ class Rig:
         await self.runner.stop()
 
     async def idle(self) -> None:
-        """Until the host, the people's hands and the fake server are quiet. A channel message's edit
-        waiting out Discord's rate limit goes on meanwhile (people at the table do not wait for it
-        either); `settled` waits for that too."""
+        """Until the host, the people's hands and the fake server are quiet: every interaction answered
+        and handled, the host settled, private views out, no request open; again while that made
+        new requests (events all, no quiet periods). A channel message's edit waiting out Discord's
+        rate limit goes on meanwhile (people at the table do not wait for it either); `settled` waits
+        for that too."""
         seen = -1
         while seen != len(self.fake.requests):
             seen = len(self.fake.requests)
+            await self.fake.answered()
+            await handled()
             await self.runner.inbound.idle()
             await self.host.settle()
             await self.runner.platform.flush(private_only=True)
-            await self.fake.settle(quiet_s=0.01)
+            await self.fake.quiet()
 
     async def settled(self) -> None:
         """Until everything queued went out, channel messages included."""
@@ -323,6 +333,7 @@ async def open_table(rig: Rig) -> None:
     for person in (CAROL, DAVE):
         await fake.click(person, lobby, "Join")
         await rig.idle()
+    await rig.settled()  # the lobby is a channel message: its edits may wait out the channel's limit
     assert "4/4" in lobby.content
     await fake.click(ALICE, lobby, "Start")
     await rig.idle()
@@ -344,6 +355,13 @@ async def play_until(rig: Rig, done: object, limit: int = 600) -> None:
             rig.clock.advance(31)
             await rig.idle()
     raise AssertionError("the hand did not finish")
+
+
+def to_act(rig: Rig) -> set[int]:
+    """The user ids of the people who must act now."""
+    table = rig.table()
+    m = table.match
+    return set() if m is None else {int(table.seats[s]["user_id"]) for s in m.to_act()}
 
 
 def hand_over(rig: Rig) -> bool:
