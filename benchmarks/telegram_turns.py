@@ -32,7 +32,8 @@ import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
 from app.features import build_host
-from bot import tokens
+from bot.intents import codec
+from bot.intents.types import Pass
 from bot.settings import TableSettings
 from fakes.players import Sim, until
 from fakes.telegram_api import BOT_ID, ApiCall, FakeTelegram, Limits
@@ -155,10 +156,10 @@ async def _pass(sim: Sim, uid: int) -> None:
         for b in sim.fake.buttons_on(uid, msg.message_id):
             data = b.get("callback_data", "")
             try:
-                code = tokens.parse(data).code
-            except tokens.BadToken:
+                act = codec.parse(data)[1]
+            except codec.BadToken:
                 continue
-            if code == tokens.PASS:
+            if isinstance(act, Pass):
                 await sim.press(uid, uid, msg.message_id, data)
                 return
     await asyncio.sleep(0.05)

@@ -19,21 +19,21 @@ import random
 from collections import OrderedDict
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import engine as rules_engine
-from bot import tokens
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.commands import Call, Refusal, Registry
 from bot.feature import Feature
 from bot.host_context import HostContext
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
+from bot.intents.types import Command, Drawn, Intent, Unreadable
 from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
 from bot.replays import hand_replay
 from bot.settings import TableSettings
-from bot.table import ACTION_WORDS, Table
+from bot.table import Table, moves
 from bot.table.commands import table_commands
 from bot.table.context import AiPolicy
 from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive, WebSeats
@@ -184,7 +184,7 @@ class Host:
             table = Table(self, match_id=stored.id, platform=stored.platform, chat_id=stored.chat_id,
                           rules=stored.rules, seats=stored.seats, seed=stored.seed, meta=stored.meta,
                           status=stored.status, messages=stored.messages, deadlines=stored.deadlines,
-                          match=match if stored.status in ("active", "paused") else None)
+                          match=match if stored.status in ("active", "paused") else None, picks=stored.picks)
             for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
@@ -440,6 +440,7 @@ class Host:
         `forwarded`: another worker received it for a table this one drives (bot.cluster)."""
         if event.kind == "inline_query":
             return
+        event = self._made_now(event)
         if self.router is not None and not forwarded and await self.router.route(event):
             return
         if event.key:
@@ -452,37 +453,51 @@ class Host:
         await self.load_chat(event.where.platform, event.where.chat_id)
         await self._load_user_lang(event.user.platform, event.user.user_id)
         lang = self._lang_for(event)
-        if event.kind in ("press", "chosen"):
-            await self._route_press(event, lang)
-        elif event.kind == "command":
+        if event.kind == "command":
             await self._command(event, event.name.lower().lstrip("/"), event.args, lang)
-        elif event.kind == "text":
-            words = event.text.strip().split()
-            if not words or len(event.text) > 2000:
-                await self.answer(event, tr(lang, "err.garbage"))
-                return
-            first = words[0].lower().lstrip("/")
-            if first in self.registry:
-                await self._command(event, first, tuple(words[1:]), lang)
-                return
-            table = self._table_for(event)
-            if table is None or first not in ACTION_WORDS:
-                await self.answer(event, tr(lang, "err.garbage"))
-                return
-            table.submit(Event(event))
-
-    async def _route_press(self, event: Incoming, lang: str) -> None:
-        try:
-            tok = tokens.parse(event.token)
-        except tokens.BadToken:
-            await self.answer(event, tr(lang, "err.bad_token"))
             return
-        table = self.tables.get(tok.match_id)
+        intent = event.intent
+        if intent is None:
+            await self.answer(event, tr(lang, "err.garbage"))
+            return
+        act = intent.act
+        if isinstance(act, Command):  # a typed line whose first word is no move
+            if act.name in self.registry:
+                await self._command(event, act.name, act.args, lang)
+            else:
+                await self.answer(event, tr(lang, "err.garbage"))
+            return
+        if isinstance(act, Unreadable) and act.reason in ("garbage", "bad_token"):
+            await self.answer(event, tr(lang, moves.UNREADABLE[act.reason]))
+            return
+        if intent.drawn is None:  # a move typed where no table of the person's is
+            await self.answer(event, tr(lang, "err.garbage"))
+            return
+        await self._route_drawn(event, intent.drawn, lang)
+
+    def _made_now(self, event: Incoming) -> Incoming:
+        """A typed move is made now: bound to its table's version as it arrives, before anything
+        (its own earlier moves, the AI seats after them) can move that table on, so that it is
+        checked against this turn and is never played at a later one."""
+        intent = event.intent
+        if intent is None or intent.drawn is not None or isinstance(intent.act, Command) or (
+                isinstance(intent.act, Unreadable) and intent.act.reason in ("garbage", "bad_token")):
+            return event
+        table = self._table_for(event)
+        if table is None:
+            return event
+        version = table.match.version if table.match is not None else 0
+        return replace(event, intent=Intent(intent.act, Drawn(table.id, version)))
+
+    async def _route_drawn(self, event: Incoming, drawn: Drawn, lang: str) -> None:
+        """An intent drawn for a table (a button, an inline choice, the web page) goes to that table."""
+        assert event.intent is not None
+        table = self.tables.get(drawn.match_id)
         if table is None or table.platform_name != event.where.platform or (
                 not event.where.private and table.chat_id != event.where.chat_id):
             await self.answer(event, tr(lang, "err.wrong_match"))
             return
-        table.submit(Event(event, tok))
+        table.submit(Event(event, event.intent))
 
     def glance(self, platform: str, chat_id: str, user_id: str) -> TableGlance | None:
         """What a person's own front end may read of the open table in this chat (the terminal)."""

@@ -59,15 +59,9 @@ class ConsoleSession:
         return self.host.chat_lang(NAME, self.chat_id)
 
     async def say(self, line: str) -> None:
-        """Feeds one typed line to the host as a person's text or command."""
-        words = line.split()
-        first = words[0].lower().lstrip("/")
+        """Feeds one typed line to the host, read by the one text parser (a move or a command)."""
         key = f"console:{uuid.uuid4().hex}"
-        reply = ConsoleReply(self.platform)
-        if first in self.host.registry:
-            ev = Incoming("command", self.user, self.where, key=key, name=first, args=tuple(words[1:]), reply=reply)
-        else:
-            ev = Incoming("text", self.user, self.where, key=key, text=line, reply=reply)
+        ev = Incoming("text", self.user, self.where, key=key, text=line, reply=ConsoleReply(self.platform))
         await self.host.handle(ev)
         await self.host.settle()
 
