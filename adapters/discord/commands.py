@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from adapters.discord.inbound import Inbound
 
 AChoice = app_commands.Choice
+Interaction = discord.Interaction[discord.Client]
 
 #: The locales our catalogs speak, as Discord names them.
 LOCALES: dict[discord.Locale, str] = {discord.Locale.chinese: "zh", discord.Locale.taiwan_chinese: "zh-Hant",
@@ -54,8 +55,9 @@ NAME_KEYS = (N_("name.cmd.tractor"), N_("name.cmd.league"), N_("name.cmd.new"), 
 MAX_AUTOCOMPLETE = 25
 
 
-def _inbound(interaction: discord.Interaction[Any]) -> Inbound:
-    return interaction.client.inbound  # type: ignore[no-any-return]
+def _inbound(interaction: Interaction) -> Inbound:
+    inbound: Inbound = getattr(interaction.client, "inbound")  # noqa: B009 (set on the client: client.py)
+    return inbound
 
 
 def _words(*parts: object) -> tuple[str, ...]:
@@ -115,20 +117,20 @@ def _value(arg: Arg, value: object) -> object:
     return value
 
 
-def _suggest(values: Sequence[str]) -> Callable[[discord.Interaction[Any], str],
-                                               Coroutine[Any, Any, list[AChoice[str]]]]:
-    async def suggest(interaction: discord.Interaction[Any], current: str) -> list[AChoice[str]]:
+def _suggest(values: Sequence[str]) -> Callable[[Interaction, str],
+                                               Coroutine[object, object, list[AChoice[str]]]]:
+    async def suggest(interaction: Interaction, current: str) -> list[AChoice[str]]:
         low = current.lower()
         return [AChoice(name=v, value=v) for v in values if v.startswith(low)][:MAX_AUTOCOMPLETE]
     return suggest
 
 
-def subcommand(command: Command, parent: app_commands.Group) -> app_commands.Command[Any, ..., None]:
+def subcommand(command: Command, parent: app_commands.Group) -> app_commands.Command[app_commands.Group, ..., None]:
     """One registry command as a subcommand of `parent`."""
     args = list(command.args)
     name = command.name
 
-    async def callback(interaction: discord.Interaction[Any], **values: object) -> None:
+    async def callback(interaction: Interaction, **values: object) -> None:
         words = _words(*(_value(a, values.get(a.name)) for a in args))
         await _inbound(interaction).on_command(interaction, name, words)
 
@@ -143,7 +145,7 @@ def subcommand(command: Command, parent: app_commands.Group) -> app_commands.Com
         a.name: _say(a.help) for a in args}
     callback.__discord_app_commands_param_rename__ = {  # type: ignore[attr-defined]
         a.name: _name(a.name, f"name.arg.{a.name}") for a in args}
-    cmd: app_commands.Command[Any, ..., None] = app_commands.Command(
+    cmd: app_commands.Command[app_commands.Group, ..., None] = app_commands.Command(
         name=_name(name, f"name.cmd.{name}"), description=_say(command.summary), callback=callback,
         parent=parent)
     for a in args:
@@ -152,7 +154,7 @@ def subcommand(command: Command, parent: app_commands.Group) -> app_commands.Com
     return cmd
 
 
-async def _dm(interaction: discord.Interaction[Any], mode: Literal["on", "off"]) -> None:
+async def _dm(interaction: Interaction, mode: Literal["on", "off"]) -> None:
     await _inbound(interaction).on_command(interaction, "dm", (mode,))
 
 

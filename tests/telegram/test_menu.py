@@ -44,6 +44,17 @@ async def test_each_place_and_language_has_its_menu(tmp_path: Path) -> None:
             tr("zh-Hant", "help.cmd.start_private")]
 
 
+async def test_a_chat_that_takes_its_first_tables_language_gets_its_menu(tmp_path: Path) -> None:
+    async with booted(str(tmp_path / "m.sqlite3")) as rig:
+        fake = rig.fake
+        fake.add_group(GROUP)
+        fake.add_user(ANN, "Ann", opened=True, language="zh-hant")
+        fake.add_user(BO, "Bo", opened=True, language="en")
+        await rig.command(ANN, GROUP, "/new")  # the chat speaks Ann's 繁體中文 from now on
+        assert [c["description"] for c in fake.menu_for(BO, GROUP) if c["command"] == "new"] == [
+            tr("zh-Hant", "help.cmd.new")]
+
+
 async def test_the_fake_refuses_what_telegram_refuses(tmp_path: Path) -> None:
     async with booted(str(tmp_path / "m.sqlite3")) as rig:
         bot = rig.runner.app.bot
