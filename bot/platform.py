@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from bot.scene.diff import Shown
 from bot.scene.types import Scene
 
 ButtonKind = Literal["callback", "inline_query", "url", "web_app"]
@@ -58,6 +59,7 @@ class View:
     choices: tuple[Button, ...] = ()
     cue: Cue | None = None
     scene: Scene | None = field(default=None, compare=False)
+    still: str | None = None  # the text less what changes by itself (the seconds left): what decides an edit
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,9 @@ class Platform(Protocol):
     #: True where the table message counts down by itself and the person to act is notified from
     #: `View.cue`; the host then writes no fixed "30s left" into the text.
     live_countdown: bool
+    #: What each message shows now (`bot.scene.diff`): the platform writes it once a message shows a
+    #: view, the host reads it before it asks for an edit. The door's one record of what is shown.
+    shown: Shown
 
     async def send(self, where: Where, view: View) -> str:
         """Post a message; returns its id. Raises Unreachable for a private chat the bot cannot reach."""

@@ -255,8 +255,3 @@ def _button(b: Button) -> discord.ui.Item[Any]:
     if b.kind in ("url", "web_app"):  # no Mini Apps here: the web table opens as a link
         return discord.ui.Button(label=_label(b.label), url=b.token)
     return HostButton(b.token, label=_label(b.label), style=_STYLES.get(b.style, discord.ButtonStyle.secondary))
-
-
-def signature(content: str, ui: discord.ui.View) -> tuple[str, str]:
-    """What a message shows, to skip edits that would change nothing."""
-    return content, repr(ui.to_components())

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from bot.ai import move_seed
 from bot.scene.build import choices, hand_scene, lobby_scene, table_scene
-from bot.scene.types import Clock, ClockKind, Scene, Status, TableScene, Trick
+from bot.scene.types import Clock, ClockKind, Scene, Status, TableScene
 from bot.table.seats import Seats
 from engine import Match
 from engine.views import PublicView, SeatView
@@ -74,7 +74,6 @@ class Scenes:
         self.table = table
         self._key: tuple[object, ...] | None = None
         self._public: TableScene | None = None
-        self._final: Trick | None = None  # the last trick of the hand that ended last, once seen
 
     def public(self) -> TableScene:
         """The table as every viewer sees it now (built again only when it changed)."""
@@ -90,9 +89,7 @@ class Scenes:
                              creator=str(t.meta.get("creator_name", "?")), options=str(t.meta.get("options", "")))
         else:
             sc = table_scene(t.public(), match_id=t.id, status=status, preset=t.preset_name, seats=infos,
-                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=self._final)
-            if sc.hand_over and sc.summary is not None:
-                self._final = sc.summary.final_trick
+                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=t.match.final_trick())
         self._key, self._public = key, sc
         return sc
 
