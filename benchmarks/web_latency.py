@@ -35,6 +35,7 @@ from aiohttp import web
 
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
+from app.features import build_host
 from app.simulate import CountingPlatform
 from bot.host import Host
 from bot.platform import Incoming, User, View, Where
@@ -173,7 +174,7 @@ async def bench(tables: int, seconds: float, think: float) -> dict[str, Any]:
     directory = Path(tempfile.mkdtemp(prefix="web-bench-"))
     store = await SqliteStore.open(directory / "bench.sqlite3", synchronous="NORMAL")
     platform = ChatCount()
-    host = Host(store, defaults=SETTINGS, use_ai_threads=False, rng=random.Random(3))
+    host = build_host(store, defaults=SETTINGS, use_ai_threads=False, rng=random.Random(3))
     host.register(platform)
     await host.start()
     port = free_port()

@@ -41,7 +41,8 @@ Unit = Literal["s", "min", ""]
 #: Telegram's and Discord's rule for a command's name (Discord also takes up to 32 of these).
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 # catalog keys built at run time, marked for `make messages`
-RUNTIME_KEYS = (N_("arg.range_s"), N_("arg.range_min"), N_("arg.range_n"))
+RUNTIME_KEYS = (N_("arg.range_s"), N_("arg.range_min"), N_("arg.range_n"), N_("help.section_table"),
+                N_("help.section_league"), N_("help.who_seated"), N_("help.who_creator"), N_("help.who_admin"))
 
 #: Words shown of what a person typed, at most: a refusal never echoes a long input back.
 SHOWN = 40
@@ -82,7 +83,7 @@ class Number:
         """The value of `text`, else a Refusal naming `what` (the word as typed) and the range."""
         shown = what[:SHOWN]
         try:
-            value = float(text.strip())
+            value = float(text.strip().lstrip("#") if self.integer else text.strip())  # "#12": an id as shown
         except ValueError:
             raise Refusal(N_("arg.not_number"), what=shown, name=name, range=self.range_text(lang)) from None
         if not math.isfinite(value):
@@ -350,7 +351,7 @@ class Registry:
 
     def help(self, lang: str, in_group: bool, *, after: str = "") -> str:
         """`help`: the commands of this place by section, one line each, then `after`."""
-        lines: list[str] = []
+        lines = [tr(lang, "help.title")]
         for section in ("table", "league"):
             cs = [c for c in self.commands() if c.section == section and c.fits(in_group)]
             if not cs:

@@ -81,6 +81,12 @@ RULE_RANGES: dict[str, Setting] = {
     "format": Choice(("single", "bo3", "timed"), aliases={"best_of_3": "bo3"}),
 }
 NEW_OPTIONS: dict[str, Setting] = {**SETTING_RANGES, **RULE_RANGES}
+# each option's line of help (`help new`), read as f"help.opt.{key}"
+OPTION_HELP = (N_("help.opt.turn"), N_("help.opt.bury"), N_("help.opt.declare"), N_("help.opt.deal"),
+               N_("help.opt.ai_declare"), N_("help.opt.next"), N_("help.opt.lobby"), N_("help.opt.away_after"),
+               N_("help.opt.ai_budget"), N_("help.opt.time_limit_minutes"), N_("help.opt.throw_penalty_points"),
+               N_("help.opt.revolution_max_points"), N_("help.opt.format"))
+assert {k.removeprefix("help.opt.") for k in OPTION_HELP} == set(NEW_OPTIONS)
 
 
 class OptionError(ValueError):

@@ -17,9 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot import tokens
 from bot.cardtext import card_text, cards_text
 from bot.i18n import N_, tr
+from bot.intents import codec
+from bot.intents import types as it
+from bot.intents.types import Drawn
 from bot.platform import Button, View
 from bot.scene import text as scene_text
 from bot.scene.build import card_indices as card_indices
@@ -91,15 +93,13 @@ def match_result_text(result: MatchResult | dict[str, Any], seats: Sequence[Seat
 
 # ----- views -----
 
-def _press(match_id: int, version: int, code: str, arg: str = "") -> str:
-    return tokens.Token(match_id, version, code, arg).pack()
 
 
 def table_view(scene: Scene, *, countdown: bool = True, web: Button | None = None) -> View:
     """The group table message with its buttons (my hand; play from the group; the web table)."""
     sc = scene.table
     text = scene_text.table_text(sc, scene.lang, countdown=countdown)
-    row = [Button(tr(scene.lang, "btn.my_hand"), _press(sc.match_id, sc.version, tokens.HAND))]
+    row = [Button.press(tr(scene.lang, "btn.my_hand"), Drawn(sc.match_id, sc.version), it.ShowHand())]
     if sc.phase == Phase.PLAYING:
         row.append(Button(tr(scene.lang, "btn.play_here"), "", kind="inline_query"))
     rows = [tuple(row)]
@@ -118,40 +118,39 @@ def hand_view(scene: Scene, *, version: int, page: int = 0, page_size: int = HAN
     assert hand is not None, "a hand view draws a seat's hand"
     can, picked, phase = hand.choices, hand.picked, sc.phase
 
-    def tok(code: str, arg: str = "") -> str:
-        return _press(sc.match_id, version, code, arg)
+    drawn = Drawn(sc.match_id, version)
 
     rows: list[tuple[Button, ...]] = []
     if phase in (Phase.DEALING, Phase.DECLARING, Phase.CHAO):
-        bids = [(tokens.DECLARE, N_("btn.declare"), cards) for cards in can.declare]
-        bids += [(tokens.CHAO, N_("btn.chao"), cards) for cards in can.chao]
-        buttons = [Button(tr(lang, key, cards=cards_text(cards)), tok(code, "".join(cards)), style="primary")
-                   for code, key, cards in bids[:MAX_BIDS]]
+        bids: list[tuple[it.Declare | it.Chao, str]] = [(it.Declare(tuple(c)), N_("btn.declare")) for c in can.declare]
+        bids += [(it.Chao(tuple(c)), N_("btn.chao")) for c in can.chao]
+        buttons = [Button.press(tr(lang, key, cards=cards_text(bid.cards)), drawn, bid, style="primary")
+                   for bid, key in bids[:MAX_BIDS]]
         if can.can_pass:
-            buttons.append(Button(tr(lang, "btn.pass"), tok(tokens.PASS)))
+            buttons.append(Button.press(tr(lang, "btn.pass"), drawn, it.Pass()))
         rows.extend(tuple(buttons[i:i + ROW]) for i in range(0, len(buttons), ROW))
     elif phase in (Phase.BURYING, Phase.PLAYING):
         cards = hand.cards
         pages = max(1, -(-len(cards) // page_size))
         page = min(max(page, 0), pages - 1)
         start = page * page_size
-        shown = [Button(("✓" if i in picked else "") + card_text(cards[i]), tok(tokens.TOGGLE, tokens.to_b36(i)),
-                        style="selected" if i in picked else "default")
+        shown = [Button.press(("✓" if i in picked else "") + card_text(cards[i]), drawn, it.Toggle(i),
+                              style="selected" if i in picked else "default")
                  for i in range(start, min(len(cards), start + page_size))]
         rows.extend(tuple(shown[i:i + ROW]) for i in range(0, len(shown), ROW))
         controls: list[Button] = []
         if pages > 1:
-            controls.append(Button("◀", tok(tokens.PAGE, str((page - 1) % pages))))
+            controls.append(Button.press("◀", drawn, it.Page((page - 1) % pages)))
         if phase == Phase.BURYING and can.bury:
-            controls.append(Button(tr(lang, "btn.bury", n=len(picked)), tok(tokens.BURY),
+            controls.append(Button.press(tr(lang, "btn.bury", n=len(picked)), drawn, it.BurySelection(),
                                    style="primary" if len(picked) == 8 else "default"))
         elif phase == Phase.PLAYING:
-            controls.append(Button(tr(lang, "btn.play"), tok(tokens.PLAY), style="primary"))
-        controls.append(Button(tr(lang, "btn.clear"), tok(tokens.CLEAR)))
+            controls.append(Button.press(tr(lang, "btn.play"), drawn, it.PlaySelection(), style="primary"))
+        controls.append(Button.press(tr(lang, "btn.clear"), drawn, it.ClearSelection()))
         if can.revolt:
-            controls.append(Button(tr(lang, "btn.revolt"), tok(tokens.REVOLT), style="danger"))
+            controls.append(Button.press(tr(lang, "btn.revolt"), drawn, it.Revolt(), style="danger"))
         if pages > 1:
-            controls.append(Button("▶", tok(tokens.PAGE, str((page + 1) % pages))))
+            controls.append(Button.press("▶", drawn, it.Page((page + 1) % pages)))
         rows.append(tuple(controls))
     if web is not None:
         rows.append((web,))
@@ -164,7 +163,7 @@ def hand_on_web_view(scene: Scene, *, version: int, web: Button | None = None) -
     sc, lang = scene.table, scene.lang
     seat = scene.viewer if scene.viewer is not None else 0
     text = tr(lang, "hand.on_web", seat=scene_text.seat_label(sc.seats[seat], lang))
-    refresh = Button(tr(lang, "btn.refresh"), _press(sc.match_id, version, tokens.HAND))
+    refresh = Button.press(tr(lang, "btn.refresh"), Drawn(sc.match_id, version), it.ShowHand())
     return View(text, ((refresh,) + ((web,) if web is not None else ()),))
 
 
@@ -174,7 +173,7 @@ def hand_elsewhere_view(scene: Scene, *, version: int, page: int = 0) -> View:
     sc, lang = scene.table, scene.lang
     seat = scene.viewer if scene.viewer is not None else 0
     text = tr(lang, "hand.elsewhere", seat=scene_text.seat_label(sc.seats[seat], lang), hand=sc.hand_no or 1)
-    refresh = Button(tr(lang, "btn.refresh"), _press(sc.match_id, version, tokens.PAGE, str(page)))
+    refresh = Button.press(tr(lang, "btn.refresh"), Drawn(sc.match_id, version), it.Page(page))
     return View(text, ((refresh,),))
 
 
@@ -190,15 +189,14 @@ def lobby_view(scene: Scene, *, join_url: str | None = None) -> View:
     filled = sum(1 for f in sc.seats if f.taken)
     lines.append(tr(lang, "lobby.hint", n=filled))
 
-    def tok(code: str) -> str:
-        return _press(sc.match_id, 0, code)
+    drawn = Drawn(sc.match_id, 0)
 
     join = (Button(tr(lang, "btn.join"), join_url, kind="url", style="primary") if join_url
-            else Button(tr(lang, "btn.join"), tok(tokens.JOIN), style="primary"))
+            else Button.press(tr(lang, "btn.join"), drawn, it.LobbyJoin(), style="primary"))
     row1 = (join,
-            Button(tr(lang, "btn.leave"), tok(tokens.LEAVE)))
-    row2 = (Button(tr(lang, "btn.addbot"), tok(tokens.ADDBOT)),
-            Button(tr(lang, "btn.start"), tok(tokens.START), style="primary" if filled == 4 else "default"))
+            Button.press(tr(lang, "btn.leave"), drawn, it.LobbyLeave()))
+    row2 = (Button.press(tr(lang, "btn.addbot"), drawn, it.LobbyAddBot()),
+            Button.press(tr(lang, "btn.start"), drawn, it.LobbyStart(), style="primary" if filled == 4 else "default"))
     return View("\n".join(lines), (row1, row2), scene=scene)
 
 
@@ -224,14 +222,13 @@ def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_i
         idx = card_indices(hand, list(a.cards))
         if idx is None or len(idx) > 40:
             continue
-        arg = "".join(tokens.to_b36(i) for i in idx)
         message = ""
         if seats:
             who, cards = seat_label(seat, seats, glang), cards_text(list(a.cards))
             message = (tr(glang, "inline.posted_next", who=who, cards=cards, next=after) if after
                        else tr(glang, "inline.posted", who=who, cards=cards))
         out.append(InlineChoice(cards_text(list(a.cards)), tr(lang, "inline.play", n=len(idx)),
-                                tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack(), message))
+                                codec.pack(Drawn(match_id, version), it.PlayCards(a.cards)), message))
         if len(out) >= limit:
             break
     return out

@@ -59,7 +59,7 @@ from .hand import (
 )
 from .play import Lead, auto_follow, iter_follows, lead_options
 from .rules import Rules
-from .views import HandSummary, MatchResult, Phase, PublicView, SeatView, TrickRecord
+from .views import HandPublic, HandSummary, MatchResult, Phase, PublicView, SeatView
 
 MATCH_OVER = Phase.MATCH_OVER
 #: An event the match reports after an action: ``{"e": kind, ...}``, public, JSON-able.
@@ -117,9 +117,8 @@ class Match:
         self.result: MatchResult | None = None
         self.history: list[HandSummary] = []
         self.last_result: HandSummary | None = None
+        self.previous_hand: Hand | None = None  # the hand that ended last, once the next one is dealt
         self._forced_dealer: int | None = None
-        # the last trick of the hand before this one: (plays, winner, points)
-        self._ended: tuple[list[tuple[int, tuple[int, ...]]], int, int] | None = None
         self.board: BoardSpec | None = check_board_rules(rules) if rules.board else None
         if self.board is not None:
             self.levels = [self.board.level, self.board.level]
@@ -362,23 +361,18 @@ class Match:
             return None
         return self._forced_dealer if self._forced_dealer is not None else self._next_dealer()
 
-    def final_trick(self) -> TrickRecord | None:
-        """The last trick of the hand that ended last (the current one, once it is over): a view of a
-        new hand no longer holds it, and the end of a hand is shown with it."""
-        h = self.hand
-        last = (h.tricks[-1] if h.tricks else None) if h.phase == OVER or self.result is not None else self._ended
-        if last is None:
-            return None
-        trick, winner, points = last
-        return {"plays": [(s, cards_str(p)) for s, p in trick], "winner": winner, "points": points}
+    def previous_public(self) -> HandPublic | None:
+        """The public view of the hand that ended last (its final trick, its tricks), once the next
+        hand has begun: what a table shows of it after a restart, when nothing else remembers it."""
+        return None if self.previous_hand is None else self.previous_hand.public()
 
     def _next_hand(self) -> None:
-        self._ended = self.hand.tricks[-1] if self.hand.tricks else None
         r = self.hand.result
         assert r is not None
         dealer = self._forced_dealer if self._forced_dealer is not None else self._next_dealer()
         self._forced_dealer = None
         first = r.dealer if r.reason == "revolution" else None
+        self.previous_hand = self.hand
         self.hand = self._new_hand(dealer, first)
 
     def _adjudicate(self) -> list[Event]:

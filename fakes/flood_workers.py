@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from bot.host import Host
 from bot.platform import View, Where
 from fakes.telegram_api import FakeTelegram, Limits
@@ -71,7 +72,7 @@ class FloodRun:
 
 async def start_worker(fake: FakeTelegram, url: str, name: str, *, shared: bool, scale: float = 1.0) -> FloodWorker:
     store = await PostgresStore.open(url, synchronous="OFF", worker=name)
-    host = Host(store, use_ai_threads=False, rng=random.Random(name))
+    host = build_host(store, use_ai_threads=False, rng=random.Random(name))
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, limits=FloodLimits(scale=scale))
     runner = TelegramRunner(config, host, ledger=store.flood_ledger() if shared else None)
     host.register(runner.platform)

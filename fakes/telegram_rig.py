@@ -20,6 +20,7 @@ from telegram.warnings import PTBDeprecationWarning
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.inbound import PerChatOrder
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from app.store import open_store
 from bot.host import Host
 from bot.settings import TableSettings
@@ -120,7 +121,7 @@ async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: Tabl
         fake_limits = getattr(fake, "limits", None)
         limits = FloodLimits(scale=fake_limits.scale) if fake_limits is not None else NO_LIMITS
     store = await open_store(db, synchronous=synchronous)
-    host = Host(store, clock=clock, defaults=settings, use_ai_threads=ai_threads)
+    host = build_host(store, clock=clock, defaults=settings, use_ai_threads=ai_threads)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1, limits=limits)
     runner = TelegramRunner(config, host, request_timeout=request_timeout, order=HandledOrder())
     runner.inbound.answer_deadline = answer_deadline

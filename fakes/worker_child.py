@@ -22,6 +22,7 @@ from typing import Any
 from aiohttp import web
 
 from app import collector
+from app.features import build_host
 from app.web import worker_app
 from bot.cluster import Cluster, decode
 from bot.host import Host
@@ -100,7 +101,7 @@ def update_route(host: Host) -> Callable[[web.Request], Awaitable[web.Response]]
 
 async def run(url: str, name: str, port: int) -> None:
     store = await PostgresStore.open(url, synchronous="NORMAL", worker=name)
-    host = Host(store, defaults=SETTINGS, use_ai_threads=False)
+    host = build_host(store, defaults=SETTINGS, use_ai_threads=False)
     host.register(NullPlatform())
     cluster = Cluster(host, store, store.cluster())
     app = worker_app(host, store, cluster)

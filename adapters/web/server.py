@@ -30,6 +30,8 @@ from adapters.web.config import WebConfig
 from adapters.web.words import page_words
 from bot.host import Host
 from bot.i18n import normalize_lang
+from bot.intents.text import move
+from bot.intents.types import Drawn, Intent
 from bot.live import LiveFrame, Watch
 from bot.platform import ButtonKind, Incoming, User, Where
 
@@ -225,7 +227,7 @@ class WebTable:
                 except ValueError:
                     continue
                 if isinstance(data, dict) and data.get("t") == "act":
-                    await self.act(conn, person, where.chat_id, data)
+                    await self.act(conn, person, Where(person.platform, where.chat_id), match_id, data)
         finally:
             self.connections.discard(conn)
             self.host.unwatch(match_id, conn.frame)
@@ -241,21 +243,30 @@ class WebTable:
             return person.match_id == match_id
         return self.signer.proves(person, match_id)
 
-    async def act(self, conn: Connection, person: Person, chat_id: str, data: dict[str, Any]) -> None:
-        """An action from the page, as the typed action it stands for, through the host's one path."""
+    async def act(self, conn: Connection, person: Person, where: Where, match_id: int, data: dict[str, Any]) -> None:
+        """An act from the page, as the structured intent it is, through the host's one path.
+
+        `v`: the version of the state the page drew it from; without one (an older page) it is
+        bound to the turn it arrives in, like a typed move."""
         key = str(data.get("key", ""))[:64]
         word = ACTIONS.get(str(data.get("a", "")))
         cards = data.get("cards") or []
+        version = data.get("v")
         if (word is None or person.user_id is None or conn.seat is None or not isinstance(cards, list)
-                or len(cards) > MAX_CARDS or not all(isinstance(c, str) and len(c) <= 3 for c in cards)):
+                or len(cards) > MAX_CARDS or not all(isinstance(c, str) and len(c) <= 3 for c in cards)
+                or not (version is None or (isinstance(version, int) and not isinstance(version, bool)
+                                            and version >= 0))):
             conn.notice({"type": "notice", "key": key, "ok": False, "code": "not_seated"})
             return
         if not key:
             self._keys += 1
             key = f"{id(conn)}.{self._keys}"
         user = User(person.platform, person.user_id, person.name, person.language)
-        event = Incoming("text", user, Where(person.platform, chat_id), key=f"web:{person.platform}:{person.user_id}:{key}",
-                         text=" ".join([word, *cards]), reply=_Reply(conn, key))
+        act = move(word, cards)
+        event = Incoming("text" if version is None else "press", user, where,
+                         key=f"web:{person.platform}:{person.user_id}:{key}",
+                         intent=Intent(act, None if version is None else Drawn(match_id, version)),
+                         reply=_Reply(conn, key))
         await self.host.handle(event)
 
     async def replay(self, request: web.Request) -> web.Response:

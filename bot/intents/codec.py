@@ -21,13 +21,19 @@ import zlib
 from collections.abc import Callable
 
 from bot.intents.types import (
+    Act,
+    Auto,
+    BuryCards,
     BurySelection,
     ButtonAct,
     Cards,
     Chao,
     ClearSelection,
+    Command,
     Declare,
     Drawn,
+    Hint,
+    Intent,
     LobbyAddBot,
     LobbyJoin,
     LobbyLeave,
@@ -40,6 +46,8 @@ from bot.intents.types import (
     ShowHand,
     TakeSeatBack,
     Toggle,
+    Unreadable,
+    UnreadableReason,
 )
 from engine.cards import RANKS, SUITS
 
@@ -102,6 +110,15 @@ _NO_ARG: dict[str, ButtonAct] = {
 def kind_letter(act: ButtonAct) -> str:
     """The one letter a kind of button is packed with (Telegram's alias table groups by it)."""
     return _KINDS[type(act)][0]
+
+
+def read(data: str) -> Intent:
+    """A button's data as the intent it stands for; data that is no token of ours is `Unreadable`."""
+    try:
+        drawn, act = parse(data)
+    except BadToken:
+        return Intent(Unreadable("bad_token"))
+    return Intent(act, drawn)
 
 
 def pack(drawn: Drawn, act: ButtonAct) -> str:
@@ -211,3 +228,71 @@ def from_b36(s: str) -> int:
 def _check(body: str) -> str:
     c = zlib.crc32(body.encode()) % (36 * 36)
     return _B36[c // 36] + _B36[c % 36]
+
+
+# ----- intents as JSON: forwarded between workers (bot.cluster) -----
+
+_BARE: dict[str, Act] = {type(a).__name__: a for a in (*_NO_ARG.values(), Hint(), Auto())}
+_WITH_CARDS: dict[str, type[PlayCards | Declare | Chao | BuryCards]] = {
+    t.__name__: t for t in (PlayCards, Declare, Chao, BuryCards)}
+_REASONS: tuple[UnreadableReason, ...] = ("bad_token", "garbage", "bad_card", "which_joker", "bad_declaration",
+                                          "select_first")
+
+
+def to_json(intent: Intent) -> dict[str, object]:
+    """An intent as plain JSON data; `from_json` reads it back as the same intent."""
+    act = intent.act
+    out: dict[str, object] = {"t": type(act).__name__}
+    if isinstance(act, PlayCards | Declare | Chao | BuryCards):
+        out["cards"] = list(act.cards)
+    elif isinstance(act, Toggle):
+        out["i"] = act.index
+    elif isinstance(act, Page):
+        out["i"] = act.n
+    elif isinstance(act, Command):
+        out["name"], out["args"] = act.name, list(act.args)
+    elif isinstance(act, Unreadable):
+        out["reason"], out["word"] = act.reason, act.word
+    if intent.drawn is not None:
+        out["drawn"] = [intent.drawn.match_id, intent.drawn.version]
+    return out
+
+
+def from_json(data: object) -> Intent:
+    """Inverse of `to_json`; ValueError for anything it did not write."""
+    if not isinstance(data, dict):
+        raise ValueError("not an intent")
+    t = str(data.get("t"))
+    with_cards = _WITH_CARDS.get(t)
+    act: Act
+    if t in _BARE:
+        act = _BARE[t]
+    elif with_cards is not None:
+        act = with_cards(_strs(data.get("cards")))
+    elif t in ("Toggle", "Page"):
+        i = data.get("i")
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            raise ValueError("bad index")
+        act = Toggle(i) if t == "Toggle" else Page(i)
+    elif t == "Command":
+        act = Command(str(data.get("name", "")), _strs(data.get("args")))
+    elif t == "Unreadable":
+        reason = next((r for r in _REASONS if r == data.get("reason")), None)
+        if reason is None:
+            raise ValueError("bad reason")
+        act = Unreadable(reason, str(data.get("word", "")))
+    else:
+        raise ValueError("unknown act")
+    drawn = data.get("drawn")
+    if drawn is None:
+        return Intent(act)
+    if (not isinstance(drawn, list) or len(drawn) != 2
+            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in drawn)):
+        raise ValueError("bad drawn")
+    return Intent(act, Drawn(drawn[0], drawn[1]))
+
+
+def _strs(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("not a list of words")
+    return tuple(value)

@@ -32,13 +32,13 @@ from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
 from engine.match import Match
 from engine.views import (
+    HandPublic,
     HandSummary,
     MatchResult,
     Phase,
     PublicView,
     SeatView,
     TrickPlay,
-    TrickRecord,
     TrumpName,
 )
 
@@ -69,12 +69,12 @@ def lobby_scene(*, match_id: int, preset: str, seats: Sequence[SeatInfo | None],
 
 def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
                 seats: Sequence[SeatInfo | None], clock: Clock | None = None,
-                next_dealer: int | None = None, final_trick: TrickRecord | None = None) -> TableScene:
+                next_dealer: int | None = None, final_trick: Trick | None = None) -> TableScene:
     """The public part of every viewer's scene, from the engine's public view.
 
     `clock`: the running deadline; `next_dealer`: who deals next, while a finished hand waits for the
     next one (`Match.next_dealer`); `final_trick`: the last hand's last trick, once the next hand has
-    begun (the view no longer holds it; `Match.final_trick`)."""
+    begun (the view no longer holds it)."""
     declarer_seats = pub.get("declarers")
     dealer = pub.get("dealer")
     declarers = team_of(declarer_seats[0]) if declarer_seats else team_of(dealer) if dealer is not None else None
@@ -90,9 +90,8 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
         ended = pub.get("phase") in (Phase.HAND_OVER, Phase.MATCH_OVER)
         before = int(summary_raw.get("hand_no", 0)) == hand_no - 1
         after = next_dealer if pub.get("phase") == Phase.HAND_OVER else dealer if before else None
-        defenders = 1 - int(summary_raw.get("declarer_team", 0))
         summary = summary_of(summary_raw, next_dealer=after, hand_no=hand_no,
-                             final_trick=last_trick if ended else trick_of(final_trick, defenders) if before else None)
+                             final_trick=last_trick if ended else final_trick if before else None)
     levels = pub.get("levels") or ["2", "2"]
     return TableScene(
         match_id=match_id,
@@ -140,15 +139,12 @@ def _suit(card: str) -> TrumpName:
     return _SUITS.get(card[1:2], "NT")
 
 
-def trick_of(record: TrickRecord | None, defenders: int) -> Trick | None:
-    """A completed trick as the engine records it: its points count when the defenders won it."""
-    if record is None:
-        return None
-    points, winner = int(record["points"]), int(record["winner"])
-    return Trick(_plays(record["plays"]), winner, points, points > 0 and team_of(winner) == defenders)
+def final_trick_of(hand: HandPublic | None) -> Trick | None:
+    """The last trick of a hand that has ended (`Match.previous_public`), for its summary."""
+    return None if hand is None else _last_trick(hand, hand.get("tricks") or [])
 
 
-def _last_trick(pub: PublicView, tricks: Sequence[object]) -> Trick | None:
+def _last_trick(pub: HandPublic, tricks: Sequence[object]) -> Trick | None:
     plays = _plays(pub.get("last_trick") or ())
     winner = pub.get("last_trick_winner")
     if not plays or winner is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -45,18 +46,19 @@ DEAL_REDRAW_EVERY = 5
 class Screen:
     """What a table has shown: its messages, their content, and each seat's buttons."""
 
-    def __init__(self, table: Table, messages: dict[str, str] | None = None) -> None:
+    def __init__(self, table: Table, messages: dict[str, str] | None = None,
+                 picks: Mapping[int, object] | None = None) -> None:
         self.table = table
         self.messages: dict[str, str] = dict(messages or {})  # slot -> platform message id (persisted)
         # What each message shows is the door's to know (`platform.shown`); the screen keeps none.
         self.web_key: tuple[object, ...] | None = None  # what the table showed last while all play on the web
         self.dealt_buttons: dict[int, object] = {}  # the buttons each hand showed last while the cards arrive
         # What each seat's buttons were drawn for (version, phase, cards) and the cards picked on
-        # them, kept in the match's meta: while a hand's phase and cards hold, redrawing it (a card
+        # them, one stored row a seat: while a hand's phase and cards hold, redrawing it (a card
         # selected, say, or after a restart) keeps its buttons' version, so a button on a message
         # drawn earlier still counts.
         self.scenes = Scenes(table)  # the scenes every door draws, the public part built once per change
-        self.drawn_hands = DrawnHands(table.meta)
+        self.drawn_hands = DrawnHands(picks, table.meta)
         self.selection: dict[int, set[int]] = self.drawn_hands.selection
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)
         # Seats that play from the group (inline mode): while the hand is being played, their
@@ -83,8 +85,8 @@ class Screen:
 
     async def save_drawn(self) -> None:
         """Writes what the hands' buttons stand for to the store, when it changed."""
-        if self.drawn_hands.store_in_meta():
-            await self.table.save_meta()
+        for s, state in self.drawn_hands.changed():
+            await self.table.host.store.set_picks(self.table.id, s, state)
 
     def _where(self, slot: str) -> Where:
         t = self.table
@@ -270,7 +272,7 @@ class Screen:
             if (seat.get("kind") == SeatKind.HUMAN and not seat.get("away") and not seat.get("kicked")
                     and str(seat.get("user_id")) not in t.meta.get("quiet", [])):
                 ids = (str(seat["user_id"]),)
-        return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang)
+        return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang, t.game.version)
 
     def hand_scene(self, s: int) -> Scene:
         """What seat s sees, with the cards it picked and why it was last refused."""
@@ -353,8 +355,9 @@ class Screen:
         self.hand_phase[s] = str(m.phase)
         self.drawn_hands.draw(s, version, *key)
         noted = t.meta.get("notes", {}).pop(str(s), None)
-        if self.drawn_hands.store_in_meta() or noted:
-            await t.save_meta()  # before the message goes out: see _buttons_index
+        await self.save_drawn()  # before the message goes out: see _buttons_index
+        if noted:
+            await t.save_meta()
         await self.show(slot, t.private_where(s), v, force_new=force_new)
 
     async def _buttons_index(self, s: int, version: int, key: tuple[str, tuple[str, ...]]) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from app.features import build_host
 from bot.cluster import Cluster
 from bot.host import Host
 from bot.settings import TableSettings
@@ -49,7 +50,7 @@ class Workers:
     async def start(self, name: str, settings: TableSettings = PACED, ttl: float | None = None) -> Worker:
         """A worker that beats only when the test says (`cluster.beat()`); NOTIFY still wakes it."""
         store = await PostgresStore.open(self.url, synchronous="OFF", worker=name)
-        host = Host(store, clock=self.clock, defaults=settings, use_ai_threads=False, rng=random.Random(len(name)))
+        host = build_host(store, clock=self.clock, defaults=settings, use_ai_threads=False, rng=random.Random(len(name)))
         host.register(self.platform)
         cluster = Cluster(host, store, store.cluster(), beat=3600, ttl=ttl)
         await cluster.start()

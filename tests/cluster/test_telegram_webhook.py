@@ -19,6 +19,7 @@ import pytest
 
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from bot.cluster import Cluster
 from bot.host import Host
 from fakes.telegram_api import FakeTelegram
@@ -57,7 +58,7 @@ def _free_port() -> int:
 
 async def _worker(fake: FakeTelegram, url: str, name: str) -> TgWorker:
     store = await PostgresStore.open(url, synchronous="OFF", worker=name)
-    host = Host(store, defaults=FAST, use_ai_threads=False, rng=random.Random(5))
+    host = build_host(store, defaults=FAST, use_ai_threads=False, rng=random.Random(5))
     port = _free_port()
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, mode="webhook",
                             webhook_url="https://bot.example/telegram", webhook_listen="127.0.0.1",

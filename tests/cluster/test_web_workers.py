@@ -23,8 +23,8 @@ from aiohttp.test_utils import TestServer
 
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
+from app.features import build_host
 from bot.cluster import Cluster
-from bot.host import Host
 from persistence.postgres import PostgresStore
 from tests.cluster.conftest import Worker, Workers, until
 from tests.host.conftest import FAST
@@ -55,7 +55,7 @@ class Room:
     async def serve(self, name: str, ttl: float | None = None) -> Served:
         """A worker that beats by itself (every 0.3 s), and its web table."""
         store = await PostgresStore.open(self.workers.url, synchronous="OFF", worker=name)
-        host = Host(store, clock=self.workers.clock, defaults=FAST, use_ai_threads=False, rng=random.Random(len(name)))
+        host = build_host(store, clock=self.workers.clock, defaults=FAST, use_ai_threads=False, rng=random.Random(len(name)))
         host.register(self.workers.platform)
         cluster = Cluster(host, store, store.cluster(), beat=0.3, ttl=ttl)
         await cluster.start()

@@ -11,6 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from app.web import worker_app
+from bot.intents import codec
 from bot.platform import Incoming, Where
 from persistence.errors import LeaseLost
 from persistence.postgres import PostgresStore
@@ -56,7 +57,7 @@ async def test_tables_are_shared_and_updates_reach_their_owner(workers: Workers)
     # a button press: the owner's answer comes back to the worker holding the press
     join = next(b for row in workers.platform.messages[table.messages["lobby"]][1].buttons for b in row
                 if b.kind == "callback")
-    ev, rec = event(workers, "press", "u3", chat, "press-u3", token=join.token)
+    ev, rec = event(workers, "press", "u3", chat, "press-u3", intent=codec.read(join.token))
     await w2.host.handle(ev)
     await until(lambda: bool(rec.texts))
     assert table.seat_of("u3") is not None and len(rec.texts) == 1

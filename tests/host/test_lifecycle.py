@@ -201,7 +201,8 @@ async def test_an_unstarted_lobby_expires() -> None:
 
 
 async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
-    from bot import tokens
+    from bot.intents import codec
+    from bot.intents.types import Declare, Drawn, Pass
     from tests.host.conftest import PACED
     from tests.host.helpers import find, hand_message
 
@@ -217,8 +218,7 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
                 s = table.seat_of(u)
                 bids = [a for a in table.match.legal_actions(s) if a.t == "declare"]
                 if bids and not declared:
-                    arg = "".join(bids[0].cards)
-                    notes = await send(rig, rig.d.press(u, find(hand_message(rig, table, s), tokens.DECLARE, arg)))
+                    notes = await send(rig, rig.d.press(u, find(hand_message(rig, table, s), Declare(bids[0].cards))))
                     assert notes == ["✓"]
                     declared = True
             rig.clock.advance(2.0)
@@ -229,7 +229,7 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
         s2 = table.seat_of("u2")
         await send(rig, rig.d.command("u1", "kick", str(s2 + 1)))
         assert table.seats[s2]["kicked"] and table.seats[s2]["away"]
-        press = tokens.Token(table.id, table.match.version, tokens.PASS).pack()
+        press = codec.pack(Drawn(table.id, table.match.version), Pass())
         assert await send(rig, rig.d.press("u2", press)) == [tr("en", "err.not_seated")]
         assert await send(rig, rig.d.command("u2", "back")) == [tr("en", "err.not_seated")]
     finally:

@@ -142,7 +142,7 @@ def test_hand_over_summary_with_the_next_dealer() -> None:
     assert m.public_view()["dealer"] == nxt
     assert s.final_trick == sc.last_trick  # the hand's last trick goes with its end
     after = table_scene(m.public_view(), match_id=7, status="active", preset="classic", seats=SEATS,
-                        final_trick=m.final_trick()).summary
+                        final_trick=s.final_trick).summary
     assert after is not None and after.next_dealer == nxt and not scene_of(m).hand_over
     assert after.final_trick == s.final_trick and scene_of(m).last_trick is None
 

@@ -13,8 +13,9 @@ import pytest
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
-from bot import tokens
+from app.features import build_host
 from bot.host import Host
+from bot.intents.types import ShowHand
 from bot.settings import TableSettings
 from fakes.clock import FakeClock
 from fakes.players import Sim, leaks, snapshot_of, until
@@ -41,7 +42,7 @@ class World:
 async def boot(fake: FakeTelegram, store: SqliteStore, clock: FakeClock,
                scale: float = SCALE) -> tuple[Host, TelegramRunner]:
     """The start-up sequence `tractor-host run` uses: connect, resume matches, then listen."""
-    host = Host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
+    host = build_host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
                             limits=FloodLimits(scale=scale))
     runner = TelegramRunner(config, host, order=HandledOrder())
@@ -214,7 +215,7 @@ async def test_stale_forged_strangers_and_repeats_change_nothing(world: World) -
     assert "not valid" in fake.callback_answers[qid]["text"]
     # A stranger presses the group's "My hand".
     fake.add_user(999, "Zed")
-    mid, my_hand = sim.buttons(GROUP, code=tokens.HAND)[-1]
+    mid, my_hand = sim.buttons(GROUP, code=ShowHand)[-1]
     update_id, qid = fake.press(999, GROUP, mid, my_hand["callback_data"])
     await sim.handled(update_id)
     await until(lambda: qid in fake.callback_answers)

@@ -15,7 +15,7 @@ from adapters.web.auth import sign_init_data
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
 from bot.scene.build import table_scene
-from bot.scene.types import Clock, SeatInfo
+from bot.scene.types import Clock, SeatInfo, Trick
 from bot.scene.wire import scene_json
 from engine import Match, Rules
 from tests.host.conftest import FAST, Rig, make_rig
@@ -74,6 +74,7 @@ async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client] | dic
     rules = Rules.from_dict(stored.rules)
     problems: list[str] = []
     cache: dict[int, Match] = {}
+    finals = final_tricks(rules, stored.seed, stored.actions)
     for seat, c in clients.items():
         for raw in (c if isinstance(c, list) else c.raw):
             msg = json.loads(raw)
@@ -98,7 +99,7 @@ async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client] | dic
             clock = table["turn"]["clock"]
             want = scene_json(table_scene(pub, match_id=match_id, status=table["status"], preset=table["preset"],
                                           seats=infos, clock=Clock(clock["kind"], clock["seconds"]) if clock else None,
-                                          next_dealer=m.next_dealer(), final_trick=m.final_trick()))
+                                          next_dealer=m.next_dealer(), final_trick=finals.get(int(pub["hand_no"]) - 1)))
             if table != want:
                 problems.append(f"seat {seat}: version {v} is not the engine's state there")
             hand = scene.pop("hand", None)
@@ -120,6 +121,18 @@ async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client] | dic
             if extra:
                 problems.append(f"seat {seat}: {sorted(extra.elements())} at version {v}")
     return problems
+
+
+def final_tricks(rules: Rules, seed: int, actions: list[Any]) -> dict[int, Trick | None]:
+    """Each finished hand's last trick, as the engine showed it when the hand ended."""
+    m = Match.replay(rules, seed, [])
+    out: dict[int, Trick | None] = {}
+    for a in actions:
+        m.apply(a)
+        if m.phase in ("hand_over", "match_over"):
+            pub = m.public_view()
+            out[int(pub["hand_no"])] = table_scene(pub, match_id=0, status="active", preset="", seats=[]).last_trick
+    return out
 
 
 async def open_table(rig: Rig, humans: list[str], bots: int = 0) -> Any:

@@ -4,7 +4,10 @@ App (the local stand-in for Telegram's script hands the page signed initData), t
 They tap cards and press the buttons (one play is made with the keyboard); one play is refused in words; one page loses its socket and
 catches up; the bot restarts mid-hand and every page goes on. Screenshots of the phone layout (360 px,
 33 cards while burying) in English and Chinese are kept in test-artifacts/web/ and checked: every card
-inside the hand's area, nothing wider than the screen."""
+inside the hand's area, nothing wider than the screen.
+
+Real time, because the browser is a process of its own: the test looks at the pages every few
+hundredths of a second until they show what it waits for (the host's timers still run on its fake clock)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from aiohttp import web
 
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
+from app.features import build_host
 from bot.cardtext import card_text
 from bot.host import Host
 from bot.scene.text import summary_lines
@@ -308,7 +312,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 restarted = True  # the bot restarts mid-hand: same store, new host and web server
                 await runner.cleanup()
                 await rig.host.stop()
-                host = Host(rig.store, clock=rig.clock, defaults=SETTINGS, use_ai_threads=False,
+                host = build_host(rig.store, clock=rig.clock, defaults=SETTINGS, use_ai_threads=False,
                             rng=random.Random(9))
                 host.register(rig.platform)
                 await host.start()

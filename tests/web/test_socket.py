@@ -3,7 +3,6 @@ refusals through the host's one path, reconnects, and the chat kept quiet while 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import replace
 
@@ -185,7 +184,6 @@ async def test_a_link_for_a_seat_of_one_person_only(web_rig: WebRig) -> None:
     st2 = await c2.until(lambda s: True)
     assert st2["seat"] is None and st2["scene"]["hand"] is None
     await send(web_rig, web_rig.d.command("1", "table"))
-    await asyncio.sleep(0.05)
     await c.close()
     await c2.close()
 

@@ -101,7 +101,7 @@
     if (!ws || ws.readyState !== 1) { say(w("web.reconnecting"), true); return; }
     const key = `${Date.now().toString(36)}.${++keys}`;
     pending.set(key, a);
-    ws.send(JSON.stringify({t: "act", a, cards: cards || [], key}));
+    ws.send(JSON.stringify({t: "act", a, cards: cards || [], key, v: st ? st.version : undefined}));
   }
 
   function onNotice(msg) {
