@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot import tokens
-
 Signature = tuple[object, ...]
 
 
@@ -31,6 +29,9 @@ class _Button(Protocol):
 
     @property
     def style(self) -> str: ...
+
+    @property
+    def act(self) -> object: ...
 
 
 class _View(Protocol):
@@ -54,14 +55,8 @@ def signature(view: _View) -> Signature:
     return (text, rows, tuple((b.label, _sans_version(b)) for b in view.choices))
 
 
-def _sans_version(b: _Button) -> str:
-    if b.kind != "callback":
-        return b.token  # a link or a query has no version
-    try:
-        t = tokens.parse(b.token)
-    except tokens.BadToken:
-        return b.token
-    return f"{t.code}.{t.arg}"
+def _sans_version(b: _Button) -> object:
+    return b.act if b.act is not None else b.token  # what a press stands for; a link or a query as it is
 
 
 class Shown:
