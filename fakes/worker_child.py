@@ -27,6 +27,7 @@ from app.web import worker_app
 from bot.cluster import Cluster, decode
 from bot.host import Host
 from bot.platform import View, Where
+from bot.scene.diff import Shown, signature
 from bot.settings import TableSettings
 from persistence.postgres import PostgresStore
 
@@ -48,12 +49,15 @@ class NullPlatform:
 
     def __init__(self) -> None:
         self._ids = itertools.count(1)
+        self.shown = Shown()
 
     async def send(self, where: Where, view: View) -> str:
-        return f"{where.chat_id}:{next(self._ids)}"
+        mid = f"{where.chat_id}:{next(self._ids)}"
+        self.shown.put(where.chat_id, mid, signature(view))
+        return mid
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
-        return None
+        self.shown.put(where.chat_id, message_id, signature(view))
 
     async def delete(self, where: Where, message_id: str) -> None:
         return None

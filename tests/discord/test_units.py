@@ -74,6 +74,22 @@ def test_menus_are_cut_where_the_suit_changes() -> None:
     assert [len(m) for m in split_by_suit(long_run)] == [25, 5]
 
 
+def test_menus_follow_the_scenes_groups_not_the_labels() -> None:
+    """Level cards of any suit are trumps: the scene says so, a label (♥2, ♠2) cannot."""
+    labels = ["大王", "♥2", "♠2"] + [f"♠{r}" for r in "AKQJ98765"] + [f"♥{r}" for r in "AKQJ98765"] \
+        + [f"♣{r}" for r in "AKQJ98765"] + ["♦A", "♦K"]
+    groups = ["T"] * 3 + ["S"] * 9 + ["H"] * 9 + ["C"] * 9 + ["D"] * 2
+    cards = [btn(label, Toggle(i)) for i, label in enumerate(labels)]
+    menus = split_by_suit(cards, groups)
+    assert [len(m) for m in menus] == [21, 11] and menus[1][0].label == "♣A"  # trumps, ♠ and ♥; then ♣ and ♦
+    # 13 trumps, the last a level card that reads as a spade, then 13 spades: the labels see no change
+    # where the trumps end, the scene does
+    trumps = ["大王", "小王"] + ["♦2", "♣2", "♥2"] * 3 + ["♠2", "♠2"]
+    hand = [btn(label, Toggle(i)) for i, label in enumerate(trumps + [f"♠{r}" for r in "AKQJT98765433"])]
+    assert [len(m) for m in split_by_suit(hand, ["T"] * 13 + ["S"] * 13)] == [13, 13]
+    assert [len(m) for m in split_by_suit(hand)] == [25, 1]
+
+
 def test_wide_rows_are_split_and_rows_capped_at_five() -> None:
     wide = tuple(btn(str(i), Declare((f"{RANKS[i]}S",))) for i in range(12))
     _, ui = render(View("x" * 2500, (wide,)))
