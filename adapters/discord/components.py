@@ -178,7 +178,8 @@ def render(view: View, *, note: str = "") -> tuple[str, discord.ui.View]:
     toggles = [b for row in view.buttons for b in row if _is_toggle(b)]
     rows: list[list[discord.ui.Item[Any]]] = []
     rows.extend(_play_rows(view.choices))
-    for chunk in split_by_suit(toggles):
+    hand = view.scene.hand.cards if view.scene is not None and view.scene.hand is not None else ()
+    for chunk in split_by_suit(toggles, hand):
         options = [discord.SelectOption(label=label, value=b.token, default=b.style == "selected")
                    for b, label in zip(chunk, _distinct([_label(b.label.lstrip("✓")) for b in chunk]), strict=True)]
         first, last = options[0].label, options[-1].label
@@ -222,23 +223,25 @@ def _distinct(labels: list[str]) -> list[str]:
     return out
 
 
-def _suit(label: str) -> str:
-    text = label.lstrip("✓")
-    return text[0] if text[:1] in ("♠", "♥", "♦", "♣") else "*"
+def _suit(toggle: Button, hand: Sequence[str]) -> str:
+    """The suit letter of the card a toggle picks, from the hand it was drawn on ("*": a joker or unknown)."""
+    act = toggle.act
+    card = hand[act.index] if isinstance(act, Toggle) and 0 <= act.index < len(hand) else "*"
+    return card[1] if card not in ("SJ", "BJ") and len(card) == 2 else "*"
 
 
-def split_by_suit(cards: list[Button]) -> list[list[Button]]:
+def split_by_suit(cards: list[Button], hand: Sequence[str]) -> list[list[Button]]:
     """Runs of at most 25 cards for the select menus, cut where the suit changes when that is possible.
 
-    The host sends the hand sorted (trumps, then each suit), so a menu then
-    holds whole suits: a 33-card bury is e.g. trumps and spades, then the rest.
-    """
+    The host sends the hand sorted (trumps, then each suit), so a menu then holds whole suits: a
+    33-card bury is e.g. trumps and spades, then the rest. Each toggle's suit is its card's in
+    `hand` (the scene's), never read back out of its label."""
     out: list[list[Button]] = []
     rest = list(cards)
     while len(rest) > MAX_OPTIONS:
         cut = MAX_OPTIONS
         for i in range(MAX_OPTIONS, MAX_OPTIONS // 2, -1):
-            if _suit(rest[i].label) != _suit(rest[i - 1].label):
+            if _suit(rest[i], hand) != _suit(rest[i - 1], hand):
                 cut = i
                 break
         out.append(rest[:cut])
