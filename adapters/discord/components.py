@@ -224,24 +224,19 @@ def _distinct(labels: list[str]) -> list[str]:
     return out
 
 
-def _suit(label: str) -> str:
-    text = label.lstrip("✓")
-    return text[0] if text[:1] in ("♠", "♥", "♦", "♣") else "*"
-
-
 def split_by_suit(cards: list[Button], groups: Sequence[str] | None = None) -> list[list[Button]]:
     """Runs of at most 25 cards for the select menus, cut where the suit changes when that is possible.
 
     The host sends the hand sorted (trumps, then each suit), so a menu then
     holds whole suits: a 33-card bury is e.g. trumps and spades, then the rest.
     `groups`: each card's group as the scene gives it ("T" for a trump, else its suit); a view drawn
-    without a scene is grouped by the suit its labels show.
+    without a scene is cut only at 25: a label is never read back into a card.
     """
 
     def group(b: Button) -> str:
-        if groups is not None and isinstance(b.act, Toggle) and b.act.index < len(groups):
+        if groups is not None and isinstance(b.act, Toggle) and 0 <= b.act.index < len(groups):
             return groups[b.act.index]
-        return _suit(b.label)
+        return "*"
 
     out: list[list[Button]] = []
     rest = list(cards)

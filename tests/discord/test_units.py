@@ -13,6 +13,7 @@ from adapters.discord.config import DEFAULT_API_BASE, DiscordConfig
 from adapters.discord.outbox import Coalescer
 from adapters.discord.private import Recent
 from adapters.discord.run import DiscordRunner
+from bot.cardtext import card_text
 from bot.intents import codec
 from bot.intents.types import (
     BurySelection,
@@ -64,14 +65,18 @@ def test_a_33_card_bury_becomes_two_selects_and_a_row_of_buttons() -> None:
 
 
 def test_menus_are_cut_where_the_suit_changes() -> None:
-    labels = ["大王", "♥2"] + [f"♠{r}" for r in "AKQJ98765432"] * 1 + [f"♥{r}" for r in "AKQJ9876"] \
-        + [f"♣{r}" for r in "AKQJ98765"] + ["♦A", "♦K"]
-    cards = [btn(label, Toggle(i)) for i, label in enumerate(labels)]
-    menus = split_by_suit(cards)
+    hand = ["BJ", "2H"] + [f"{r}S" for r in "AKQJ98765432"] + [f"{r}H" for r in "AKQJ9876"] \
+        + [f"{r}C" for r in "AKQJ98765"] + ["AD", "KD"]
+    groups = ["T", "T"] + ["S"] * 12 + ["H"] * 8 + ["C"] * 9 + ["D"] * 2
+    cards = [btn(card_text(c), Toggle(i)) for i, c in enumerate(hand)]
+    menus = split_by_suit(cards, groups)
     assert [len(m) for m in menus] == [22, 11]  # trumps, spades and hearts; then clubs and diamonds
     assert menus[1][0].label == "♣A"
+    # the suits come from the scene the toggles were drawn on, not from their labels
+    unlabelled = [btn("·", Toggle(i)) for i in range(len(hand))]
+    assert [len(m) for m in split_by_suit(unlabelled, groups)] == [22, 11]
     long_run = [btn("♠A", Toggle(i)) for i in range(30)]
-    assert [len(m) for m in split_by_suit(long_run)] == [25, 5]
+    assert [len(m) for m in split_by_suit(long_run, ["S"] * 30)] == [25, 5]
 
 
 def test_menus_follow_the_scenes_groups_not_the_labels() -> None:
