@@ -49,10 +49,14 @@ class TractorClient(discord.Client):
         # Each interaction's payload as it came, for a worker that drives its table to answer it
         # (discord.py keeps only the parsed object): the parser is wrapped, no other way in.
         self.raw_interactions: Recent[int, dict[str, Any]] = Recent(2_000)
+        # ... and when it was read (the loop's clock): Discord's 3 s run from before that, so the
+        # adapter counts its budget from there, not from whenever its loop gets to the interaction
+        self.received_at: Recent[int, float] = Recent(2_000)
         parse = self._connection.parsers["INTERACTION_CREATE"]
 
         def keep(data: dict[str, Any]) -> None:
             self.raw_interactions[int(data["id"])] = data
+            self.received_at[int(data["id"])] = asyncio.get_running_loop().time()
             parse(data)
 
         self._connection.parsers["INTERACTION_CREATE"] = keep

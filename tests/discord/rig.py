@@ -11,6 +11,7 @@ import json
 import random
 import re
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +66,7 @@ def full_registry() -> Registry:
 
 
 JSONish = dict[str, Any]
+NewRig = Callable[..., Awaitable["Rig"]]  # conftest's new_rig: a booted rig on the test's store
 
 
 def token_of(custom_id: str) -> tuple[Drawn, ButtonAct] | None:
@@ -106,6 +108,7 @@ class Rig:
     _last_snapshot: dict[str, Any] | None = None
     runner: DiscordRunner = field(init=False)
     rng: random.Random | None = None  # the host's, for its deals (None: a fresh system one)
+    running: bool = False
 
     async def boot(self) -> None:
         """A fresh host and adapter on the same store (first start, or after a restart)."""
@@ -114,12 +117,25 @@ class Rig:
                                gateway_url=self.fake.gateway_url, edit_interval=0.0, scale=self.fake.scale)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)
         self.runner.platform.routes.clock = self.fake.now  # the bot's clock is Discord's: tokens age alike
+        self.running = True
         await self.runner.start()
         await self.host.start()
         await self.idle()
 
     async def shutdown(self) -> None:
-        await self.settled()
+        """Everything queued goes out, then the process stops (a restart's first half)."""
+        try:
+            await self.settled()
+        finally:
+            await self.stop()
+
+    async def stop(self) -> None:
+        """Stops the host and the adapter at once, without waiting for quiet: `shutdown`'s end, and
+        what a failed test left running (else discord.py's client would go on reconnecting to a
+        stopped fake, and the test's event loop could not close)."""
+        if not self.running:
+            return
+        self.running = False
         await self.host.stop()
         await self.runner.stop()
 

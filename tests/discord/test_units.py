@@ -11,6 +11,7 @@ import pytest
 from adapters.discord.components import CardSelect, HostButton, is_ours, render, split_by_suit, toggled
 from adapters.discord.config import DEFAULT_API_BASE, DiscordConfig
 from adapters.discord.outbox import Coalescer
+from adapters.discord.pings import Pinger
 from adapters.discord.private import Recent
 from adapters.discord.run import DiscordRunner
 from bot.cardtext import card_text
@@ -174,3 +175,38 @@ async def test_a_bad_token_fails_to_start_and_stops_cleanly(fake_discord: FakeDi
         await runner.start()
     await runner.stop()
     assert fake_discord.identified == 0
+
+
+class _SlowChannel:
+    """A channel whose first send waits until the test lets it through (a mention on its way)."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.on_its_way = asyncio.Event()
+        self.through = asyncio.Event()
+
+    async def send(self, body: str, **_: object) -> object:
+        self.on_its_way.set()
+        await self.through.wait()
+        self.sent.append(body)
+        return type("Sent", (), {"id": len(self.sent)})()
+
+    def get_partial_message(self, message_id: int) -> object:
+        async def delete() -> None:
+            """The replaced mention goes; nothing to check here."""
+
+        return type("Old", (), {"delete": staticmethod(delete)})()
+
+
+async def test_a_turn_that_comes_while_a_mention_is_on_its_way_is_announced_next() -> None:
+    """The message names the turn it was written for; the turn that came meanwhile gets its own."""
+    channel = _SlowChannel()
+    client = type("Client", (), {"get_partial_messageable": lambda self, cid: channel})()
+    pings = Pinger(client, gap=0.0)  # type: ignore[arg-type]
+    pings.turn(1, ("11",), 1, None, "en")
+    await channel.on_its_way.wait()
+    pings.turn(1, ("12",), 2, None, "en")  # the next turn, before the first mention went out
+    channel.through.set()
+    await pings.flush()
+    assert ["<@11>" in s for s in channel.sent] == [True, False]
+    assert "<@12>" in channel.sent[1]
