@@ -39,7 +39,7 @@ from bot.replays import hand_replay
 from bot.settings import TableSettings
 from bot.table import Table, moves
 from bot.table.commands import table_commands
-from bot.table.context import AiPolicy
+from bot.table.context import AiPolicy, TableCore
 from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive, WebSeats
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
@@ -222,7 +222,7 @@ class Host:
         if table is not None:
             self.lost(table, None)
 
-    def lost(self, table: Table, message: Message | None) -> None:
+    def lost(self, table: TableCore, message: Message | None) -> None:
         """The store refused this table's write (its lease is gone): the actor ends without another
         word, and the update it was serving goes on to the table's new owner."""
         self._unroute(table)
@@ -239,14 +239,14 @@ class Host:
         if self.follower is not None and self.live.watched(match_id):
             self.follower.poke(match_id)
 
-    def _let_go(self, table: Table) -> None:
+    def _let_go(self, table: TableCore) -> None:
         """Another worker draws this table's messages from now on: the platform forgets which of its
         messages were the players' current ones (it would redraw them from what it last knew)."""
         let_go = getattr(self.platforms.get(table.platform_name), "let_go", None)
         if callable(let_go):
             let_go(table.chat_id, [str(s.get("user_id")) for s in table.seats if s.get("user_id")])
 
-    def _unroute(self, table: Table) -> None:
+    def _unroute(self, table: TableCore) -> None:
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         if self.by_chat.get((table.platform_name, table.chat_id)) is table:
@@ -297,7 +297,7 @@ class Host:
         """An AI's question in the host's worker threads."""
         return asyncio.get_running_loop().run_in_executor(self.executor, job)
 
-    async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
+    async def match_ended(self, table: TableCore, result: dict[str, Any]) -> None:
         """A match finished or was abandoned: each feature in turn hears of it (the league records
         it, a series deals its next game, a tournament moves on), until one takes it (a board table
         goes to its event or the daily boards instead)."""
@@ -322,7 +322,7 @@ class Host:
         self.ending.pop(match_id, None)
         return False
 
-    async def board_start(self, table: Table) -> str | None:
+    async def board_start(self, table: TableCore) -> str | None:
         """Before a table deals: why it may not (a board someone was dealt before), else None."""
         for feature in self.features:
             why = await feature.before_deal(table)
@@ -349,7 +349,7 @@ class Host:
         self.by_chat[(table.platform_name, table.chat_id)] = table
         table.start()
 
-    def forget(self, table: Table) -> None:
+    def forget(self, table: TableCore) -> None:
         """A table that ended leaves the routing maps (its actor finishes its current item)."""
         self.tables.pop(table.id, None)
         self.ending[table.id] = asyncio.get_running_loop().time()

@@ -23,7 +23,8 @@ from bot.platform import ButtonKind
 from bot.scene.wire import Json, scene_json
 
 if TYPE_CHECKING:
-    from bot.table.actor import Table
+    from bot.scene.types import Scene
+    from engine import Match
 
 #: Seconds a seat still counts as playing on the web after its last connection closed: a page
 #: that reloads or a phone that changes networks does not bring the chat hand back for a moment.
@@ -44,6 +45,24 @@ class WebLinks(Protocol):
 Watcher = Callable[["LiveFrame"], None]
 
 
+class LiveSource(Protocol):
+    """A table as the hub shows it: what it is, and the scene each viewer sees of it now (a table
+    actor, or a replica of one on another worker, `bot.live_follow`)."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def match(self) -> Match | None: ...
+
+    def live_scene(self, seat: int | None) -> Scene:
+        """What `seat` sees now (None: an onlooker), with why it was last refused."""
+        ...
+
+
 @dataclass
 class Watch:
     """A watcher of one table: `seat` is the seat whose view it is sent (None: the public view)."""
@@ -55,8 +74,8 @@ class Watch:
 class LiveFrame:
     """The table as it is now; valid only during the watchers' call (the actor moves on after)."""
 
-    def __init__(self, table: Table, seq: int) -> None:
-        self._table: Table | None = table
+    def __init__(self, table: LiveSource, seq: int) -> None:
+        self._table: LiveSource | None = table
         self.match_id = table.id
         self.seq = seq
         self.version = table.match.version if table.match is not None else 0
@@ -76,13 +95,9 @@ class LiveFrame:
         return self._cache[seat]
 
 
-def state(t: Table, seat: int | None) -> dict[str, Json]:
+def state(t: LiveSource, seat: int | None) -> dict[str, Json]:
     """One seat's frame (None: an onlooker's): its scene, as JSON, with what the page needs to file it."""
-    scenes = t.screen.scenes
-    notes = t.meta.get("notes")
-    refusal = notes.get(str(seat)) if isinstance(notes, dict) and seat is not None else None
-    scene = scenes.onlooker() if seat is None else scenes.seat(seat, refusal=refusal if isinstance(refusal, str)
-                                                                  else None)
+    scene = t.live_scene(seat)
     return {"type": "state", "match": t.id, "version": scene.table.version, "status": t.status, "seat": seat,
             "lang": scene.lang, "scene": scene_json(scene)}
 
@@ -134,7 +149,7 @@ class LiveHub:
             self.changed(match_id, [worker])
         return before - self.seats_watched(match_id)
 
-    def add(self, table: Table, watch: Watch) -> None:
+    def add(self, table: LiveSource, watch: Watch) -> None:
         """Called by the actor: the watcher joins and is sent the table as it is."""
         self.watchers.setdefault(table.id, []).append(watch)
         self._send(table, [watch])
@@ -150,14 +165,14 @@ class LiveHub:
             self.watchers.pop(match_id, None)
         return before - self.seats_watched(match_id)
 
-    def publish(self, table: Table) -> None:
+    def publish(self, table: LiveSource) -> None:
         """Called by the actor whenever the table may have changed (each committed action, each message)."""
         self.show(table)
         there = self.remote.get(table.id)
         if there and self.changed is not None:
             self.changed(table.id, list(there))
 
-    def show(self, table: Table) -> None:
+    def show(self, table: LiveSource) -> None:
         """Sends this worker's watchers of the table its state (the owner's table, or a replica)."""
         ws = self.watchers.get(table.id)
         if ws:
@@ -166,7 +181,7 @@ class LiveHub:
     def ended(self, match_id: int) -> None:
         self._seq.pop(match_id, None)
 
-    def _send(self, table: Table, ws: list[Watch]) -> None:
+    def _send(self, table: LiveSource, ws: list[Watch]) -> None:
         seq = self._seq.get(table.id, 0) + 1
         self._seq[table.id] = seq
         frame = LiveFrame(table, seq)

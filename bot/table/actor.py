@@ -12,7 +12,8 @@ The table's concerns live in modules named for them:
 - `seats`      who sits where; `lobby` the lobby commands and votes
 - `moves`      where a press or a typed action is handled, the automatic steps, `apply`
 - `ai_moves`   what the AI seats choose, on the loop or in worker threads
-- `timers`     the deadlines and where a timer fires (`on_tick`)
+- `context`    what the table's modules see of it (`TableCore`); `ops` adds its screen and steps (`TableOps`)
+- `timers`     the deadlines; `ticks` what happens when one fires (`on_tick`)
 - `render`     where the table and the private hands are drawn
 - `announce`   what the table says in the group as the match moves
 """
@@ -24,13 +25,16 @@ import contextlib
 import logging
 from typing import Any
 
+import bot.table.lobby as lobby
 from bot.i18n import tr, unknown_command_text
 from bot.intents.types import Command
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
+from bot.scene.types import Scene
 from bot.settings import TableSettings
-from bot.table import announce, forfeit, lobby, moves, timers
 from bot.table.ai_moves import AiSeats
+from bot.table.announce import match_result
 from bot.table.context import TableHost
+from bot.table.forfeit import award, concede
 from bot.table.messages import (
     AiAnswer,
     ChatLanguage,
@@ -45,8 +49,11 @@ from bot.table.messages import (
     WatchLive,
     WebSeats,
 )
+from bot.table.moves import advance, apply_ai, apply_declaration, on_intent
 from bot.table.render import Screen
 from bot.table.seats import Seats
+from bot.table.ticks import on_tick
+from bot.table.timers import Timers
 from engine import Match
 from engine.views import DeclarationView, PublicView, SeatView
 from persistence.errors import LeaseLost
@@ -75,7 +82,7 @@ class Table:
         self.queue: asyncio.Queue[Message] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.closed = False
-        self.timers = timers.Timers(match_id, host.store, host.clock, self.submit, deadlines)
+        self.timers = Timers(match_id, host.store, host.clock, self.submit, deadlines)
         self.screen = Screen(self, messages, picks)
         self.ai = AiSeats(self)
         self._public: tuple[Match, int, PublicView] | None = None  # (match, version, its public view)
@@ -192,14 +199,14 @@ class Table:
         if isinstance(message, Event):
             await self._on_event(message)
         elif isinstance(message, Tick):
-            await timers.on_tick(self, message.kind)
+            await on_tick(self, message.kind)
         elif isinstance(message, AiAnswer):
             self.ai.answered()
             if self.running() and message.version == self.game.version:
                 if message.seat < 0:  # the declarations asked while dealing
-                    await moves.apply_declaration(self, message.action)
+                    await apply_declaration(self, message.action)
                 else:
-                    await moves.apply_ai(self, message.seat, message.action)
+                    await apply_ai(self, message.seat, message.action)
         elif isinstance(message, Resume | ChatLanguage):
             self.screen.forget_all()
         elif isinstance(message, SeatLanguage):
@@ -218,9 +225,9 @@ class Table:
             return
         elif isinstance(message, Ruling):
             if not self.closed:
-                await forfeit.award(self, message.team, message.why)
+                await award(self, message.team, message.why)
             return
-        await moves.advance(self)
+        await advance(self)
         self.host.live.publish(self)
 
     # ----- seats -----
@@ -262,6 +269,15 @@ class Table:
     def running(self) -> bool:
         return self.status == "active" and self.match is not None
 
+    def live_scene(self, seat: int | None) -> Scene:
+        """What `seat` sees now (None: an onlooker), with why it was last refused (the web hub's frames)."""
+        scenes = self.screen.scenes
+        if seat is None:
+            return scenes.onlooker()
+        notes = self.meta.get("notes")
+        refusal = notes.get(str(seat)) if isinstance(notes, dict) else None
+        return scenes.seat(seat, refusal=refusal if isinstance(refusal, str) else None)
+
     # ----- events -----
 
     async def answer(self, ev: Incoming, text: str) -> None:
@@ -279,7 +295,7 @@ class Table:
             elif ev.kind in ("press", "text"):
                 self.screen.plays_inline.discard(s)  # they are looking at their private hand again
         if message.intent is not None:
-            await moves.on_intent(self, ev, message.intent)
+            await on_intent(self, ev, message.intent)
         elif ev.intent is not None and isinstance(ev.intent.act, Command):  # a command typed as a line
             await self.on_command(ev, ev.intent.act.name, ev.intent.act.args)
         else:
@@ -310,7 +326,7 @@ class Table:
         elif name in ("pause", "resume", "abandon"):
             await lobby.vote(self, ev, name)
         elif name == "forfeit":
-            await forfeit.concede(self, ev)
+            await concede(self, ev)
         elif name == "back":
             if s is None:
                 await self.answer(ev, tr(lang, "err.not_seated"))
@@ -355,7 +371,7 @@ class Table:
         result = dict(self.game.result or {})
         await self.screen.render()
         await self.close("finished", result)
-        await announce.match_result(self, result)
+        await match_result(self, result)
         await self.host.match_ended(self, result)
 
     async def close(self, status: str, result: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from engine.actions import ACTION_TYPES, Action, Declare
 from engine.views import SeatView
 
 if TYPE_CHECKING:
-    from bot.table.actor import Table
+    from bot.table.context import TableCore
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 class AiSeats:
     """The AI side of one table: its chooser and the one question that may be in flight."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableCore) -> None:
         self.table = table
         self.chooser = find_chooser()
         self.pending: asyncio.Future[Any] | None = None

@@ -14,10 +14,10 @@ from engine.actions import Action, Bury, Revolt
 from engine.match import Event
 
 if TYPE_CHECKING:
-    from bot.table.actor import Table
+    from bot.table.ops import TableOps
 
 
-async def action_done(table: Table, action: Action, events: list[Event]) -> None:
+async def action_done(table: TableOps, action: Action, events: list[Event]) -> None:
     """After an accepted action: its events, a burial or revolution, a new declaration."""
     await _events(table, events)
     lang = table.lang
@@ -32,7 +32,7 @@ async def action_done(table: Table, action: Action, events: list[Event]) -> None
     table.last_declaration = decl
 
 
-async def _events(table: Table, events: list[Event]) -> None:
+async def _events(table: TableOps, events: list[Event]) -> None:
     lang = table.lang
     for e in events:
         kind = e.get("e")
@@ -56,7 +56,7 @@ async def _events(table: Table, events: list[Event]) -> None:
                                trick=last_trick_text(pub, table.seats.infos(), lang)))
 
 
-async def hand_result(table: Table) -> None:
+async def hand_result(table: TableOps) -> None:
     """Once per finished hand: its result (remembered in meta, so a restart does not repeat it)."""
     m = table.game
     pub = table.public()
@@ -72,5 +72,5 @@ async def hand_result(table: Table) -> None:
         await table.say(summary_text(summary, sc.seats, table.lang))
 
 
-async def match_result(table: Table, result: dict[str, Any]) -> None:
+async def match_result(table: TableOps, result: dict[str, Any]) -> None:
     await table.say(match_result_text(result, table.seats.infos(), table.lang))

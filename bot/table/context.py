@@ -1,7 +1,14 @@
-"""What a table needs from its host, and nothing more: the narrow interface between them.
+"""What a table needs from its host, and what the table's own modules see of it: the narrow
+interfaces between them.
 
-`bot.host.Host` implements it; a table never reaches into the host's other members, and
+`bot.host.Host` implements `TableHost`; a table never reaches into the host's other members, and
 the host never writes a table's state (it sends messages, see `bot.table.messages`).
+
+`TableCore` is the table as the modules that draw it and think for its AI seats see it (`render`,
+`notices`, `ai_moves`) and as its host sees it: its plain state and plumbing, without the screen,
+the AI seats or the moves. `bot.table.ops.TableOps` adds those for the modules that act on a table.
+Both are protocols that `bot.table.actor.Table` meets, so no module of the table imports the actor
+(the import-cycle test in tests/app counts imports under TYPE_CHECKING too).
 """
 
 from __future__ import annotations
@@ -14,11 +21,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.clock import Clock
 from bot.live import LiveHub
-from bot.platform import Incoming, Platform, User
+from bot.platform import Incoming, Platform, User, Where
 
 if TYPE_CHECKING:
-    from bot.table.actor import Table
+    from bot.settings import TableSettings
     from bot.table.messages import Message
+    from bot.table.seats import Seats
+    from bot.table.timers import Timers
+    from engine import Match
+    from engine.views import PublicView, SeatView
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +70,69 @@ class TableHost(Protocol):
 
     async def answer(self, event: Incoming, text: str) -> None: ...
 
-    def forget(self, table: Table) -> None: ...
+    def forget(self, table: TableCore) -> None: ...
 
-    def lost(self, table: Table, message: Message | None) -> None: ...
+    def lost(self, table: TableCore, message: Message | None) -> None: ...
 
-    async def match_ended(self, table: Table, result: dict[str, Any]) -> None: ...
+    async def match_ended(self, table: TableCore, result: dict[str, Any]) -> None: ...
 
-    async def board_start(self, table: Table) -> str | None: ...
+    async def board_start(self, table: TableCore) -> str | None: ...
+
+
+class TableCore(Protocol):
+    """A table's state and plumbing, as its drawing side, its AI seats and its host see it."""
+
+    host: TableHost
+    id: int
+    platform_name: str
+    chat_id: str
+    rules: dict[str, Any]
+    seed: int
+    meta: dict[str, Any]
+    status: str
+    settings: TableSettings
+    match: Match | None
+    closed: bool
+    seats: Seats
+    timers: Timers
+
+    @property
+    def game(self) -> Match: ...
+
+    @property
+    def where(self) -> Where: ...
+
+    @property
+    def platform(self) -> Platform: ...
+
+    @property
+    def lang(self) -> str: ...
+
+    @property
+    def preset_name(self) -> str: ...
+
+    def submit(self, message: Message) -> None: ...
+
+    def abandon(self) -> None: ...
+
+    def seat_of(self, user_id: str) -> int | None: ...
+
+    def seat_lang(self, s: int) -> str: ...
+
+    def lang_for(self, ev: Incoming) -> str: ...
+
+    def private_where(self, s: int) -> Where: ...
+
+    async def save_seats(self) -> None: ...
+
+    async def save_meta(self) -> None: ...
+
+    def public(self) -> PublicView: ...
+
+    def seat_view(self, s: int) -> SeatView: ...
+
+    def running(self) -> bool: ...
+
+    async def answer(self, ev: Incoming, text: str) -> None: ...
+
+    async def say(self, text: str) -> None: ...

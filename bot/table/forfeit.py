@@ -8,18 +8,16 @@ record it from the result dict the table closes with.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.i18n import tr
 from bot.platform import Incoming
 from bot.table.moves import seat_at_match
+from bot.table.ops import TableOps
 from bot.table.seats import SeatKind
 
-if TYPE_CHECKING:
-    from bot.table import Table
 
-
-def forfeit_result(table: Table, forfeit_team: int, why: str = "conceded") -> dict[str, Any]:
+def forfeit_result(table: TableOps, forfeit_team: int, why: str = "conceded") -> dict[str, Any]:
     """The result a forfeited match closes with (levels as they stood, when a match was dealt)."""
     result: dict[str, Any] = {"winner_team": 1 - forfeit_team, "reason": "forfeit", "forfeit_team": forfeit_team,
                               "why": why}
@@ -29,7 +27,7 @@ def forfeit_result(table: Table, forfeit_team: int, why: str = "conceded") -> di
     return result
 
 
-async def award(table: Table, forfeit_team: int, why: str) -> None:
+async def award(table: TableOps, forfeit_team: int, why: str) -> None:
     """Ends the match now as a forfeit by `forfeit_team` (a lobby's no-show or a concession)."""
     lang = table.lang
     result = forfeit_result(table, forfeit_team, why)
@@ -39,7 +37,7 @@ async def award(table: Table, forfeit_team: int, why: str) -> None:
     await table.host.match_ended(table, result)
 
 
-async def concede(table: Table, ev: Incoming) -> None:
+async def concede(table: TableOps, ev: Incoming) -> None:
     """`forfeit`: a seated person concedes for their team; with two people on the team both must say so."""
     lang = table.lang
     s = await seat_at_match(table, ev)
@@ -58,7 +56,7 @@ async def concede(table: Table, ev: Incoming) -> None:
     await award(table, team, "conceded")
 
 
-async def no_show(table: Table) -> None:
+async def no_show(table: TableOps) -> None:
     """The lobby's clock ran out on a tournament match: a team with an empty seat forfeits (000, 001f);
     with both teams incomplete, both forfeit (the tournament advances nobody)."""
     lang = table.lang

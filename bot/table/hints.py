@@ -19,7 +19,7 @@ from engine.ai import EXPERT_TIME
 from engine.ai.explain import reason
 
 if TYPE_CHECKING:
-    from bot.table.actor import Table
+    from bot.table.ops import TableOps
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ HINT_BUDGET = (
 )
 
 
-async def strongest(table: Table, s: int, fallback: Action) -> Action:
+async def strongest(table: TableOps, s: int, fallback: Action) -> Action:
     """The strongest level's move for seat s; `fallback` (the quick move) without worker threads,
     or when the answer came too late or is not legal now."""
     chooser = table.ai.chooser
@@ -52,7 +52,7 @@ async def strongest(table: Table, s: int, fallback: Action) -> Action:
     return fallback
 
 
-def why(table: Table, s: int, action: Action, lang: str) -> str:
+def why(table: TableOps, s: int, action: Action, lang: str) -> str:
     """The hint's reason in one line: the kind of move, the cards it keeps back, what it expects of the opponents."""
     try:
         code, params = reason(table.seat_view(s), action)

@@ -6,18 +6,16 @@ Functions of the table they act on; they run inside that table's actor.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from bot.i18n import N_, tr
 from bot.platform import Incoming, PlatformError, Unreachable, View
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
+from bot.table.ops import TableOps
 from bot.table.seats import EMPTY, SeatKind
 from engine import Match, Rules
 
-if TYPE_CHECKING:
-    from bot.table import Table
 
-async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
+async def join(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     """Seats a person: the seat asked for, else a random free one."""
     lang = table.lang_for(ev)
     if table.status != "lobby":
@@ -69,7 +67,7 @@ async def join(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     if reserved and not table.seats.free():
         await start(table, ev)  # a tournament match deals as soon as both teams are seated
 
-async def leave(table: Table, ev: Incoming) -> None:
+async def leave(table: TableOps, ev: Incoming) -> None:
     """Frees a seat before the start (afterwards only `abandon` ends a match)."""
     lang = table.lang_for(ev)
     s = table.seat_of(ev.user.user_id)
@@ -82,7 +80,7 @@ async def leave(table: Table, ev: Incoming) -> None:
         await table.save_seats()
         await table.answer(ev, tr(lang, "leave.ok", name=ev.user.name[:32]))
 
-async def addbot(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
+async def addbot(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     """An AI of the given level takes the first free seat."""
     lang = table.lang
     if table.status != "lobby":
@@ -105,7 +103,7 @@ async def addbot(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     await table.save_seats()
     await table.answer(ev, tr(lang, "addbot.ok", name=name, level=level, seat=s + 1))
 
-async def kick(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
+async def kick(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     """The creator or a chat admin frees a seat; in a running match an AI keeps it."""
     lang = table.lang
     allowed = ev.user.user_id == table.meta.get("creator") or ev.extra.get("admin") == "1"
@@ -128,7 +126,7 @@ async def kick(table: Table, ev: Incoming, args: tuple[str, ...]) -> None:
     await table.save_seats()
     await table.say(tr(lang, "kick.ok", name=seat.get("name", "?"), seat=s + 1))
 
-async def start(table: Table, ev: Incoming) -> None:
+async def start(table: TableOps, ev: Incoming) -> None:
     """Deals the first hand once four are seated and every person can be reached privately."""
     lang = table.lang
     if table.status != "lobby":
@@ -170,7 +168,7 @@ async def start(table: Table, ev: Incoming) -> None:
     await table.say(tr(lang, N_("start.ok_here") if table.platform.one_screen else N_("start.ok")))
 
 
-async def vote(table: Table, ev: Incoming, what: str) -> None:
+async def vote(table: TableOps, ev: Incoming, what: str) -> None:
     """pause / resume / abandon: done once a majority of the seated people asked for it."""
     lang = table.lang
     s = table.seat_of(ev.user.user_id)

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from bot.ai import move_seed
 from bot.cardtext import cards_text
 from bot.i18n import N_, catalog, tr
 from bot.intents import types as it
 from bot.platform import Incoming
-from bot.table import announce, hints, timers
+from bot.table.announce import action_done, hand_result
+from bot.table.hints import strongest, why
+from bot.table.ops import TableOps
+from bot.table.timers import HUMAN_TIMER_PHASES, MOVE_TIMERS, SYSTEM_TIMER
 from engine import IllegalAction, Match, Rules
 from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Pass, Play, Revolt, SeatAction
-
-if TYPE_CHECKING:
-    from bot.table.actor import Table
 
 # ----- a person's move -----
 
@@ -38,7 +37,7 @@ TURN_BOUND = (it.PlayCards, it.BuryCards, it.Auto)
 ALWAYS_GOOD = (it.Declare, it.Page, it.Hint)
 
 
-async def on_intent(table: Table, ev: Incoming, intent: it.Intent) -> None:
+async def on_intent(table: TableOps, ev: Incoming, intent: it.Intent) -> None:
     """A person's intent: who asked, whether it was drawn for this turn, then the action it stands for.
 
     A typed move (kind "text") was bound by the host to the version it arrived at: a move that names
@@ -96,7 +95,7 @@ async def on_intent(table: Table, ev: Incoming, intent: it.Intent) -> None:
     await _act(table, ev, s, act)
 
 
-async def _act(table: Table, ev: Incoming, s: int, act: it.HandAct) -> None:
+async def _act(table: TableOps, ev: Incoming, s: int, act: it.HandAct) -> None:
     """The move an intent stands for, once it was found to be drawn for now."""
     lang = table.seat_lang(s)
     screen = table.screen
@@ -142,14 +141,14 @@ async def _act(table: Table, ev: Incoming, s: int, act: it.HandAct) -> None:
         if suggestion is None:
             await table.answer(ev, tr(lang, "refuse.not_your_turn"))
         elif isinstance(act, it.Hint):
-            hint = await hints.strongest(table, s, suggestion)
+            hint = await strongest(table, s, suggestion)
             await table.answer(ev, tr(lang, "hint.text", action=action_text(lang, hint),
-                                      why=hints.why(table, s, hint, lang)))
+                                      why=why(table, s, hint, lang)))
         else:
             await human_act(table, ev, s, suggestion)
 
 
-def turn_began(table: Table, s: int) -> int:
+def turn_began(table: TableOps, s: int) -> int:
     """The version after seat s's own last move (0: none yet). A move named by its cards that was
     drawn before it was drawn for an earlier turn: the person has moved since (or a timer for them)."""
     actions = table.game.actions
@@ -160,7 +159,7 @@ def turn_began(table: Table, s: int) -> int:
     return 0
 
 
-async def seat_at_match(table: Table, ev: Incoming) -> int | None:
+async def seat_at_match(table: TableOps, ev: Incoming) -> int | None:
     """The sender's seat at a match being played; else None, once they were told what is missing.
 
     A concession needs a seat and a match; the check answers like the one for moves.
@@ -186,7 +185,7 @@ def _card_action(act: it.PlayCards | it.BuryCards | it.Declare | it.Chao, s: int
 SEAT_ACTIONS: tuple[type[SeatAction], ...] = (Declare, Pass, Bury, Chao, Revolt, Play)
 
 
-async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
+async def human_act(table: TableOps, ev: Incoming, s: int, action: Action) -> None:
     """Applies and persists a person's action, or says in words why the engine refused it."""
     lang = table.seat_lang(s)
     try:
@@ -209,7 +208,7 @@ async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
 
 # ----- the one path of an accepted action -----
 
-async def apply(table: Table, action: Action, key: str | None, *, ended: str | None = None) -> str:
+async def apply(table: TableOps, action: Action, key: str | None, *, ended: str | None = None) -> str:
     """Applies an action and persists it, with the deadlines it ends and sets, in one store
     transaction; only then is anything said. `ended`: the deadline whose firing took this action.
 
@@ -221,12 +220,12 @@ async def apply(table: Table, action: Action, key: str | None, *, ended: str | N
     m = table.game
     version = m.version
     events = m.apply(action)
-    changes: dict[str, float | None] = dict.fromkeys(timers.MOVE_TIMERS)
+    changes: dict[str, float | None] = dict.fromkeys(MOVE_TIMERS)
     if ended is not None:
         changes[ended] = None
     before = dict(table.timers.deadlines)
     changed = table.timers.changes(changes)
-    nxt = None if m.phase == "match_over" else timers.next_deadline(table)
+    nxt = None if m.phase == "match_over" else next_deadline(table)
     if nxt is not None:
         changed.update(table.timers.changes({nxt[0]: nxt[1]}))
     try:
@@ -240,18 +239,18 @@ async def apply(table: Table, action: Action, key: str | None, *, ended: str | N
     if isinstance(action, Play | Bury | Chao):
         table.screen.selection[action.seat].clear()
     table.host.live.publish(table)  # web tables see each committed state, AI moves included
-    await announce.action_done(table, action, events)
+    await action_done(table, action, events)
     return res
 
 
-def _undo(table: Table, version: int, deadlines: dict[str, float]) -> None:
+def _undo(table: TableOps, version: int, deadlines: dict[str, float]) -> None:
     """The action was not stored: back to the match and deadlines as they were before it."""
     table.match = Match.replay(Rules.from_dict(table.rules), table.seed, table.game.actions[:version])
     table.timers.deadlines.clear()
     table.timers.deadlines.update(deadlines)
 
 
-async def apply_ai(table: Table, s: int, act: object) -> None:
+async def apply_ai(table: TableOps, s: int, act: object) -> None:
     """An AI's answer for seat s when the engine takes it; for a failed or refused one, the
     engine's auto_action."""
     if isinstance(act, ACTION_TYPES):
@@ -266,7 +265,7 @@ async def apply_ai(table: Table, s: int, act: object) -> None:
         await apply(table, fallback, None)
 
 
-async def apply_declaration(table: Table, act: object) -> bool:
+async def apply_declaration(table: TableOps, act: object) -> bool:
     """An AI's answer while dealing counts only when it is a declaration the engine takes."""
     if not isinstance(act, Declare):
         return False
@@ -279,7 +278,7 @@ async def apply_declaration(table: Table, act: object) -> bool:
 
 # ----- automatic moves -----
 
-async def advance(table: Table) -> None:
+async def advance(table: TableOps) -> None:
     """Moves the match on until it waits for a person, a timer or an AI thread.
 
     Each automatic step (an AI move, a deal step) holds one of the host's move slots: with
@@ -297,10 +296,10 @@ async def advance(table: Table) -> None:
         await asyncio.sleep(0)  # let other tables and adapters run between moves
 
 
-async def _step(table: Table) -> bool:
+async def _step(table: TableOps) -> bool:
     """One automatic step; False when the match waits (for a person, a timer, a thread) or ended."""
     m = table.game
-    await announce.hand_result(table)
+    await hand_result(table)
     if m.phase == "match_over":
         await table.finish()
         return False
@@ -326,16 +325,43 @@ async def _step(table: Table) -> bool:
             return True
     sys_action = m.system_action()
     if sys_action is not None and not to_act:
-        kind = timers.SYSTEM_TIMER.get(sys_action.t, "deal")
+        kind = SYSTEM_TIMER.get(sys_action.t, "deal")
         if float(getattr(table.settings, kind)) <= 0:
             await apply(table, sys_action, None)
             return True
     # The deadline the match waits on now was set with the action that led here; after a restart,
     # or when no action led here (a lobby's start, an AI's answer while dealing), it is set now.
-    nxt = timers.next_deadline(table)
+    nxt = next_deadline(table)
     if nxt is not None:
         await table.timers.set(*nxt)
     return False
+
+
+def next_deadline(table: TableOps) -> tuple[str, float] | None:
+    """The deadline the match waits on now, when none of that kind is armed yet: a system step's
+    pause (deal, close, next) or a person's time to move. None when an AI or nobody moves next."""
+    m = table.game
+    to_act = list(m.to_act())
+    if any(table.seats.ai_driven(s) for s in to_act):
+        return None  # an AI moves next
+    if m.phase == "dealing" and table.ai.will_ask_while_dealing():
+        return None  # the deal's pause starts once the AI seats have answered
+    humans = bool(to_act)
+    sys_action = m.system_action()
+    now = table.host.clock.now()
+    if sys_action is not None:
+        kind = SYSTEM_TIMER.get(sys_action.t, "deal")
+        delay = float(getattr(table.settings, kind))
+        if (delay <= 0 and not humans) or kind in table.timers:
+            return None
+        return kind, now + delay
+    if humans:
+        hkind = HUMAN_TIMER_PHASES.get(m.phase)
+        if hkind is not None:
+            delay = float(getattr(table.settings, hkind))
+            if delay > 0 and hkind not in table.timers:
+                return hkind, now + delay
+    return None
 
 
 def action_text(lang: str, action: Action) -> str:

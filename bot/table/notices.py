@@ -10,7 +10,7 @@ private chat has its own budget (about one message a second), so the notice goes
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bot.i18n import tr
 from bot.platform import PlatformError, Unreachable
@@ -19,13 +19,23 @@ from bot.views import trick_text
 from engine.views import Phase
 
 if TYPE_CHECKING:
-    from bot.table.actor import Table
+    from bot.table.context import TableCore
 
 log = logging.getLogger(__name__)
 
 # Phases in which one person is asked to act on their own (declaring is everyone at once, and the
 # private hand's buttons show it as the cards arrive).
 NOTICE_PHASES = frozenset({Phase.PLAYING, Phase.BURYING})
+
+
+class NoticeScreen(Protocol):
+    """What the notices need of the table's screen: the messages it keeps, and who can be reached."""
+
+    messages: dict[str, str]
+
+    async def unreachable(self, s: int, exc: Unreachable) -> None: ...
+
+    def reachable(self, s: int) -> None: ...
 
 
 def slot(s: int) -> str:
@@ -36,8 +46,9 @@ class TurnNotices:
     """Which seats were told it is their turn, and for which turn (kept with the table's messages,
     so a restart deletes a stale notice instead of leaving it behind)."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableCore, screen: NoticeScreen) -> None:
         self.table = table
+        self.screen = screen
         self.turn_of: dict[int, tuple[object, ...]] = {}  # seat -> the turn its notice is for
         # seat -> the turn whose notice could not go out (the platform is failing): not tried again
         # for that turn, so a table drawn again and again during an outage does not wait on it each time
@@ -64,7 +75,7 @@ class TurnNotices:
             return
         want = self.waiting()
         key = self._turn_key()
-        messages = t.screen.messages
+        messages = self.screen.messages
         for s in range(4):
             mid = messages.get(slot(s))
             if mid is None:
@@ -85,21 +96,21 @@ class TurnNotices:
             mid = await t.platform.send(t.private_where(s), PlatformView(self.text(s)))
         except Unreachable as exc:
             self.failed[s] = key  # tried again once they can be reached (Screen.reachable)
-            await t.screen.unreachable(s, exc)
+            await self.screen.unreachable(s, exc)
             return
         except PlatformError:
             log.warning("table %s: turn notice for seat %s not delivered", t.id, s)
             self.failed[s] = key
             return
         self.failed.pop(s, None)
-        t.screen.reachable(s)
-        t.screen.messages[slot(s)] = mid
+        self.screen.reachable(s)
+        self.screen.messages[slot(s)] = mid
         self.turn_of[s] = key
         await t.host.store.set_message(t.id, slot(s), mid)
 
     async def _delete(self, s: int, mid: str) -> None:
         t = self.table
-        t.screen.messages.pop(slot(s), None)
+        self.screen.messages.pop(slot(s), None)
         self.turn_of.pop(s, None)
         await t.host.store.set_message(t.id, slot(s), None)
         try:

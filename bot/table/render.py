@@ -26,7 +26,7 @@ from bot.views import hand_elsewhere_view, hand_on_web_view, hand_view, lobby_vi
 from engine.views import Phase, PublicView
 
 if TYPE_CHECKING:
-    from bot.table.actor import Table
+    from bot.table.context import TableCore
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ DEAL_REDRAW_EVERY = 5
 class Screen:
     """What a table has shown: its messages, their content, and each seat's buttons."""
 
-    def __init__(self, table: Table, messages: dict[str, str] | None = None,
+    def __init__(self, table: TableCore, messages: dict[str, str] | None = None,
                  picks: Mapping[int, object] | None = None) -> None:
         self.table = table
         self.messages: dict[str, str] = dict(messages or {})  # slot -> platform message id (persisted)
@@ -72,7 +72,7 @@ class Screen:
         # the timer that bounds how long it lags.
         self.may_lag_at: int | None = None
         self.lag_timer: asyncio.TimerHandle | None = None
-        self.notices = TurnNotices(table)
+        self.notices = TurnNotices(table, self)
         self.table_trick: tuple[Any, ...] | None = None  # the hand, phase and trick the table last showed
         # Host clock time until which a seat whose web table closed still counts as on the web.
         self.web_until: dict[int, float] = {}

@@ -18,11 +18,6 @@ ROOTS = ("bot", "adapters")
 
 #: Cycles still there, with who takes them apart. A cycle that shrinks stays covered by its entry.
 OWNED: dict[frozenset[str], str] = {
-    frozenset({"bot.live", "bot.table", "bot.table.actor", "bot.table.ai_moves", "bot.table.announce",
-               "bot.table.context", "bot.table.forfeit", "bot.table.hints", "bot.table.lobby",
-               "bot.table.messages", "bot.table.moves", "bot.table.notices", "bot.table.render",
-               "bot.table.timers"}):
-        "the table actor's modules (moves, timers and forfeit import each other): typed table state",
     frozenset({"adapters.discord.components", "adapters.discord.inbound", "adapters.discord.platform"}):
         "the Discord adapter's inbound and drawing sides: intents in, one scene out",
 }
