@@ -243,12 +243,12 @@ async def simulate_league(*, matches: int, people: int = 8, preset: str = "class
             for _ in range(20_000):
                 if table.status != "active" or table.match is None:
                     break
-                acting = [s for s in table.match.to_act() if table.seats[s].get("user_id")]
+                acting = [s for s in table.match.to_act() if table.seats[s].user_id]
                 if not acting:
                     await asyncio.sleep(0)
                     await host.settle()
                     continue
-                who = next(u for u in four if u.user_id == table.seats[acting[0]].get("user_id"))
+                who = next(u for u in four if u.user_id == table.seats[acting[0]].user_id)
                 await say(who, "text", text="auto")
             if table.status == "finished":
                 summary.finished += 1

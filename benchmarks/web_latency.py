@@ -88,7 +88,7 @@ async def open_tables(host: Host, n: int) -> list[tuple[int, list[str]]]:
         await command(chat, people[0], "start")
         await host.settle()
         table = host.by_chat[("sim", chat)]
-        out.append((table.id, [str(table.seats[s]["user_id"]) for s in range(4)]))
+        out.append((table.id, [str(table.seats[s].user_id) for s in range(4)]))
     return out
 
 

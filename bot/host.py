@@ -190,7 +190,7 @@ class Host:
                           status=stored.status, messages=stored.messages, deadlines=stored.deadlines,
                           match=match if stored.status in ("active", "paused") else None, picks=stored.picks)
             for s in table.seats.humans():
-                await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
+                await self._load_user_lang(stored.platform, str(table.seats[s].user_id))
             loaded.append(table)
         whole = ids is None  # a worker taking some tables over cannot tell which others run elsewhere
         if whole:
@@ -244,7 +244,7 @@ class Host:
         messages were the players' current ones (it would redraw them from what it last knew)."""
         let_go = getattr(self.platforms.get(table.platform_name), "let_go", None)
         if callable(let_go):
-            let_go(table.chat_id, [str(s.get("user_id")) for s in table.seats if s.get("user_id")])
+            let_go(table.chat_id, [str(s.user_id) for s in table.seats if s.user_id])
 
     def _unroute(self, table: TableCore) -> None:
         if self.tables.get(table.id) is table:

@@ -138,7 +138,7 @@ class Sim:
         for uid in (b, c):  # the link opens the private chat; the client sends /start <payload>
             await self.handled(self.fake.start_private(uid, payload))
         await self.command(d, self.group, f"/join@{BOT_USERNAME}")
-        assert all(s.get("kind") == "human" for s in table.seats)
+        assert all(s.human for s in table.seats)
 
     async def start_until_reachable(self) -> list[str]:
         """Start: refused while Di never opened the bot; she opens it; the Start button starts it.
@@ -198,7 +198,7 @@ class Sim:
         return True
 
     def uid(self, table: Any, seat: int) -> int:
-        return int(table.seats[seat]["user_id"])
+        return int(str(table.seats[seat].user_id))
 
     async def _declare_or_pass(self, table: Any, seat: int) -> None:
         uid = self.uid(table, seat)

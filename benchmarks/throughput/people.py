@@ -138,7 +138,7 @@ class Players:
             auto = m.auto_action(seat)
             assert auto is not None
             action = auto.to_json()
-            uid = int(table.seats[seat]["user_id"])
+            uid = int(str(table.seats[seat].user_id))
             pushed = self.act(t, uid, action)
             if pushed is None:
                 continue

@@ -120,7 +120,7 @@ def board_label(board: BoardRow | dict[str, Any], lang: str) -> str:
 
 
 def _humans(table: TableView) -> list[tuple[str, str]]:
-    return [(table.platform_name, str(table.seats[s]["user_id"])) for s in table.seats.humans()]
+    return [(table.platform_name, str(table.seats[s].user_id)) for s in table.seats.humans()]
 
 
 async def board_start(desk: Desk, table: TableView) -> str | None:
@@ -135,11 +135,10 @@ async def board_start(desk: Desk, table: TableView) -> str | None:
     people = _humans(table)
     seen = await store.seen_any([board_id], table.platform_name, [u for _, u in people])
     if seen:
-        names = ", ".join(str(table.seats[s]["name"]) for s in table.seats.humans()
-                          if str(table.seats[s]["user_id"]) in seen)
+        names = ", ".join(table.seats[s].name for s in table.seats.humans()
+                          if str(table.seats[s].user_id) in seen)
         return tr(table.lang, "board.seen_already", names=names, board=board_label(info, table.lang))
-    seats = [{"kind": str(seat.get("kind")), "user_id": str(seat.get("user_id", "")),
-              "name": str(seat.get("name", ""))} for seat in table.seats]
+    seats = [{"kind": str(seat.kind), "user_id": seat.user_id or "", "name": seat.name} for seat in table.seats]
     event_id = info.get("event")
     await store.start_play(board_id, table.id, table.platform_name, table.chat_id, seats,
                            event_id=int(event_id) if event_id is not None else None, room=str(info.get("room", "")),

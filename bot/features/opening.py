@@ -121,7 +121,7 @@ class Opening(Feature):
         game = int(series.get("game", 1)) + 1
         meta = {**old.meta, "series": {"wins": wins, "game": game, "previous": old.id}}
         meta.pop("announced_hand", None)
-        seats: list[dict[str, object]] = [dict(seat) for seat in old.seats]
+        seats: list[dict[str, object]] = [dict(seat.to_json()) for seat in old.seats]
         try:
             table = await self.ctx.open_table(NewTable(old.where, dict(old.rules), seats,
                                                        self.ctx.rng.randrange(1, 2**31), meta, exclusive=True))

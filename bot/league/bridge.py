@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from bot.league.commands import record_match
 from bot.league.records import Ending, HandSummary, MatchFormat, MatchRecord, SeatPlayer
-from bot.table.seats import SeatKind
+from bot.table.seats import Seat, SeatKind
 from engine.cards import level_steps
 
 
@@ -85,7 +85,9 @@ def _team_or_none(value: object) -> int | None:
     return int(value) if isinstance(value, int) and value in (0, 1) else None
 
 
-def _seat(seat: int, info: Mapping[str, Any]) -> SeatPlayer:
+def _seat(seat: int, info: Mapping[str, Any] | Seat) -> SeatPlayer:
+    if isinstance(info, Seat):  # an open table's seat (a stored row's is the plain dict)
+        info = info.to_json()
     if info.get("kind") == SeatKind.HUMAN and info.get("user_id"):
         return SeatPlayer(seat, str(info["user_id"]), str(info.get("name", "?")))
     return SeatPlayer(seat, "", str(info.get("name", "AI")), is_ai=True)

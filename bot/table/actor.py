@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from dataclasses import replace
 from typing import Any
 
 import bot.table.lobby as lobby
@@ -32,7 +33,8 @@ from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, W
 from bot.scene.types import Scene
 from bot.settings import TableSettings
 from bot.table.ai_moves import AiSeats
-from bot.table.announce import match_result
+from bot.table.announce import Announcer
+from bot.table.commit import Committed, Ended, Publisher, TableEvent
 from bot.table.context import TableHost
 from bot.table.forfeit import award, concede
 from bot.table.messages import (
@@ -55,7 +57,7 @@ from bot.table.seats import Seats
 from bot.table.ticks import on_tick
 from bot.table.timers import Timers
 from engine import Match
-from engine.views import DeclarationView, PublicView, SeatView
+from engine.views import PublicView, SeatView
 from persistence.errors import LeaseLost
 
 log = logging.getLogger(__name__)
@@ -88,8 +90,14 @@ class Table:
         self._public: tuple[Match, int, PublicView] | None = None  # (match, version, its public view)
         self._answered = False
         self.announced_hand = int(meta.get("announced_hand", 0))
-        self.last_declaration: DeclarationView | None = (self.match.public_view().get("declaration")
-                                                         if self.match else None)
+        # The one subscription point for what this table commits (bot.table.commit), in this order:
+        # the screen (what its buttons index into), the web hub, the group's announcements, the
+        # host's features (a match that ended).
+        self.events = Publisher()
+        self.events.subscribe(self.screen.heard)
+        self.events.subscribe(self._to_web)
+        self.events.subscribe(Announcer(self))
+        self.events.subscribe(self._to_host)
 
     @property
     def game(self) -> Match:
@@ -212,7 +220,7 @@ class Table:
         elif isinstance(message, SeatLanguage):
             s = self.seat_of(message.user_id)
             if s is not None:
-                self.seats[s]["lang"] = message.lang
+                self.seats[s] = replace(self.seats[s], lang=message.lang)
                 self.screen.forget(f"hand{s}")
         elif isinstance(message, WatchLive):
             self.host.live.add(self, message.watch)
@@ -246,10 +254,10 @@ class Table:
         return self.lang
 
     def private_where(self, s: int) -> Where:
-        return Where(self.platform_name, str(self.seats[s]["user_id"]), private=True, about=self.chat_id)
+        return Where(self.platform_name, str(self.seats[s].user_id), private=True, about=self.chat_id)
 
     async def save_seats(self) -> None:
-        await self.host.store.update_match(self.id, seats=self.seats)
+        await self.host.store.update_match(self.id, seats=self.seats.to_json())
 
     async def save_meta(self) -> None:
         self.meta["settings"] = self.settings.to_dict()
@@ -330,13 +338,12 @@ class Table:
         elif name == "back":
             if s is None:
                 await self.answer(ev, tr(lang, "err.not_seated"))
-            elif not self.seats[s].get("away"):
+            elif not self.seats[s].away:
                 await self.answer(ev, tr(lang, "back.not_away"))
             else:
-                self.seats[s]["away"] = False
-                self.seats[s]["timeouts"] = 0
+                self.seats[s] = replace(self.seats[s], away=False, timeouts=0)
                 await self.save_seats()
-                await self.say(tr(lang, "back.ok", name=self.seats[s]["name"]))
+                await self.say(tr(lang, "back.ok", name=self.seats[s].name))
         elif name == "ping":  # whether a platform that can mention this person does so when it is their turn
             if s is None:
                 await self.answer(ev, tr(lang, "err.not_seated"))
@@ -371,8 +378,17 @@ class Table:
         result = dict(self.game.result or {})
         await self.screen.render()
         await self.close("finished", result)
-        await match_result(self, result)
-        await self.host.match_ended(self, result)
+        await self.events.publish(Ended(self.id, self.status, result, played=True))
+
+    async def _to_web(self, event: TableEvent) -> None:
+        """Web tables see each committed state, AI moves included."""
+        if isinstance(event, Committed):
+            self.host.live.publish(self)
+
+    async def _to_host(self, event: TableEvent) -> None:
+        """A match that ended goes to the host's features (the league records it, a tournament moves on)."""
+        if isinstance(event, Ended):
+            await self.host.match_ended(self, dict(event.result))
 
     async def close(self, status: str, result: dict[str, Any]) -> None:
         self.status = status

@@ -90,7 +90,7 @@ class AiSeats:
         t = self.table
         m = t.game
         seat = t.seats[s]
-        level = str(seat.get("level", DEFAULT_AI_LEVEL)) if seat.get("kind") == SeatKind.AI else DEFAULT_AI_LEVEL
+        level = (seat.level or DEFAULT_AI_LEVEL) if seat.kind == SeatKind.AI else DEFAULT_AI_LEVEL
         seed = move_seed(t.seed, m.version, s)
         policy = t.host.ai_policy
         if self.chooser is None or not policy.threads:

@@ -1,59 +1,82 @@
 """What a table says in the group as the match moves: the events that matter, declarations,
-hand and match results (never a card that is still in a hand)."""
+hand and match results (never a card that is still in a hand). The `Announcer` hears what was
+committed (`bot.table.commit`); a hand's result is said by the actor's step once the hand is over
+(`hand_result`, remembered in meta so a restart does not say it twice)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.cardtext import cards_text, suit_text
 from bot.i18n import tr
 from bot.scene.build import summary_of
 from bot.scene.text import summary_text
+from bot.table.commit import Committed, TableEvent
 from bot.views import last_trick_text, match_result_text, seat_label
-from engine.actions import Action, Bury, Revolt
-from engine.match import Event
+from engine.actions import Bury, Revolt
+from engine.views import DeclarationView
 
 if TYPE_CHECKING:
+    from bot.table.context import TableCore
     from bot.table.ops import TableOps
 
 
-async def action_done(table: TableOps, action: Action, events: list[Event]) -> None:
-    """After an accepted action: its events, a burial or revolution, a new declaration."""
-    await _events(table, events)
-    lang = table.lang
-    if isinstance(action, Bury):
-        await table.say(tr(lang, "announce.buried", who=seat_label(action.seat, table.seats.infos(), lang)))
-    elif isinstance(action, Revolt):
-        await table.say(tr(lang, "announce.revolt", who=seat_label(action.seat, table.seats.infos(), lang)))
-    decl = table.public().get("declaration")
-    if decl and decl != table.last_declaration:
-        await table.say(tr(lang, "announce.declared", who=seat_label(int(decl["seat"]), table.seats.infos(), lang),
+class Announcer:
+    """Subscribes to a table's `Committed` and `Ended` events (`bot.table.commit`) and says in the
+    group what matters of them: the engine's events, a burial or revolution, a new declaration, the
+    match's result. It reads only the event and who sits where; it changes nothing at the table."""
+
+    def __init__(self, table: TableCore) -> None:
+        self.table = table
+        self.last_declaration: DeclarationView | None = (table.match.public_view().get("declaration")
+                                                         if table.match is not None else None)
+
+    async def __call__(self, event: TableEvent) -> None:
+        if isinstance(event, Committed):
+            await self.committed(event)
+        elif event.played:
+            t = self.table
+            await t.say(match_result_text(dict(event.result), t.seats.infos(), t.lang))
+
+    async def committed(self, c: Committed) -> None:
+        """After an accepted action: its events, a burial or revolution, a new declaration."""
+        t = self.table
+        await self._events(c)
+        lang = t.lang
+        action = c.action
+        if isinstance(action, Bury):
+            await t.say(tr(lang, "announce.buried", who=seat_label(action.seat, t.seats.infos(), lang)))
+        elif isinstance(action, Revolt):
+            await t.say(tr(lang, "announce.revolt", who=seat_label(action.seat, t.seats.infos(), lang)))
+        decl = c.public.get("declaration")
+        if decl and decl != self.last_declaration:
+            await t.say(tr(lang, "announce.declared", who=seat_label(int(decl["seat"]), t.seats.infos(), lang),
                            cards=cards_text(list(decl.get("cards", [])))))
-    table.last_declaration = decl
+        self.last_declaration = decl
 
-
-async def _events(table: TableOps, events: list[Event]) -> None:
-    lang = table.lang
-    for e in events:
-        kind = e.get("e")
-        if kind == "throw_failed":
-            await table.say(tr(lang, "announce.throw_failed", who=seat_label(int(e["seat"]), table.seats.infos(), lang),
+    async def _events(self, c: Committed) -> None:
+        t = self.table
+        lang = t.lang
+        for e in c.events:
+            kind = e.get("e")
+            if kind == "throw_failed":
+                await t.say(tr(lang, "announce.throw_failed", who=seat_label(int(e["seat"]), t.seats.infos(), lang),
                                cards=cards_text(list(e.get("played", []))), penalty=e.get("penalty", 0)))
-        elif kind == "trump" and e.get("from_kitty"):
-            trump = e.get("trump")
-            shown = tr(lang, "table.no_trump") if trump == "NT" else suit_text(trump)
-            await table.say(tr(lang, "announce.trump_kitty", trump=shown))
-        elif kind == "chao":
-            await table.say(tr(lang, "announce.chao", who=seat_label(int(e["seat"]), table.seats.infos(), lang),
+            elif kind == "trump" and e.get("from_kitty"):
+                trump = e.get("trump")
+                shown = tr(lang, "table.no_trump") if trump == "NT" else suit_text(trump)
+                await t.say(tr(lang, "announce.trump_kitty", trump=shown))
+            elif kind == "chao":
+                await t.say(tr(lang, "announce.chao", who=seat_label(int(e["seat"]), t.seats.infos(), lang),
                                cards=cards_text(list(e.get("cards", [])))))
-        elif kind == "time_up":
-            await table.say(tr(lang, "announce.time_up"))
-        elif kind == "trick" and table.platform.one_screen:
-            # a terminal shows each trick as it ends; chats have the table's "last trick" line
-            # instead (a message per trick would run into Telegram's 20 a minute per group)
-            pub = table.public()
-            await table.say(tr(lang, "announce.trick", n=pub.get("tricks_played", "?"),
-                               trick=last_trick_text(pub, table.seats.infos(), lang)))
+            elif kind == "time_up":
+                await t.say(tr(lang, "announce.time_up"))
+            elif kind == "trick" and t.platform.one_screen:
+                # a terminal shows each trick as it ends; chats have the table's "last trick" line
+                # instead (a message per trick would run into Telegram's 20 a minute per group)
+                pub = c.public
+                await t.say(tr(lang, "announce.trick", n=pub.get("tricks_played", "?"),
+                               trick=last_trick_text(pub, t.seats.infos(), lang)))
 
 
 async def hand_result(table: TableOps) -> None:
@@ -70,7 +93,3 @@ async def hand_result(table: TableOps) -> None:
         sc = table.screen.scenes.public()  # the summary every door shows, the next dealer included
         summary = sc.summary if sc.summary is not None and sc.summary.hand_no == finished else summary_of(res)
         await table.say(summary_text(summary, sc.seats, table.lang))
-
-
-async def match_result(table: TableOps, result: dict[str, Any]) -> None:
-    await table.say(match_result_text(result, table.seats.infos(), table.lang))

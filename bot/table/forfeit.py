@@ -12,9 +12,9 @@ from typing import Any
 
 from bot.i18n import tr
 from bot.platform import Incoming
+from bot.table.commit import Ended
 from bot.table.moves import seat_at_match
 from bot.table.ops import TableOps
-from bot.table.seats import SeatKind
 
 
 def forfeit_result(table: TableOps, forfeit_team: int, why: str = "conceded") -> dict[str, Any]:
@@ -34,7 +34,7 @@ async def award(table: TableOps, forfeit_team: int, why: str) -> None:
     await table.close("finished", result)
     await table.say(tr(lang, "forfeit.done", team=tr(lang, f"team.{forfeit_team}"),
                        winner=tr(lang, f"team.{1 - forfeit_team}")))
-    await table.host.match_ended(table, result)
+    await table.events.publish(Ended(table.id, table.status, result))
 
 
 async def concede(table: TableOps, ev: Incoming) -> None:
@@ -44,13 +44,13 @@ async def concede(table: TableOps, ev: Incoming) -> None:
     if s is None:
         return
     team = s % 2
-    humans = [h for h in table.seats.humans() if h % 2 == team and not table.seats[h].get("kicked")]
+    humans = [h for h in table.seats.humans() if h % 2 == team and not table.seats[h].kicked]
     votes = table.meta.setdefault("votes", {}).setdefault(f"forfeit{team}", [])
     if s not in votes:
         votes.append(s)
     if any(h not in votes for h in humans):
         await table.save_meta()
-        await table.say(tr(lang, "forfeit.vote", name=table.seats[s]["name"], team=tr(lang, f"team.{team}")))
+        await table.say(tr(lang, "forfeit.vote", name=table.seats[s].name, team=tr(lang, f"team.{team}")))
         return
     table.meta["votes"] = {}
     await award(table, team, "conceded")
@@ -61,13 +61,13 @@ async def no_show(table: TableOps) -> None:
     with both teams incomplete, both forfeit (the tournament advances nobody)."""
     lang = table.lang
     minutes = round(table.settings.lobby / 60)
-    missing = sorted({s % 2 for s in range(4) if table.seats[s].get("kind") == SeatKind.EMPTY})
+    missing = sorted({s % 2 for s in range(4) if table.seats[s].empty})
     if not missing:
         return
     if len(missing) == 2:
         await table.close("abandoned", {"reason": "abandoned", "double_forfeit": True})
         await table.say(tr(lang, "forfeit.both_late", minutes=minutes))
-        await table.host.match_ended(table, {"reason": "abandoned", "double_forfeit": True})
+        await table.events.publish(Ended(table.id, table.status, {"reason": "abandoned", "double_forfeit": True}))
         return
     await table.say(tr(lang, "forfeit.late", team=tr(lang, f"team.{missing[0]}"), minutes=minutes))
     await award(table, missing[0], "late")

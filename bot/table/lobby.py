@@ -6,12 +6,14 @@ Functions of the table they act on; they run inside that table's actor.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from bot.i18n import N_, tr
 from bot.platform import Incoming, PlatformError, Unreachable, View
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
+from bot.table.commit import Ended
 from bot.table.ops import TableOps
-from bot.table.seats import EMPTY, SeatKind
+from bot.table.seats import EMPTY, Seat
 from engine import Match, Rules
 
 
@@ -47,8 +49,7 @@ async def join(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
         seat_no = want
     else:
         seat_no = random.Random(f"{table.seed}:{ev.user.user_id}").choice(free)
-    table.seats[seat_no] = {"kind": SeatKind.HUMAN, "user_id": ev.user.user_id, "name": ev.user.name[:32],
-                           "lang": table.host.user_lang(ev.user), "away": False, "timeouts": 0}
+    table.seats[seat_no] = Seat.person(ev.user.user_id, ev.user.name[:32], table.host.user_lang(ev.user))
     await table.host.store.upsert_player(table.platform_name, ev.user.user_id, ev.user.name, ev.user.language)
     await table.save_seats()
     if not ev.where.private and table.platform.join_link(f"join-{table.id}") is not None:
@@ -76,7 +77,7 @@ async def leave(table: TableOps, ev: Incoming) -> None:
     elif table.status != "lobby":
         await table.answer(ev, tr(lang, "leave.started"))
     else:
-        table.seats[s] = dict(EMPTY)
+        table.seats[s] = EMPTY
         await table.save_seats()
         await table.answer(ev, tr(lang, "leave.ok", name=ev.user.name[:32]))
 
@@ -99,7 +100,7 @@ async def addbot(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
         return
     s = free[0]
     name = f"AI-{s + 1}"
-    table.seats[s] = {"kind": SeatKind.AI, "name": name, "level": level}
+    table.seats[s] = Seat.ai(name, level)
     await table.save_seats()
     await table.answer(ev, tr(lang, "addbot.ok", name=name, level=level, seat=s + 1))
 
@@ -115,16 +116,15 @@ async def kick(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
         return
     s = int(args[0]) - 1
     seat = table.seats[s]
-    if seat.get("kind") == SeatKind.EMPTY:
+    if seat.empty:
         await table.answer(ev, tr(lang, "kick.usage"))
         return
     if table.status == "lobby":
-        table.seats[s] = dict(EMPTY)
+        table.seats[s] = EMPTY
     else:  # in a running match an AI keeps the seat
-        seat["away"] = True
-        seat["kicked"] = True
+        table.seats[s] = replace(seat, away=True, kicked=True)
     await table.save_seats()
-    await table.say(tr(lang, "kick.ok", name=seat.get("name", "?"), seat=s + 1))
+    await table.say(tr(lang, "kick.ok", name=seat.name or "?", seat=s + 1))
 
 async def start(table: TableOps, ev: Incoming) -> None:
     """Deals the first hand once four are seated and every person can be reached privately."""
@@ -132,7 +132,7 @@ async def start(table: TableOps, ev: Incoming) -> None:
     if table.status != "lobby":
         await table.answer(ev, tr(lang, "join.not_lobby"))
         return
-    n = sum(1 for seat in table.seats if seat.get("kind") != SeatKind.EMPTY)
+    n = sum(1 for seat in table.seats if not seat.empty)
     if n < 4:
         await table.answer(ev, tr(lang, "start.need_four", n=n))
         return
@@ -146,7 +146,7 @@ async def start(table: TableOps, ev: Incoming) -> None:
         try:
             await table.screen.send_hand(s, force_new=True)
         except Unreachable as exc:
-            unreachable.append((str(table.seats[s]["name"]), exc.how_to_fix))
+            unreachable.append((table.seats[s].name, exc.how_to_fix))
     if unreachable:
         table.match = None
         await table.screen.take_back_hands()  # no "0 cards" hands left behind in the others' chats
@@ -159,7 +159,7 @@ async def start(table: TableOps, ev: Incoming) -> None:
         return
     table.meta.pop("start_wanted", None)
     table.status = "active"
-    await table.host.store.update_match(table.id, status="active", seats=table.seats)
+    await table.host.store.update_match(table.id, status="active", seats=table.seats.to_json())
     await table.timers.set("lobby", None)
     minutes = table.rules.get("time_limit_minutes")
     if isinstance(minutes, int) and minutes > 0:
@@ -191,12 +191,12 @@ async def vote(table: TableOps, ev: Incoming, what: str) -> None:
     votes = table.meta.setdefault("votes", {}).setdefault(what, [])
     if s not in votes:
         votes.append(s)
-    humans = [h for h in table.seats.humans() if not table.seats[h].get("kicked")]
+    humans = [h for h in table.seats.humans() if not table.seats[h].kicked]
     need = len(humans) // 2 + 1
     n = len([v for v in votes if v in humans])
     if n < need:
         await table.save_meta()
-        await table.say(tr(lang, f"{what}.vote", name=table.seats[s]["name"], n=n, need=need))
+        await table.say(tr(lang, f"{what}.vote", name=table.seats[s].name, n=n, need=need))
         return
     table.meta["votes"] = {}
     if what == "pause":
@@ -217,4 +217,4 @@ async def vote(table: TableOps, ev: Incoming, what: str) -> None:
     else:
         await table.close("abandoned", {"reason": "abandoned", "version": table.game.version})
         await table.say(tr(lang, "abandon.done"))
-        await table.host.match_ended(table, {"reason": "abandoned"})
+        await table.events.publish(Ended(table.id, table.status, {"reason": "abandoned"}))

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from dataclasses import replace
 
 from bot.ai import move_seed
 from bot.cardtext import cards_text
 from bot.i18n import N_, catalog, tr
 from bot.intents import types as it
 from bot.platform import Incoming
-from bot.table.announce import action_done, hand_result
+from bot.table.announce import hand_result
+from bot.table.commit import By, Committed
 from bot.table.hints import strongest, why
 from bot.table.ops import TableOps
 from bot.table.timers import HUMAN_TIMER_PHASES, MOVE_TIMERS, SYSTEM_TIMER
@@ -196,9 +198,8 @@ async def human_act(table: TableOps, ev: Incoming, s: int, action: Action) -> No
     if res == "duplicate":
         await table.answer(ev, tr(lang, "err.duplicate"))
         return
-    seat = table.seats[s]
-    if seat.get("timeouts"):
-        seat["timeouts"] = 0
+    if table.seats[s].timeouts:
+        table.seats[s] = replace(table.seats[s], timeouts=0)
         await table.save_seats()
     table.screen.selection[s].clear()
     if ev.kind == "chosen" and isinstance(action, Play):
@@ -210,7 +211,8 @@ async def human_act(table: TableOps, ev: Incoming, s: int, action: Action) -> No
 
 async def apply(table: TableOps, action: Action, key: str | None, *, ended: str | None = None) -> str:
     """Applies an action and persists it, with the deadlines it ends and sets, in one store
-    transaction; only then is anything said. `ended`: the deadline whose firing took this action.
+    transaction; only then is it published (`bot.table.commit.Committed`), and anything said.
+    `ended`: the deadline whose firing took this action.
 
     The engine's `apply` is the one check: it raises IllegalAction before it changes anything,
     and that goes to the caller with nothing stored. (This is where the engine's checked apply
@@ -236,11 +238,19 @@ async def apply(table: TableOps, action: Action, key: str | None, *, ended: str 
     if res == "duplicate":
         _undo(table, version, before)
         return res
-    if isinstance(action, Play | Bury | Chao):
-        table.screen.selection[action.seat].clear()
-    table.host.live.publish(table)  # web tables see each committed state, AI moves included
-    await action_done(table, action, events)
+    # what was committed is the one event: the screen, the web hub and the announcements hear it
+    await table.events.publish(Committed(table.id, m.version, action, _by(action, key, ended), tuple(events),
+                                         table.public()))
     return res
+
+
+def _by(action: Action, key: str | None, ended: str | None) -> By:
+    """Who took an action, from how it came: a deadline's, a person's (an event's key), an AI seat's."""
+    if ended is not None:
+        return "timer"
+    if key is not None:
+        return "person"
+    return "ai" if isinstance(action, SEAT_ACTIONS) else "table"
 
 
 def _undo(table: TableOps, version: int, deadlines: dict[str, float]) -> None:

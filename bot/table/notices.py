@@ -66,7 +66,7 @@ class TurnNotices:
         m = t.game
         if m.phase not in NOTICE_PHASES:
             return set()
-        return {s for s in m.to_act() if not t.seats.ai_driven(s) and not t.seats[s].get("kicked")}
+        return {s for s in m.to_act() if not t.seats.ai_driven(s) and not t.seats[s].kicked}
 
     async def update(self) -> None:
         """Delete the notices of people who acted; send one to each person now waited for."""

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from bot.platform import Incoming
     from bot.scene.types import Scene
     from bot.table.ai_moves import AiSeats
+    from bot.table.commit import Publisher
     from bot.table.render import Screen
-    from engine.views import DeclarationView
 
 
 class TableOps(TableCore, Protocol):
@@ -24,8 +24,8 @@ class TableOps(TableCore, Protocol):
 
     screen: Screen
     ai: AiSeats
+    events: Publisher
     announced_hand: int
-    last_declaration: DeclarationView | None
 
     async def on_command(self, ev: Incoming, name: str, args: tuple[str, ...]) -> None: ...
 

@@ -17,12 +17,13 @@ from bot.scene.build import card_indices
 from bot.scene.diff import Signature, signature
 from bot.scene.text import table_text
 from bot.scene.types import Scene
+from bot.table.commit import Committed, TableEvent
 from bot.table.drawn import DrawnHands
 from bot.table.messages import Redraw
 from bot.table.notices import TurnNotices
 from bot.table.scenes import Scenes
-from bot.table.seats import SeatKind
 from bot.views import hand_elsewhere_view, hand_on_web_view, hand_view, lobby_view, table_view
+from engine.actions import Bury, Chao, Play
 from engine.views import Phase, PublicView
 
 if TYPE_CHECKING:
@@ -77,6 +78,11 @@ class Screen:
         # Host clock time until which a seat whose web table closed still counts as on the web.
         self.web_until: dict[int, float] = {}
         self.web_timers: list[asyncio.TimerHandle] = []
+
+    async def heard(self, event: TableEvent) -> None:
+        """A committed play, burial or chao took the cards its seat had picked: nothing is picked now."""
+        if isinstance(event, Committed) and isinstance(event.action, Play | Bury | Chao):
+            self.selection[event.action.seat].clear()
 
     @property
     def view_version(self) -> dict[int, int]:
@@ -138,7 +144,7 @@ class Screen:
     def all_on_web(self) -> bool:
         """Every person seated plays on the web: the group's table message waits for what matters."""
         t = self.table
-        people = [s for s in t.seats.humans() if not t.seats[s].get("kicked") and not t.seats[s].get("away")]
+        people = [s for s in t.seats.humans() if not t.seats[s].kicked and not t.seats[s].away]
         return bool(people) and all(self.on_web(s) for s in people)
 
     def web_button(self, s: int | None, lang: str) -> Button | None:
@@ -148,7 +154,7 @@ class Screen:
         if links is None:
             return None
         link = (links.table_link(t.platform_name, t.id) if s is None
-                else links.seat_link(t.platform_name, t.id, str(t.seats[s]["user_id"])))
+                else links.seat_link(t.platform_name, t.id, str(t.seats[s].user_id)))
         if link is None:
             return None
         return Button(tr(lang, "btn.web_table"), link[0], kind=link[1])
@@ -237,7 +243,7 @@ class Screen:
     async def render_hands(self) -> None:
         t = self.table
         for s in t.seats.humans():
-            if t.seats[s].get("kicked"):
+            if t.seats[s].kicked:
                 continue
             try:
                 await self.send_hand(s)
@@ -253,7 +259,7 @@ class Screen:
             return
         cut_off.append(s)
         await t.save_meta()
-        await t.say(tr(t.lang, "err.unreachable", name=t.seats[s]["name"], how=exc.how_to_fix))
+        await t.say(tr(t.lang, "err.unreachable", name=t.seats[s].name, how=exc.how_to_fix))
 
     def reachable(self, s: int) -> None:
         """A message reached them again: next time they are cut off, the group is told again."""
@@ -269,9 +275,9 @@ class Screen:
         ids: tuple[str, ...] = ()
         if t.status == "active" and pub.get("phase") in (Phase.PLAYING, Phase.BURYING) and len(to_act) == 1:
             seat = t.seats[to_act[0]]
-            if (seat.get("kind") == SeatKind.HUMAN and not seat.get("away") and not seat.get("kicked")
-                    and str(seat.get("user_id")) not in t.meta.get("quiet", [])):
-                ids = (str(seat["user_id"]),)
+            if (seat.human and not seat.away and not seat.kicked
+                    and str(seat.user_id) not in t.meta.get("quiet", [])):
+                ids = (str(seat.user_id),)
         return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang, t.game.version)
 
     def hand_scene(self, s: int) -> Scene:
@@ -372,7 +378,7 @@ class Screen:
         for s in range(4):
             self.forget(f"hand{s}")
             mid = self.messages.pop(f"hand{s}", None)
-            if mid is not None and t.seats[s].get("user_id"):
+            if mid is not None and t.seats[s].user_id:
                 await t.host.store.set_message(t.id, f"hand{s}", None)
                 await self._delete_quietly(t.private_where(s), mid)
 

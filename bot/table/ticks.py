@@ -6,6 +6,8 @@ moves import no tick."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.ai import move_seed
 from bot.i18n import tr
 from bot.table.forfeit import no_show
@@ -42,7 +44,7 @@ async def on_tick(table: TableOps, kind: str) -> None:
             return
         if isinstance(table.meta.get("board"), dict):  # a board's clock (002: 12 minutes): played out at once
             for s in table.seats.humans():
-                table.seats[s]["away"] = True
+                table.seats[s] = replace(table.seats[s], away=True)
             await table.save_seats()
             await table.say(tr(table.lang, "board.time_up"))
         return
@@ -62,12 +64,11 @@ async def on_tick(table: TableOps, kind: str) -> None:
         if action is None:
             continue
         await apply(table, action, None, ended=kind)
-        seat = table.seats[s]
-        seat["timeouts"] = int(seat.get("timeouts", 0)) + 1
-        name = str(seat.get("name", "?"))
-        if seat["timeouts"] >= table.settings.away_after > 0:
-            seat["away"] = True
-            await table.say(tr(table.lang, "timeout.away", name=name, n=seat["timeouts"]))
+        seat = table.seats[s] = replace(table.seats[s], timeouts=table.seats[s].timeouts + 1)
+        name = seat.name or "?"
+        if seat.timeouts >= table.settings.away_after > 0:
+            table.seats[s] = replace(seat, away=True)
+            await table.say(tr(table.lang, "timeout.away", name=name, n=seat.timeouts))
         else:
             await table.say(tr(table.lang, "timeout.moved", name=name))
         await table.save_seats()

@@ -282,7 +282,7 @@ def observe(shop: Shop, rigs: list[GuildRig]) -> dict[str, Any] | None:
         rig.ever_public |= cards_in(table.match.public_view())
         for s in range(4):
             rig.ever_seat[s] |= cards_in(table.match.view(s))
-            users[str(table.seats[s].get("user_id"))] = 4 * n + s
+            users[str(table.seats[s].user_id)] = 4 * n + s
         public |= rig.ever_public
         for s in range(4):
             seats[4 * n + s] = Counter(rig.ever_seat[s])

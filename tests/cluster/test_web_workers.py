@@ -150,7 +150,7 @@ async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(ro
         await a.worker.cluster.beat()
     assert room.owner(match_id) is a  # one table, two workers: its opener keeps it, beat after beat
     table = a.worker.host.tables[match_id]
-    uid = {s: str(table.seats[s]["user_id"]) for s in range(4)}
+    uid = {s: str(table.seats[s].user_id) for s in range(4)}
     # seats 0 and 2 on the owner's worker, 1 and 3 and an onlooker on the other one
     pages: dict[int | None, Client] = {}
     for s in range(4):

@@ -198,7 +198,7 @@ class Rig:
         for s in range(4):
             self.ever_seat[s] |= cards_in(table.match.view(s))
         self._last_snapshot = {"public": Counter(self.ever_public), "seats": [Counter(c) for c in self.ever_seat],
-                               "users": {str(table.seats[s].get("user_id")): s for s in range(4)}}
+                               "users": {str(table.seats[s].user_id): s for s in range(4)}}
         return self._last_snapshot
 
     # ----- a person at the table -----
@@ -386,7 +386,7 @@ def to_act(rig: Rig) -> set[int]:
     """The user ids of the people who must act now."""
     table = rig.table()
     m = table.match
-    return set() if m is None else {int(table.seats[s]["user_id"]) for s in m.to_act()}
+    return set() if m is None else {int(str(table.seats[s].user_id)) for s in m.to_act()}
 
 
 def hand_over(rig: Rig) -> bool:

@@ -44,7 +44,7 @@ async def test_ten_thousand_hostile_interactions_change_nothing(rig: Rig) -> Non
     table = rig.table()
     m = table.match
     assert m is not None
-    before = (m.version, [a.to_json() for a in m.actions], [dict(s) for s in table.seats], table.status)
+    before = (m.version, [a.to_json() for a in m.actions], list(table.seats), table.status)
     rng = random.Random(18)
     hands: list[tuple[FakeUser, FakeMessage]] = []
     for person in PEOPLE:
@@ -120,7 +120,7 @@ async def test_ten_thousand_hostile_interactions_change_nothing(rig: Rig) -> Non
 
     m = table.match
     assert list(rig.host.tables.values()) == [table], [(t.chat_id, t.status, t.meta.get("preset")) for t in rig.host.tables.values()]
-    assert (m.version, [a.to_json() for a in m.actions], [dict(s) for s in table.seats], table.status) == before
+    assert (m.version, [a.to_json() for a in m.actions], list(table.seats), table.status) == before
     assert len(sent) >= N * 7 // 8
     late = [i for i in sent if i.id not in expired and (i.callback_type is None or i.late)]
     assert late == [], [(i.type, i.data.get("options"), i.channel_id, i.callback_type, i.late) for i in late]

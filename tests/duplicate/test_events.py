@@ -131,7 +131,7 @@ async def test_daily_at_the_terminal_seats_three_ais_and_deals(rig: Rig) -> None
     await send(rig, rig.d.event("command", "u9", private=True, name="daily", args=("play",)))
     table = rig.host.by_chat[("fake", "u9")]
     assert table.status == "active"
-    assert [s.get("kind") for s in table.seats] == ["human", "ai", "ai", "ai"]
+    assert [s.kind for s in table.seats] == ["human", "ai", "ai", "ai"]
     await play_out(rig, table, {"u9": "buttons"})
     said = texts_to(rig, "u9")
     assert not any(re.search(r"\b(reason|daily|board|dup)\.[a-z_]+\b", t) for t in said), said[-3:]  # no raw keys

@@ -14,7 +14,7 @@ async def to_playing(rig: Rig, table: Table, people: list[str]) -> None:
     """Acts for the people until someone must play a card in the playing phase."""
     for _ in range(200):
         m = table.match
-        if m.phase == "playing" and m.to_act() and table.seats[m.to_act()[0]].get("kind") == "human":
+        if m.phase == "playing" and m.to_act() and table.seats[m.to_act()[0]].human:
             return
         if not any([await act_as_human(rig, table, u, "text") for u in people]):
             raise AssertionError("no progress")

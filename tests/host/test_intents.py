@@ -55,13 +55,13 @@ async def test_an_inline_choice_is_good_for_its_turn_only(rig: Rig) -> None:
     table = await open_table(rig, ["u1", "u2"], 2, "classic")
     for _ in range(300):
         m = table.match
-        if m.phase == "playing" and table.seats[m.to_act()[0]].get("kind") == "human":
+        if m.phase == "playing" and table.seats[m.to_act()[0]].human:
             break
         for u in ("u1", "u2"):
             await act_as_human(rig, table, u, "text")
     m = table.match
     s = m.to_act()[0]
-    uid = str(table.seats[s]["user_id"])
+    uid = str(table.seats[s].user_id)
     choices = await rig.host.inline_choices(rig.d.user(uid), rig.d.event("text", uid).where, "")
     assert len(choices) >= 2
     version = m.version

@@ -65,7 +65,7 @@ async def test_timeouts_then_ai_keeps_the_seat_until_back(paced: Rig) -> None:
     s1 = table.seat_of("u1")
     timeouts = 0
     for _ in range(400):
-        if table.seats[s1].get("away"):
+        if table.seats[s1].away:
             break
         if not await act_as_human(rig, table, "u2", "text"):
             before = table.match.version
@@ -74,7 +74,7 @@ async def test_timeouts_then_ai_keeps_the_seat_until_back(paced: Rig) -> None:
             await rig.host.settle()
             assert table.match.version > before
             timeouts += waiting
-    assert table.seats[s1]["away"] and timeouts == 2
+    assert table.seats[s1].away and timeouts == 2
     group = rig.platform.group_texts()
     assert any(tr("en", "timeout.moved", name="Pu1") == t for t in group)
     assert any(tr("en", "timeout.away", name="Pu1", n=2) == t for t in group)
@@ -84,7 +84,7 @@ async def test_timeouts_then_ai_keeps_the_seat_until_back(paced: Rig) -> None:
             assert s1 not in table.match.to_act() or table.match.phase not in ("playing", "burying")
             break
     assert await send(rig, rig.d.command("u1", "back")) == []
-    assert not table.seats[s1]["away"] and table.seats[s1]["timeouts"] == 0
+    assert not table.seats[s1].away and table.seats[s1].timeouts == 0
     assert tr("en", "back.ok", name="Pu1") in rig.platform.group_texts()
     assert (await rig.store.get_match(table.id)).seats[s1]["away"] is False
 
@@ -228,7 +228,7 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
         # the creator removes u2 in the middle of the match: an AI keeps the seat, u2's buttons stop working
         s2 = table.seat_of("u2")
         await send(rig, rig.d.command("u1", "kick", str(s2 + 1)))
-        assert table.seats[s2]["kicked"] and table.seats[s2]["away"]
+        assert table.seats[s2].kicked and table.seats[s2].away
         press = codec.pack(Drawn(table.id, table.match.version), Pass())
         assert await send(rig, rig.d.press("u2", press)) == [tr("en", "err.not_seated")]
         assert await send(rig, rig.d.command("u2", "back")) == [tr("en", "err.not_seated")]

@@ -9,7 +9,7 @@ from tests.host.helpers import open_table, play_out, send
 async def test_best_of_three_plays_until_a_side_has_two_games(rig: Rig) -> None:
     first = await open_table(rig, ["u1"], 3, "classic", "target=3", "format=bo3")
     assert first.meta["format"] == "best_of_3"
-    seats = [dict(s) for s in first.seats]
+    seats = list(first.seats)
     wins = [0, 0]
     table = first
     games = 0

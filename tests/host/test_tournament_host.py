@@ -49,10 +49,10 @@ async def test_eight_team_knockout_to_its_final(rig: Rig) -> None:
             reserved = dict(table.meta.get("reserved") or {})
             assert reserved, "only tables with people wait in the lobby"
             # a stranger cannot take a tournament seat, nor can an AI be added
-            before = [dict(s) for s in table.seats]
+            before = list(table.seats)
             await send(rig, d.command("u9", "join"))
             await send(rig, d.command("u1", "addbot"))
-            assert [dict(s) for s in table.seats] == before
+            assert list(table.seats) == before
             for uid in reserved.values():
                 if uid == "u3" and not late_seen:
                     continue  # Beta's player is late for its first match
@@ -62,7 +62,7 @@ async def test_eight_team_knockout_to_its_final(rig: Rig) -> None:
                 rig.clock.advance(15 * 60 + 1)
                 await rig.host.settle()
                 continue
-        people = {str(s["user_id"]): "text" for s in table.seats if s.get("kind") == "human"}
+        people = {str(s.user_id): "text" for s in table.seats if s.human}
         await play_out(rig, table, people)
         await rig.host.settle()
     tour = await tour_now(rig)

@@ -198,7 +198,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         match_id = table.id
         base = f"http://127.0.0.1:{port}/?m={match_id}"
         for s in range(4):
-            uid = str(table.seats[s]["user_id"])
+            uid = str(table.seats[s].user_id)
             if s < 2:  # a Mini App: Telegram puts its signed launch data in the fragment
                 url = f"{base}#tgWebAppData={quote(init_data(uid, start=f'm{match_id}'))}"
             else:  # the signed link the bot sends privately

@@ -131,7 +131,7 @@ async def test_reconnect_catches_up(web_rig: WebRig) -> None:
         assert (await clients[s].answer(key))["ok"]
         await web_rig.host.settle()
     again = web_rig.client()
-    await again.connect({"tg": init_data(str(table.seats[2]["user_id"]), start=f"m{match_id}")})
+    await again.connect({"tg": init_data(str(table.seats[2].user_id), start=f"m{match_id}")})
     clients[2] = again
     st = await again.until(lambda s: True)
     assert st["version"] == table.match.version and st["scene"]["hand"]["cards"] == list(table.match.view(2)["hand"])
@@ -203,7 +203,7 @@ async def test_onlookers_need_the_groups_link(web_rig: WebRig) -> None:
     await looking.connect({"tg": init_data("77", start=f"m{table.id}_{proof}")})
     st = await looking.until(lambda s: True)
     assert st["seat"] is None and st["scene"]["hand"] is None
-    seated_uid = str(table.seats[1]["user_id"])
+    seated_uid = str(table.seats[1].user_id)
     mine = web_rig.client()  # a person seated needs no proof: the private chat's Mini App button
     await mine.connect({"tg": init_data(seated_uid)}, match=table.id)
     assert (await mine.until(lambda s: s["scene"]["hand"] is not None))["seat"] == 1
