@@ -26,6 +26,7 @@ from bot.settings import TableSettings
 if TYPE_CHECKING:
     from bot.table.messages import Message
     from bot.table.seats import Seats
+    from bot.table.state import TableMeta
     from bot.views import InlineChoice
     from engine import Match, Rules
     from engine.views import PublicView, SeatView
@@ -59,7 +60,9 @@ class TableView(Protocol):
     def lang(self) -> str: ...
 
     @property
-    def meta(self) -> Mapping[str, object]: ...
+    def meta(self) -> TableMeta:
+        """The table's meta, typed (read it; its actor is its only writer)."""
+        ...
 
     @property
     def rules(self) -> Mapping[str, object]: ...

@@ -123,7 +123,6 @@ async def on_board_done(desk: Desk, table: TableView, play: PlayRow) -> None:
     if pct is None or mine is None:
         return
     tables = sum(1 for p in all_plays if seat_scores(p) is not None)
-    info = table.meta.get("board")
-    info = info if isinstance(info, dict) else {}
-    await table.say(tr(table.lang, "daily.compared", n=info.get("number", "?"), ns=mine[0], ew=mine[1],
+    info = table.meta.board
+    await table.say(tr(table.lang, "daily.compared", n=info.number if info is not None and info.number is not None else "?", ns=mine[0], ew=mine[1],
                        ns_pct=f"{pct[0]:.0f}", ew_pct=f"{pct[1]:.0f}", tables=tables))

@@ -21,6 +21,7 @@ from bot.i18n import tr
 from bot.platform import Incoming, User, Where
 from bot.settings import settings_with, stored_timers
 from bot.table.messages import Event
+from bot.table.state import BoardRef
 from engine import preset
 from engine.boards import BoardSpec, board_rules, dealer_of, draw_trump, preset_level
 from engine.cards import cards_str
@@ -109,9 +110,9 @@ async def open_table(desk: Desk, where: Where, board: BoardRow, seats: list[dict
     return table
 
 
-def board_label(board: BoardRow | dict[str, Any], lang: str) -> str:
-    if isinstance(board, dict):
-        set_kind, key, number, bid = str(board.get("set")), str(board.get("key")), board.get("number"), board.get("id")
+def board_label(board: BoardRow | BoardRef, lang: str) -> str:
+    if isinstance(board, BoardRef):
+        set_kind, key, number, bid = board.set, board.key, board.number, board.id
     else:
         set_kind, key, number, bid = board.set_kind, board.set_key, board.number, board.id
     if set_kind == "daily":
@@ -125,11 +126,11 @@ def _humans(table: TableView) -> list[tuple[str, str]]:
 
 async def board_start(desk: Desk, table: TableView) -> str | None:
     """Before a board's cards go out: refuse anyone already dealt it; record everyone seated as dealt it."""
-    info = table.meta.get("board")
-    if not isinstance(info, dict):
+    info = table.meta.board
+    if info is None:
         return None
     store = desk.boards
-    board_id = int(info["id"])
+    board_id = info.id
     if await store.play_of_match(table.id) is not None:
         return None  # this table's own earlier try (someone could not be reached): they saw nothing else
     people = _humans(table)
@@ -139,9 +140,8 @@ async def board_start(desk: Desk, table: TableView) -> str | None:
                           if str(table.seats[s].user_id) in seen)
         return tr(table.lang, "board.seen_already", names=names, board=board_label(info, table.lang))
     seats = [{"kind": str(seat.kind), "user_id": seat.user_id or "", "name": seat.name} for seat in table.seats]
-    event_id = info.get("event")
     await store.start_play(board_id, table.id, table.platform_name, table.chat_id, seats,
-                           event_id=int(event_id) if event_id is not None else None, room=str(info.get("room", "")),
+                           event_id=info.event, room=info.room,
                            seen_by=people)
     return None
 

@@ -22,7 +22,7 @@ DUPLICATE_SUBS = ("new", "pairs", "room", "table", "join", "ai", "name", "start"
 
 
 def is_board(table: TableView) -> bool:
-    return isinstance(table.meta.get("board"), dict)
+    return table.meta.board is not None
 
 
 class Boards(Feature):
@@ -76,11 +76,11 @@ class Boards(Feature):
             row = await store.finish_play(table.id, "done", got[0], got[1])
         if row is None:
             return True
-        info = table.meta.get("board")
+        info = table.meta.board
         try:
             if row.event_id is not None:
                 await events.on_board_done(self.desk, row)
-            elif isinstance(info, dict) and info.get("set") == "daily" and row.status == "done":
+            elif info is not None and info.set == "daily" and row.status == "done":
                 await daily.on_board_done(self.desk, table, row)
         except Exception:
             log.exception("after board table %s", table.id)

@@ -104,12 +104,12 @@ class Opening(Feature):
 
     async def next_in_series(self, old: TableView, result: Mapping[str, object]) -> None:
         """Best of three: after a game, deal the next one to the same seats until a side has won two."""
-        series = old.meta.get("series")
+        series = old.meta.series
         winner = result.get("winner_team")
-        if not isinstance(series, dict) or winner not in (0, 1):
+        if series is None or winner not in (0, 1):
             return
         won = int(str(winner))
-        wins = [int(w) for w in series.get("wins", [0, 0])]
+        wins = list(series.wins)
         wins[won] += 1
         lang = old.lang
         names = {f"team{t}": tr(lang, f"team.{t}") for t in (0, 1)}
@@ -118,8 +118,8 @@ class Opening(Feature):
             return
         if self.ctx.tables.in_chat(old.platform_name, old.chat_id) is not None:
             return
-        game = int(series.get("game", 1)) + 1
-        meta = {**old.meta, "series": {"wins": wins, "game": game, "previous": old.id}}
+        game = series.game + 1
+        meta: dict[str, object] = {**old.meta.to_json(), "series": {"wins": wins, "game": game, "previous": old.id}}
         meta.pop("announced_hand", None)
         seats: list[dict[str, object]] = [dict(seat.to_json()) for seat in old.seats]
         try:

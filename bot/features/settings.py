@@ -59,7 +59,7 @@ class ChatSettings(Feature):
         tables = self.ctx.tables.seated(event.where.platform, event.user.user_id)
         if not payload.startswith(JOIN_PAYLOAD):
             seated = [t for t in tables if t.match is not None]
-            waiting = [t for t in tables if t.status == "lobby" and t.meta.get("start_wanted")]
+            waiting = [t for t in tables if t.status == "lobby" and t.meta.start_wanted]
             for t in waiting:  # the start waited for them to open the bot: try it again
                 t.submit(Event(_as(event, "join")))
             if not seated and not waiting:

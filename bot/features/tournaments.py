@@ -293,16 +293,16 @@ class Tournaments(Feature):
         return False
 
     async def _match_ended(self, table: TableView, result: Mapping[str, object]) -> None:
-        info = table.meta.get("tournament")
+        info = table.meta.tournament
         store = self.store
-        if not isinstance(info, dict) or store is None:
+        if info is None or store is None:
             return
-        row = await store.get(int(info["id"]))
+        row = await store.get(info.id)
         if row is None or row.status != "running":
             return
         tour = Tournament.from_dict(row.state)
         try:
-            p = tour.pairing(str(info["pairing"]))
+            p = tour.pairing(info.pairing)
         except TournamentError:
             return
         if p.done or p.match_id != table.id:

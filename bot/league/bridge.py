@@ -16,6 +16,7 @@ from typing import Any, cast
 from bot.league.commands import record_match
 from bot.league.records import Ending, HandSummary, MatchFormat, MatchRecord, SeatPlayer
 from bot.table.seats import Seat, SeatKind
+from bot.table.state import TableMeta
 from engine.cards import level_steps
 
 
@@ -119,6 +120,8 @@ def record_from_table(
     if reason not in ("target", "time_limit", "abandoned", "forfeit"):
         reason = "target"
     meta = getattr(table, "meta", {}) or {}
+    if isinstance(meta, TableMeta):  # an open table's (a stored row's is the plain dict)
+        meta = meta.to_json()
     settings = meta.get("settings") or {}
     fmt = meta.get("format") or (settings.get("format", "single") if isinstance(settings, dict) else "single")
     return MatchRecord(

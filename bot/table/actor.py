@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -31,7 +32,6 @@ from bot.i18n import tr, unknown_command_text
 from bot.intents.types import Command
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.scene.types import Scene
-from bot.settings import TableSettings
 from bot.table.ai_moves import AiSeats
 from bot.table.announce import Announcer
 from bot.table.commit import Committed, Ended, Publisher, TableEvent
@@ -54,6 +54,7 @@ from bot.table.messages import (
 from bot.table.moves import advance, apply_ai, apply_declaration, on_intent
 from bot.table.render import Screen
 from bot.table.seats import Seats
+from bot.table.state import TableMeta
 from bot.table.ticks import on_tick
 from bot.table.timers import Timers
 from engine import Match
@@ -67,7 +68,7 @@ class Table:
     """A match's actor.  Created by the Host for a lobby (`new`) or when resuming."""
 
     def __init__(self, host: TableHost, *, match_id: int, platform: str, chat_id: str, rules: dict[str, Any],
-                 seats: list[dict[str, Any]], seed: int, meta: dict[str, Any], status: str,
+                 seats: list[dict[str, Any]], seed: int, meta: Mapping[str, object] | TableMeta, status: str,
                  messages: dict[str, str] | None = None, deadlines: dict[str, float] | None = None,
                  match: Match | None = None, picks: dict[int, dict[str, Any]] | None = None) -> None:
         self.host = host
@@ -77,9 +78,10 @@ class Table:
         self.rules = rules
         self.seats = Seats.of(seats)
         self.seed = seed
-        self.meta = meta
+        # typed here, from the stored JSON (old rows included); written back as it by save_meta
+        self.meta = meta if isinstance(meta, TableMeta) else TableMeta.from_json(meta)
         self.status = status
-        self.settings = TableSettings.from_dict(meta.get("settings"))
+        self.settings = self.meta.settings
         self.match: Match | None = match  # rebuilt from its log when resumed (see Host.start), else dealt at `start`
         self.queue: asyncio.Queue[Message] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
@@ -89,7 +91,6 @@ class Table:
         self.ai = AiSeats(self)
         self._public: tuple[Match, int, PublicView] | None = None  # (match, version, its public view)
         self._answered = False
-        self.announced_hand = int(meta.get("announced_hand", 0))
         # The one subscription point for what this table commits (bot.table.commit), in this order:
         # the screen (what its buttons index into), the web hub, the group's announcements, the
         # host's features (a match that ended).
@@ -121,7 +122,7 @@ class Table:
 
     @property
     def preset_name(self) -> str:
-        return str(self.meta.get("preset", self.rules.get("name", "classic")))
+        return self.meta.preset or str(self.rules.get("name", "classic"))
 
     @property
     def messages(self) -> dict[str, str]:
@@ -260,8 +261,7 @@ class Table:
         await self.host.store.update_match(self.id, seats=self.seats.to_json())
 
     async def save_meta(self) -> None:
-        self.meta["settings"] = self.settings.to_dict()
-        await self.host.store.update_match(self.id, meta=self.meta)
+        await self.host.store.update_match(self.id, meta=self.meta.to_json())
 
     def public(self) -> PublicView:
         """The match's public view, built once per state version (read it, never change it)."""
@@ -282,9 +282,7 @@ class Table:
         scenes = self.screen.scenes
         if seat is None:
             return scenes.onlooker()
-        notes = self.meta.get("notes")
-        refusal = notes.get(str(seat)) if isinstance(notes, dict) else None
-        return scenes.seat(seat, refusal=refusal if isinstance(refusal, str) else None)
+        return scenes.seat(seat, refusal=self.meta.notes.get(seat))
 
     # ----- events -----
 
@@ -350,8 +348,8 @@ class Table:
                 return
             quiet = bool(args) and args[0].lower() in ("off", "0", "no", "关", "關")
             uid = str(ev.user.user_id)
-            others = [u for u in self.meta.get("quiet", []) if u != uid]
-            self.meta["quiet"] = [*others, uid] if quiet else others  # a preference, not the seat itself
+            others = [u for u in self.meta.quiet if u != uid]
+            self.meta.quiet = [*others, uid] if quiet else others  # a preference, not the seat itself
             await self.save_meta()
             self.screen.forget("table")
             await self.answer(ev, tr(self.seat_lang(s), "ping.off") if quiet else tr(self.seat_lang(s), "ping.on"))

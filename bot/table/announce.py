@@ -86,9 +86,8 @@ async def hand_result(table: TableOps) -> None:
     res = pub.get("last_result")
     hand_no = int(pub.get("hand_no", 0))
     finished = hand_no if m.phase in ("hand_over", "match_over") else hand_no - 1
-    if res and finished > table.announced_hand:
-        table.announced_hand = finished
-        table.meta["announced_hand"] = finished
+    if res and finished > table.meta.announced_hand:
+        table.meta.announced_hand = finished
         await table.save_meta()
         sc = table.screen.scenes.public()  # the summary every door shows, the next dealer included
         summary = sc.summary if sc.summary is not None and sc.summary.hand_no == finished else summary_of(res)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from bot.settings import TableSettings
     from bot.table.messages import Message
     from bot.table.seats import Seats
+    from bot.table.state import TableMeta
     from bot.table.timers import Timers
     from engine import Match
     from engine.views import PublicView, SeatView
@@ -88,7 +89,7 @@ class TableCore(Protocol):
     chat_id: str
     rules: dict[str, Any]
     seed: int
-    meta: dict[str, Any]
+    meta: TableMeta
     status: str
     settings: TableSettings
     match: Match | None

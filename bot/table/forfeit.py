@@ -45,14 +45,14 @@ async def concede(table: TableOps, ev: Incoming) -> None:
         return
     team = s % 2
     humans = [h for h in table.seats.humans() if h % 2 == team and not table.seats[h].kicked]
-    votes = table.meta.setdefault("votes", {}).setdefault(f"forfeit{team}", [])
+    votes = table.meta.votes.setdefault(f"forfeit{team}", [])
     if s not in votes:
         votes.append(s)
     if any(h not in votes for h in humans):
         await table.save_meta()
         await table.say(tr(lang, "forfeit.vote", name=table.seats[s].name, team=tr(lang, f"team.{team}")))
         return
-    table.meta["votes"] = {}
+    table.meta.votes = {}
     await award(table, team, "conceded")
 
 

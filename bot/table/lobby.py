@@ -25,7 +25,7 @@ async def join(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
         return
     s = table.seat_of(ev.user.user_id)
     if s is not None:
-        if ev.where.private and table.meta.get("start_wanted"):
+        if ev.where.private and table.meta.start_wanted:
             await start(table, ev)  # they opened the bot as the refused start asked: start now
             return
         await table.answer(ev, tr(lang, "join.already", seat=s + 1))
@@ -34,9 +34,9 @@ async def join(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     if not free:
         await table.answer(ev, tr(lang, "join.full"))
         return
-    reserved = table.meta.get("reserved") or {}
+    reserved = table.meta.reserved
     if reserved:  # a tournament match: each player has the seat of their team
-        mine = [int(k) for k, uid in reserved.items() if uid == ev.user.user_id and int(k) in free]
+        mine = [k for k, uid in reserved.items() if uid == ev.user.user_id and k in free]
         if not mine:
             await table.answer(ev, tr(lang, "league.tour_not_your_seat"))
             return
@@ -87,7 +87,7 @@ async def addbot(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     if table.status != "lobby":
         await table.answer(ev, tr(lang, "join.not_lobby"))
         return
-    if table.meta.get("reserved"):  # a tournament seat is its player's, or a forfeit if nobody comes
+    if table.meta.reserved:  # a tournament seat is its player's, or a forfeit if nobody comes
         await table.answer(ev, tr(lang, "league.tour_no_addbot"))
         return
     level = args[0].lower() if args else DEFAULT_AI_LEVEL
@@ -107,7 +107,7 @@ async def addbot(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
 async def kick(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     """The creator or a chat admin frees a seat; in a running match an AI keeps it."""
     lang = table.lang
-    allowed = ev.user.user_id == table.meta.get("creator") or ev.extra.get("admin") == "1"
+    allowed = ev.user.user_id == table.meta.creator or ev.extra.get("admin") == "1"
     if not allowed:
         await table.answer(ev, tr(lang, "kick.not_allowed"))
         return
@@ -150,14 +150,14 @@ async def start(table: TableOps, ev: Incoming) -> None:
     if unreachable:
         table.match = None
         await table.screen.take_back_hands()  # no "0 cards" hands left behind in the others' chats
-        table.meta["start_wanted"] = True  # it starts by itself once they opened the bot
+        table.meta.start_wanted = True  # it starts by itself once they opened the bot
         await table.save_meta()
         text = tr(lang, "start.unreachable", names=", ".join(n for n, _ in unreachable), how=unreachable[0][1])
         if ev.kind == "press":
             await table.answer(ev, text)  # the button's answer says it too, not "✓"
         await table.say(text)
         return
-    table.meta.pop("start_wanted", None)
+    table.meta.start_wanted = False
     table.status = "active"
     await table.host.store.update_match(table.id, status="active", seats=table.seats.to_json())
     await table.timers.set("lobby", None)
@@ -188,7 +188,7 @@ async def vote(table: TableOps, ev: Incoming, what: str) -> None:
     if what == "pause" and table.status == "paused":
         await table.answer(ev, tr(lang, "err.paused"))
         return
-    votes = table.meta.setdefault("votes", {}).setdefault(what, [])
+    votes = table.meta.votes.setdefault(what, [])
     if s not in votes:
         votes.append(s)
     humans = [h for h in table.seats.humans() if not table.seats[h].kicked]
@@ -198,21 +198,21 @@ async def vote(table: TableOps, ev: Incoming, what: str) -> None:
         await table.save_meta()
         await table.say(tr(lang, f"{what}.vote", name=table.seats[s].name, n=n, need=need))
         return
-    table.meta["votes"] = {}
+    table.meta.votes = {}
     if what == "pause":
         table.status = "paused"
         if "time_limit" in table.timers:  # the match clock stops while paused
-            table.meta["time_limit_left"] = max(0.0, table.timers.deadlines["time_limit"] - table.host.clock.now())
+            table.meta.time_limit_left = max(0.0, table.timers.deadlines["time_limit"] - table.host.clock.now())
         for kind in list(table.timers.deadlines):
             await table.timers.set(kind, None)
-        await table.host.store.update_match(table.id, status="paused", meta=table.meta)
+        await table.host.store.update_match(table.id, status="paused", meta=table.meta.to_json())
         await table.say(tr(lang, "pause.done"))
     elif what == "resume":
         table.status = "active"
-        left = table.meta.pop("time_limit_left", None)
+        left, table.meta.time_limit_left = table.meta.time_limit_left, None
         if left is not None:
             await table.timers.set("time_limit", table.host.clock.now() + float(left))
-        await table.host.store.update_match(table.id, status="active", meta=table.meta)
+        await table.host.store.update_match(table.id, status="active", meta=table.meta.to_json())
         await table.say(tr(lang, "resume.done"))
     else:
         await table.close("abandoned", {"reason": "abandoned", "version": table.game.version})

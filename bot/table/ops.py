@@ -25,7 +25,6 @@ class TableOps(TableCore, Protocol):
     screen: Screen
     ai: AiSeats
     events: Publisher
-    announced_hand: int
 
     async def on_command(self, ev: Incoming, name: str, args: tuple[str, ...]) -> None: ...
 

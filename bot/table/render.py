@@ -59,7 +59,7 @@ class Screen:
         # selected, say, or after a restart) keeps its buttons' version, so a button on a message
         # drawn earlier still counts.
         self.scenes = Scenes(table)  # the scenes every door draws, the public part built once per change
-        self.drawn_hands = DrawnHands(picks, table.meta)
+        self.drawn_hands = DrawnHands(picks, table.meta.extra)
         self.selection: dict[int, set[int]] = self.drawn_hands.selection
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)
         # Seats that play from the group (inline mode): while the hand is being played, their
@@ -189,10 +189,10 @@ class Screen:
         m = t.game
         pub = t.public()
         hand_no = int(pub.get("hand_no", 1))
-        if t.meta.get("table_hand") != hand_no:  # one table message per hand
-            if t.meta.get("table_hand") is not None:
+        if t.meta.table_hand != hand_no:  # one table message per hand
+            if t.meta.table_hand is not None:
                 self.messages.pop("table", None)
-            t.meta["table_hand"] = hand_no
+            t.meta.table_hand = hand_no
             await t.save_meta()
         if self._table_waits(pub):
             # the next player is told privately (turn notices); the group sees the table once a
@@ -254,7 +254,7 @@ class Screen:
         """A person the bot cannot write to (never opened it, blocked it): the group is told once,
         with the link to press, until they can be reached again."""
         t = self.table
-        cut_off = t.meta.setdefault("unreachable", [])
+        cut_off = t.meta.unreachable
         if s in cut_off:
             return
         cut_off.append(s)
@@ -264,7 +264,7 @@ class Screen:
     def reachable(self, s: int) -> None:
         """A message reached them again: next time they are cut off, the group is told again."""
         self.notices.failed.pop(s, None)
-        cut_off = self.table.meta.get("unreachable")
+        cut_off = self.table.meta.unreachable
         if cut_off and s in cut_off:
             cut_off.remove(s)
 
@@ -276,17 +276,17 @@ class Screen:
         if t.status == "active" and pub.get("phase") in (Phase.PLAYING, Phase.BURYING) and len(to_act) == 1:
             seat = t.seats[to_act[0]]
             if (seat.human and not seat.away and not seat.kicked
-                    and str(seat.user_id) not in t.meta.get("quiet", [])):
+                    and str(seat.user_id) not in t.meta.quiet):
                 ids = (str(seat.user_id),)
         return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang, t.game.version)
 
     def hand_scene(self, s: int) -> Scene:
         """What seat s sees, with the cards it picked and why it was last refused."""
         t = self.table
-        note = t.meta.get("notes", {}).get(str(s))
+        note = t.meta.notes.get(s)
         if t.platform.play_menu:
             self._suggest_bury(s)
-        return self.scenes.seat(s, picked=self.selection[s], refusal=note if isinstance(note, str) else None)
+        return self.scenes.seat(s, picked=self.selection[s], refusal=note)
 
     def hand_view_for(self, s: int, version: int) -> View:
         t = self.table
@@ -360,7 +360,7 @@ class Screen:
         self.dealt_buttons[s] = sig[1]
         self.hand_phase[s] = str(m.phase)
         self.drawn_hands.draw(s, version, *key)
-        noted = t.meta.get("notes", {}).pop(str(s), None)
+        noted = t.meta.notes.pop(s, None)
         await self.save_drawn()  # before the message goes out: see _buttons_index
         if noted:
             await t.save_meta()

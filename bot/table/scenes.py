@@ -11,12 +11,13 @@ so this module imports no table actor.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.ai import move_seed
 from bot.scene.build import choices, final_trick_of, hand_scene, lobby_scene, table_scene
 from bot.scene.types import Clock, ClockKind, Scene, Status, TableScene, Trick
 from bot.table.seats import Seats
+from bot.table.state import TableMeta
 from engine import Match
 from engine.views import PublicView, SeatView
 
@@ -38,7 +39,7 @@ class SceneSource(Protocol):
     id: int
     status: str
     seed: int
-    meta: dict[str, Any]
+    meta: TableMeta
     match: Match | None
     seats: Seats
 
@@ -87,7 +88,7 @@ class Scenes:
             return self._public
         if t.match is None:
             sc = lobby_scene(match_id=t.id, preset=t.preset_name, seats=infos,
-                             creator=str(t.meta.get("creator_name", "?")), options=str(t.meta.get("options", "")))
+                             creator=t.meta.creator_name, options=t.meta.options)
         else:
             if self._final is None or self._final[0] != t.match.hand_no:  # once a hand, from the match
                 self._final = (t.match.hand_no, final_trick_of(t.match.previous_public()))

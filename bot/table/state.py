@@ -17,14 +17,76 @@ from typing import TypeAlias, TypeGuard
 
 from bot.settings import TableSettings
 
-JSON: TypeAlias = str | int | float | bool | None | list["JSON"] | dict[str, "JSON"]
-#: A feature's record of why a table was opened (a board, a tournament game, a series): its own shape.
-Record: TypeAlias = dict[str, JSON]
+JSON: TypeAlias = str | int | float | bool | list["JSON"] | dict[str, "JSON"] | None
 
 #: The keys `TableMeta` reads; any other is kept in `extra`.
 KNOWN = frozenset({"preset", "creator", "creator_name", "options", "format", "settings", "board", "tournament",
                    "series", "reserved", "quiet", "votes", "notes", "unreachable", "announced_hand",
                    "table_hand", "start_wanted", "time_limit_left"})
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRef:
+    """A board table: which board (`bot.duplicate`), of which set (`daily`, an event's, ...), and room."""
+
+    id: int
+    number: int | None = None
+    set: str = ""
+    key: str = ""
+    event: int | None = None
+    room: str = ""
+
+    @classmethod
+    def from_json(cls, raw: object) -> BoardRef | None:
+        if not isinstance(raw, dict) or _int(raw.get("id")) is None:
+            return None
+        return cls(int(raw["id"]), _int(raw.get("number")), _str(raw.get("set")) or "", _str(raw.get("key")) or "",
+                   _int(raw.get("event")), _str(raw.get("room")) or "")
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"id": self.id, "number": self.number, "set": self.set, "key": self.key, "event": self.event,
+                "room": self.room}
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentGame:
+    """A tournament's game: which tournament, which pairing (`r1s2`), which game of it."""
+
+    id: int
+    pairing: str
+    game: int = 1
+
+    @classmethod
+    def from_json(cls, raw: object) -> TournamentGame | None:
+        if not isinstance(raw, dict) or _int(raw.get("id")) is None:
+            return None
+        return cls(int(raw["id"]), str(raw.get("pairing", "")), _int(raw.get("game")) or 1)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"id": self.id, "pairing": self.pairing, "game": self.game}
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """A best of three: the games each team has won so far, which game this is, the match before it."""
+
+    wins: tuple[int, int] = (0, 0)
+    game: int = 1
+    previous: int | None = None
+
+    @classmethod
+    def from_json(cls, raw: object) -> Series | None:
+        if not isinstance(raw, dict):
+            return None
+        wins = [w for w in _list(raw.get("wins")) if isinstance(w, int)]
+        return cls((wins[0], wins[1]) if len(wins) == 2 else (0, 0), _int(raw.get("game")) or 1,
+                   _int(raw.get("previous")))
+
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"wins": list(self.wins), "game": self.game}
+        if self.previous is not None:
+            out["previous"] = self.previous
+        return out
 
 
 @dataclass(slots=True)
@@ -37,9 +99,9 @@ class TableMeta:
     options: str = ""  # the options as typed at `new`
     format: str | None = None  # single, best_of_3, timed (the league's record)
     settings: TableSettings = field(default_factory=TableSettings)
-    board: Record | None = None  # a board table: which board, of which set and event
-    tournament: Record | None = None  # a tournament game: which tournament, pairing and game
-    series: Record | None = None  # a best-of-three: the wins so far, which game this is
+    board: BoardRef | None = None
+    tournament: TournamentGame | None = None
+    series: Series | None = None
     reserved: dict[int, str] = field(default_factory=dict)  # seat -> the user id it is kept for
     quiet: list[str] = field(default_factory=list)  # user ids not mentioned when it is their turn
     votes: dict[str, list[int]] = field(default_factory=dict)  # pause/resume/abandon/forfeitN -> seats
@@ -66,9 +128,9 @@ class TableMeta:
             options=_str(raw.get("options")) or "",
             format=_str(raw.get("format")),
             settings=TableSettings.from_dict(dict(settings) if isinstance(settings, dict) else None),
-            board=_record(raw.get("board")),
-            tournament=_record(raw.get("tournament")),
-            series=_record(raw.get("series")),
+            board=BoardRef.from_json(raw.get("board")),
+            tournament=TournamentGame.from_json(raw.get("tournament")),
+            series=Series.from_json(raw.get("series")),
             reserved=({int(k): str(v) for k, v in reserved.items() if str(k).isdigit() and int(k) in range(4)}
                       if isinstance(reserved, dict) else {}),
             quiet=[str(u) for u in _list(raw.get("quiet")) if isinstance(u, str | int)],
@@ -89,10 +151,12 @@ class TableMeta:
         out: dict[str, JSON] = dict(self.extra)
         out["settings"] = {k: v for k, v in self.settings.to_dict().items() if _is_json(v)}
         for key, value in (("preset", self.preset), ("creator", self.creator), ("format", self.format),
-                           ("board", self.board), ("tournament", self.tournament), ("series", self.series),
                            ("table_hand", self.table_hand), ("time_limit_left", self.time_limit_left)):
             if value is not None:
                 out[key] = value
+        for key, ref in (("board", self.board), ("tournament", self.tournament), ("series", self.series)):
+            if ref is not None:
+                out[key] = ref.to_json()
         out["creator_name"] = self.creator_name
         out["options"] = self.options
         if self.reserved:
@@ -125,10 +189,6 @@ def _float(v: object) -> float | None:
 
 def _list(v: object) -> list[object]:
     return list(v) if isinstance(v, list) else []
-
-
-def _record(v: object) -> Record | None:
-    return {str(k): x for k, x in v.items() if _is_json(x)} if isinstance(v, dict) else None
 
 
 def _is_json(v: object) -> TypeGuard[JSON]:

@@ -26,7 +26,7 @@ async def on_tick(table: TableOps, kind: str) -> None:
         return
     if kind == "lobby":
         await table.timers.set(kind, None)
-        if table.status == "lobby" and table.meta.get("tournament"):
+        if table.status == "lobby" and table.meta.tournament is not None:
             await no_show(table)  # 000, 001f: a team still missing forfeits
         elif table.status == "lobby":
             await table.close("abandoned", {"reason": "lobby_expired"})
@@ -42,7 +42,7 @@ async def on_tick(table: TableOps, kind: str) -> None:
         except IllegalAction:
             await table.timers.set(kind, None)
             return
-        if isinstance(table.meta.get("board"), dict):  # a board's clock (002: 12 minutes): played out at once
+        if table.meta.board is not None:  # a board's clock (002: 12 minutes): played out at once
             for s in table.seats.humans():
                 table.seats[s] = replace(table.seats[s], away=True)
             await table.save_seats()
@@ -73,4 +73,4 @@ async def on_tick(table: TableOps, kind: str) -> None:
             await table.say(tr(table.lang, "timeout.moved", name=name))
         await table.save_seats()
         table.screen.forget(f"note{s}")
-        table.meta.setdefault("notes", {})[str(s)] = "timeout.you"
+        table.meta.notes[s] = "timeout.you"

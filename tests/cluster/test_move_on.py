@@ -21,7 +21,7 @@ async def test_a_tournament_whose_worker_died_between_two_matches_goes_on(worker
         await w1.host.handle(ev)
         await w1.host.settle()
     first = w1.host.by_chat[("fake", "g0")]
-    assert first.meta.get("tournament") and first.status == "lobby"
+    assert first.meta.tournament and first.status == "lobby"
     w2 = await workers.start("w2")
 
     # the match ends on w1 (written), and w1 is still moving the tournament on: nobody else does
@@ -38,7 +38,7 @@ async def test_a_tournament_whose_worker_died_between_two_matches_goes_on(worker
         await kill_life(conn, w1)
         assert await w2.cluster.move_on() == ["tournament 1"]
         second = w2.host.by_chat[("fake", "g0")]  # w2 opened the next match of the pairing, and drives it
-        assert second.id != first.id and second.meta["tournament"]["pairing"] == first.meta["tournament"]["pairing"]
+        assert second.id != first.id and second.meta.tournament.pairing == first.meta.tournament.pairing
         assert await conn.fetchval("SELECT worker FROM leases WHERE match_id = $1", second.id) == "w2"
         assert await w2.cluster.move_on() == []  # once
     finally:
@@ -60,7 +60,7 @@ async def test_a_duplicate_event_whose_worker_died_between_two_boards_goes_on(wo
         await w1.host.handle(ev)
         await w1.host.settle()
     board = w1.host.by_chat[("fake", "g1")]
-    assert board.meta.get("board", {}).get("event")
+    assert board.meta.board and board.meta.board.event
     w2 = await workers.start("w2")
 
     # the board's table ends on w1 and its result is stored; w1 dies before the next board opens
@@ -73,10 +73,10 @@ async def test_a_duplicate_event_whose_worker_died_between_two_boards_goes_on(wo
     conn = await asyncpg.connect(workers.url)
     try:
         await kill_life(conn, w1)
-        event_id = int(board.meta["board"]["event"])
+        event_id = board.meta.board.event
         assert await w2.cluster.move_on() == [f"event {event_id}"]
         nxt = w2.host.by_chat[("fake", "g1")]
-        assert nxt.id != board.id and int(nxt.meta["board"]["event"]) == event_id
+        assert nxt.id != board.id and nxt.meta.board.event == event_id
         assert await conn.fetchval("SELECT worker FROM leases WHERE match_id = $1", nxt.id) == "w2"
     finally:
         await conn.close()

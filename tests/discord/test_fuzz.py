@@ -119,7 +119,7 @@ async def test_ten_thousand_hostile_interactions_change_nothing(rig: Rig) -> Non
     elapsed = loop.time() - started
 
     m = table.match
-    assert list(rig.host.tables.values()) == [table], [(t.chat_id, t.status, t.meta.get("preset")) for t in rig.host.tables.values()]
+    assert list(rig.host.tables.values()) == [table], [(t.chat_id, t.status, t.meta.preset) for t in rig.host.tables.values()]
     assert (m.version, [a.to_json() for a in m.actions], list(table.seats), table.status) == before
     assert len(sent) >= N * 7 // 8
     late = [i for i in sent if i.id not in expired and (i.callback_type is None or i.late)]

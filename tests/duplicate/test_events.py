@@ -110,7 +110,7 @@ async def test_a_single_board_played_again_in_another_chat(rig: Rig) -> None:
     await send(rig, rig.d.command("u1", "board", "new", "trump=marked", "ai"))
     t1 = rig.host.by_chat[("fake", "g1")]
     await play_out(rig, t1, {"u1": "buttons"})
-    board_id = int(t1.meta["board"]["id"])
+    board_id = t1.meta.board.id
     g2 = chat(rig, "g2")
     notes = await send(rig, g2.command("u1", "board", "play", str(board_id), "ai"))
     assert notes and "already had" in notes[0]  # the same person cannot play it twice

@@ -8,7 +8,7 @@ from tests.host.helpers import open_table, play_out, send
 
 async def test_best_of_three_plays_until_a_side_has_two_games(rig: Rig) -> None:
     first = await open_table(rig, ["u1"], 3, "classic", "target=3", "format=bo3")
-    assert first.meta["format"] == "best_of_3"
+    assert first.meta.format == "best_of_3"
     seats = list(first.seats)
     wins = [0, 0]
     table = first
@@ -26,7 +26,7 @@ async def test_best_of_three_plays_until_a_side_has_two_games(rig: Rig) -> None:
             break
         assert nxt is not None and nxt.id != table.id
         assert nxt.status == "active" and nxt.seats == seats
-        assert nxt.meta["series"]["wins"] == wins and nxt.meta["series"]["game"] == games + 1
+        assert list(nxt.meta.series.wins) == wins and nxt.meta.series.game == games + 1
         table = nxt
     assert games in (2, 3)
 
@@ -39,5 +39,5 @@ async def test_unknown_format_is_refused(rig: Rig) -> None:
 
 async def test_a_time_limit_makes_a_timed_match(rig: Rig) -> None:
     table = await open_table(rig, ["u1"], 3, "classic", "time_limit_minutes=30")
-    assert table.meta["format"] == "timed"
+    assert table.meta.format == "timed"
     assert "time_limit" in table.deadlines

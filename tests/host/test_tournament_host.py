@@ -46,7 +46,7 @@ async def test_eight_team_knockout_to_its_final(rig: Rig) -> None:
         table = rig.host.by_chat.get(("fake", "g1"))
         assert table is not None, "a running tournament always has its next table open"
         if table.status == "lobby":
-            reserved = dict(table.meta.get("reserved") or {})
+            reserved = dict(table.meta.reserved)
             assert reserved, "only tables with people wait in the lobby"
             # a stranger cannot take a tournament seat, nor can an AI be added
             before = list(table.seats)

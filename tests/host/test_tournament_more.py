@@ -34,7 +34,7 @@ async def test_a_restart_keeps_the_match_its_reservations_and_the_late_clock() -
     rig = await make_rig()
     await _two_teams(rig, "classic", "target=3")
     table = rig.host.by_chat[("fake", "g1")]
-    assert table.status == "lobby" and set(table.meta["reserved"].values()) == {"u1", "u2", "u3", "u4"}
+    assert table.status == "lobby" and set(table.meta.reserved.values()) == {"u1", "u2", "u3", "u4"}
     late_at = table.deadlines["lobby"]
     await send(rig, rig.d.command("u1", "join"))
     path = rig.store.path
