@@ -20,6 +20,7 @@ from bot.cardtext import card_text, cards_text
 from bot.host import Host
 from bot.intents import codec
 from bot.intents.types import BurySelection, ButtonAct, Declare, LobbyStart, Page, Pass, PlaySelection, Toggle
+from bot.table.seats import Seat
 from fakes.telegram_api import BOT_ID, BOT_USERNAME, ApiCall, FakeTelegram
 from fakes.telegram_rig import HandledOrder
 
@@ -63,7 +64,7 @@ class Sim:
     button_plays: int = 0
     hands_done: set[int] = field(default_factory=set)
     steps: int = 0
-    table_seats: list[dict[str, Any]] = field(default_factory=list)
+    table_seats: list[Seat] = field(default_factory=list)
     drain_each: bool = False  # benchmarks: let every update's messages go out before the next one
     # Every this many plays one is made with the private hand's buttons (a press a card, each
     # waiting for the hand's edit), the others inline; 0: inline only.
@@ -107,7 +108,7 @@ class Sim:
         return out
 
     def seat_of(self, uid: int) -> int:
-        return next(s for s, seat in enumerate(self.table_seats) if seat.get("user_id") == str(uid))
+        return next(s for s, seat in enumerate(self.table_seats) if seat.user_id == str(uid))
 
     def hand_message(self, uid: int) -> int:
         """The private hand message (the one the person has been looking at all along)."""
@@ -336,9 +337,9 @@ def snapshot_of(host: Host, match_id: int | None, by_hand: dict[int, set[str]] |
         by_hand.setdefault(int(m.public_view().get("hand_no", 1)), set()).update(public)
         snap.by_hand = {k: set(v) for k, v in by_hand.items()}
     for s, seat in enumerate(table.seats):
-        if seat.get("kind") == "human":
+        if seat.human:
             hand = {card_text(c) for c in m.view(s).get("hand") or []}
-            snap.known[str(seat["user_id"])] = hand | own[s]
+            snap.known[str(seat.user_id)] = hand | own[s]
     return snap
 
 
