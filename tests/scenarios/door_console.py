@@ -118,8 +118,11 @@ class ConsoleDoor:
     async def send_later(self, later: object) -> None:
         self.pending = None  # the terminal took it out when it came, before this turn was drawn
 
-    async def press_stale(self) -> bool:
-        return False  # a terminal has no older views to press: the screen is drawn anew
+    async def keep_view(self) -> None:
+        return None  # a terminal has no views to press: the screen is drawn anew at every prompt
+
+    async def press_on(self, kept: object) -> None:
+        raise AssertionError("nothing to press at a terminal")
 
     def lines(self) -> list[str]:
         out = []

@@ -6,6 +6,7 @@ what was answered to her presses."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Awaitable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -44,7 +45,6 @@ class DiscordDoor:
         self.rig: Rig | None = None
         self.said: list[str] = []
         self.lang = "en"
-        self.old_hand: FakeMessage | None = None
         self.ann = ANN
 
     @property
@@ -91,7 +91,6 @@ class DiscordDoor:
     async def play(self, cards: Sequence[str]) -> None:
         """Ticks `cards` in her hand's card menus, then presses Play."""
         hand = await self.hand()
-        self.old_hand = hand
         want = [card_text(c) for c in cards]
         for select in hand.selects():
             if not str(select["custom_id"]).startswith(SELECT_PREFIX):
@@ -124,8 +123,9 @@ class DiscordDoor:
                 self.said += [line[2:] for line in m.content.splitlines() if line.startswith("› ")]
 
     async def draw_choice(self, cards: Sequence[str]) -> Kept:
-        """The play as her hand's menu of plays offers it now."""
-        hand = await self.hand()
+        """The play as her hand's menu of plays offers it now; her choice reaches the bot later with the
+        message as it was when she chose (an interaction carries the message as Discord had it then)."""
+        hand = copy.deepcopy(await self.hand())
         for select in hand.selects():
             if str(select["custom_id"]).startswith(PLAYS_PREFIX):
                 for option in select["options"]:
@@ -137,15 +137,15 @@ class DiscordDoor:
         assert isinstance(later, Kept)
         await self.move(self.fake.choose(self.ann, later.message, later.custom_id, [later.value]))
 
-    async def press_stale(self) -> bool:
-        """A card of her hand message as it was before her last play."""
-        assert self.old_hand is not None
-        for select in self.old_hand.selects():
-            if str(select["custom_id"]).startswith(SELECT_PREFIX):
-                await self.move(self.fake.choose(self.ann, self.old_hand, select["custom_id"],
-                                                 [select["options"][0]["value"]]))
-                return True
-        raise AssertionError("her old hand has no card menu")
+    async def keep_view(self) -> FakeMessage:
+        return copy.deepcopy(await self.hand())
+
+    async def press_on(self, kept: object) -> None:
+        """A card ticked on her hand as it showed then: the interaction carries that message (she
+        clicked before the bot's edit reached Discord), and reaches the bot now."""
+        assert isinstance(kept, FakeMessage)
+        select = next(sel for sel in kept.selects() if str(sel["custom_id"]).startswith(SELECT_PREFIX))
+        await self.move(self.fake.choose(self.ann, kept, str(select["custom_id"]), [str(select["options"][0]["value"])]))
 
     async def look(self) -> Seen:
         assert self.rig is not None

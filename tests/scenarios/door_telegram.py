@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.cardtext import card_text
 from bot.intents import codec
-from bot.intents.types import ButtonAct, PlaySelection, Toggle
+from bot.intents.types import ButtonAct, Page, PlaySelection, Toggle
 from fakes.clock import FakeClock
 from fakes.telegram_api import FakeMessage, FakeTelegram
 from fakes.telegram_rig import Rig, boot, start_fake, stop_fake, until
@@ -49,7 +49,6 @@ class TelegramDoor:
         self.moves: set[str] = set()  # the callback queries that were moves (their answers are "said")
         self.clock = FakeClock()
         self.lang = "en"
-        self.old_keyboard: list[str] = []
 
     async def open(self, deal: Deal) -> None:
         self.lang = deal.lang
@@ -70,9 +69,20 @@ class TelegramDoor:
 
     def hand_message(self) -> FakeMessage:
         assert self.fake is not None
-        hands = [m for m in self.fake.chat_messages(ANN) if m.reply_markup and hand_cards(self.lang, m.text)]
+        hands = [m for m in self.fake.chat_messages(ANN) if m.reply_markup]
         assert hands, "Ann has no hand"
         return hands[-1]
+
+    async def hand(self) -> FakeMessage:
+        """Her hand message, with her cards: one folded while she plays from the group shows them
+        again when she presses its ↻."""
+        hand = self.hand_message()
+        if not hand_cards(self.lang, hand.text):
+            again = next(b["callback_data"] for b in self.keyboard(hand)
+                         if isinstance(act_of(b.get("callback_data", "")), Page))
+            await self.press(hand, again)
+            hand = self.hand_message()
+        return hand
 
     def keyboard(self, message: FakeMessage) -> list[dict[str, str]]:
         return [b for row in (message.reply_markup or {}).get("inline_keyboard", []) for b in row]
@@ -86,8 +96,7 @@ class TelegramDoor:
 
     async def play(self, cards: Sequence[str]) -> None:
         """Taps each card on her hand (a button a card), then Play."""
-        hand = self.hand_message()
-        self.old_keyboard = [b["callback_data"] for b in self.keyboard(hand) if "callback_data" in b]
+        hand = await self.hand()
         want = Counter(card_text(c) for c in cards)
         for b in self.keyboard(hand):
             if want[b.get("text", "")] > 0 and isinstance(act_of(b.get("callback_data", "")), Toggle):
@@ -113,11 +122,15 @@ class TelegramDoor:
         assert isinstance(later, Inline) and self.rig is not None and self.fake is not None
         await self.rig.handled(self.fake.choose_inline(ANN, later.query_id, later.result_id, GROUP))
 
-    async def press_stale(self) -> bool:
-        """A card of her hand as it was drawn before her last play (her client had not redrawn it)."""
-        old = next(d for d in self.old_keyboard if isinstance(act_of(d), Toggle))
+    async def keep_view(self) -> list[str]:
+        return [b["callback_data"] for b in self.keyboard(await self.hand()) if "callback_data" in b]
+
+    async def press_on(self, kept: object) -> None:
+        """A card of her hand as it was drawn then: her client had not redrawn it yet (Telegram passes
+        on the data of the button pressed, whatever the message shows now)."""
+        assert isinstance(kept, list)
+        old = next(d for d in kept if isinstance(act_of(d), Toggle))
         await self.press(self.hand_message(), old, move=True, check=False)
-        return True
 
     async def look(self) -> Seen:
         assert self.fake is not None
@@ -136,7 +149,7 @@ class TelegramDoor:
                   and not call.params.get("reply_markup") and not text.startswith("🔔")):
                 said.append(text)
         told = [line for m in group for line in m.text.splitlines()]
-        hand = hand_cards(self.lang, self.hand_message().text)
+        hand = hand_cards(self.lang, (await self.hand()).text)
         return Seen(turn, trick, hand, tuple(said), summary_facts(self.lang, told))
 
     def version(self) -> int:

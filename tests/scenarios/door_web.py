@@ -47,7 +47,6 @@ class WebDoor:
         self.session: aiohttp.ClientSession | None = None
         self.server: TestServer | None = None
         self.host: Host | None = None
-        self.old_version = 0
 
     async def open(self, deal: Deal) -> None:
         store = await SqliteStore.open(self.db, synchronous="OFF")
@@ -93,7 +92,6 @@ class WebDoor:
         await self.drawn()
 
     async def play(self, cards: Sequence[str]) -> None:
-        self.old_version = int(self.page.state["version"])
         await self.act(cards)
 
     async def draw_choice(self, cards: Sequence[str]) -> Drawn:
@@ -103,12 +101,16 @@ class WebDoor:
         assert isinstance(later, Drawn)
         await self.act(later.cards, later.version)
 
-    async def press_stale(self) -> bool:
-        """A card of her hand played from the page as it was before her last play (a second tab, or a
-        page whose newer frames had not arrived)."""
+    async def keep_view(self) -> int:
+        return int(self.page.state["version"])
+
+    async def press_on(self, kept: object) -> None:
+        """A card of her hand played from the page as it showed the kept version (a second tab, or a
+        page whose newer frames had not arrived): the page draws no buttons of its own state, so its
+        press is a play."""
+        assert isinstance(kept, int)
         hand = self.page.state["scene"]["hand"]["cards"]
-        await self.act(hand[:1], self.old_version)
-        return True
+        await self.act(hand[:1], kept)
 
     async def look(self) -> Seen:
         state: dict[str, Any] = self.page.state

@@ -88,8 +88,11 @@ class Door(Protocol):
     async def send_later(self, later: Later) -> None:
         """The choice drawn earlier reaches the bot now."""
 
-    async def press_stale(self) -> bool:
-        """Ann presses a button of an older view; False where the door has no older views to press."""
+    async def keep_view(self) -> Later | None:
+        """What Ann's client shows now, kept to press on later (None: the door draws no view to press)."""
+
+    async def press_on(self, kept: Later) -> None:
+        """Ann presses a card on the view kept earlier, which her client still showed."""
 
     async def look(self) -> Seen:
         """What Ann sees now (where her hand shows only when asked for, she asks for it)."""

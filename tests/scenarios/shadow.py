@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from bot.ai import move_seed
 from bot.scene.build import table_scene
 from bot.table.moves import refusal_text
-from engine import Phase
+from engine import Match, Phase
 from engine.actions import Play
 from tests.scenarios.doors import Deal
 from tests.scenarios.seen import Seen, Summary, rank
@@ -67,3 +67,18 @@ def refusal(shadow: Shadow, lang: str) -> tuple[tuple[str, ...], str]:
         if err is not None and str(err.code).startswith("must_follow"):
             return cards, refusal_text(lang, err)
     raise AssertionError("Ann has no play that fails to follow")
+
+
+def plays_at_both(shadow: Shadow, first: Sequence[str]) -> tuple[str, ...]:
+    """A play Ann may make now and, after playing `first` (and the AIs theirs), at her next turn too:
+    the choice that must not be played at that next turn when it was made for this one."""
+    now = [tuple(a.cards) for a in shadow.m.legal_actions(0) if isinstance(a, Play)]
+    after = Shadow.__new__(Shadow)
+    after.seed, after.m = shadow.seed, Match.replay(shadow.m.rules, shadow.seed, shadow.m.actions)
+    after.ann_plays(first)
+    assert after.m.to_act() == [0], "Ann does not play again in this hand"
+    left = list(after.m.view(0)["hand"])
+    for cards in sorted(now, key=len):
+        if all(left.count(c) >= cards.count(c) for c in cards) and after.m.check(Play(0, cards)) is None:
+            return cards
+    raise AssertionError("no play Ann could make at both turns")
