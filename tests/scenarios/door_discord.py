@@ -163,7 +163,12 @@ class DiscordDoor:
         return m.version
 
     async def close(self) -> None:
-        if self.rig is not None and self.rig.running:
-            await self.rig.shutdown()
-            await self.rig.store.close()
+        """Stops the bot and the fake; every interaction was answered in time, nothing failed."""
+        rig = self.rig
+        if rig is not None and rig.running:
+            await rig.shutdown()
+            await rig.store.close()
         await self.stack.aclose()
+        if rig is not None:
+            assert rig.runner.inbound.errors == [] and rig.runner.client.errors == []
+            assert rig.fake.unanswered() == [] and rig.fake.protocol_errors == []

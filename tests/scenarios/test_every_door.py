@@ -50,7 +50,7 @@ def last_trick(m: Match) -> bool:
     return m.phase == Phase.PLAYING and m.to_act() == [0] and len(m.view(0)["hand"]) <= 2
 
 
-async def refused(door: Door, lang: str) -> None:
+async def refused(door: Door, lang: str) -> Shadow:
     deal = deal_until(SEED, mid_trick, lang)
     shadow = Shadow(deal)
     await door.open(deal)
@@ -60,6 +60,7 @@ async def refused(door: Door, lang: str) -> None:
     assert (await door.look()).said[-1:] == (text,), door.name
     assert door.version() == version
     await same_table(door, shadow)  # nothing moved: still her turn, the same trick, her cards all there
+    return shadow
 
 
 async def hand_ends(door: Door, lang: str) -> None:
@@ -137,6 +138,9 @@ async def test_the_end_of_a_hand_shows_points_kitty_levels_and_the_next_dealer(d
 
 
 async def test_a_person_in_traditional_chinese(door: Door, another: Callable[[], Door]) -> None:
-    """Ann reads zh-Hant (繁體中文): the refusal, the table and the end of the hand in her language."""
-    await refused(door, "zh-Hant")
+    """Ann reads zh-Hant (繁體中文): the refusal, the table (after a restart too) and the end of the
+    hand in her language."""
+    shadow = await refused(door, "zh-Hant")
+    await door.restart()
+    await same_table(door, shadow)
     await hand_ends(another(), "zh-Hant")
