@@ -83,7 +83,7 @@ class ConsoleDoor:
         await self._asked()
 
     async def _asked(self) -> None:
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(30):  # a guard only: the prompt comes back at once
             while not self.keys.asking.is_set():
                 assert self.loop is not None
                 if self.loop.done():
