@@ -16,6 +16,7 @@ from app.features import build_host
 from bot.cardtext import cards_text
 from bot.host import Host
 from bot.platform import User
+from engine import Match
 from fakes.clock import FakeClock
 from persistence.memory import MemoryStore
 from tests.scenarios.doors import NAMES, SETTINGS, Deal, write_match
@@ -156,8 +157,9 @@ class ConsoleDoor:
         hand = hand_cards(self.lang, "\n".join(panels["hand"])) if panels["hand"] else None
         return Seen(turn, trick, hand, tuple(said), summary_facts(self.lang, told))
 
-    def version(self) -> int:
-        return self.host.tables[next(iter(self.host.tables))].game.version
+    def match(self) -> Match:
+        (table,) = self.host.tables.values()
+        return table.game
 
     async def close(self) -> None:
         if self.loop is not None and not self.loop.done():

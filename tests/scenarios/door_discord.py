@@ -15,6 +15,7 @@ from pathlib import Path
 from adapters.discord.components import PLAYS_PREFIX, SELECT_PREFIX
 from bot.cardtext import card_text
 from bot.intents.types import PlaySelection, ShowHand, Toggle
+from engine import Match
 from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord, FakeInteraction, FakeMessage, FakeUser, running_fake
 from persistence.store import SqliteStore
@@ -156,11 +157,9 @@ class DiscordDoor:
         return Seen(turn, trick, hand_cards(self.lang, hand.content) if hand else None, tuple(self.said),
                     summary_facts(self.lang, told))
 
-    def version(self) -> int:
+    def match(self) -> Match:
         assert self.rig is not None
-        m = self.rig.table().match
-        assert m is not None
-        return m.version
+        return self.rig.table().game
 
     async def close(self) -> None:
         """Stops the bot and the fake; every interaction was answered in time, nothing failed."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from bot.cardtext import card_text
 from bot.intents import codec
 from bot.intents.types import ButtonAct, Page, PlaySelection, Toggle
+from engine import Match
 from fakes.clock import FakeClock
 from fakes.telegram_api import FakeMessage, FakeTelegram
 from fakes.telegram_rig import Rig, boot, start_fake, stop_fake, until
@@ -152,10 +153,10 @@ class TelegramDoor:
         hand = hand_cards(self.lang, (await self.hand()).text)
         return Seen(turn, trick, hand, tuple(said), summary_facts(self.lang, told))
 
-    def version(self) -> int:
+    def match(self) -> Match:
         assert self.rig is not None
         (table,) = self.rig.host.tables.values()
-        return table.game.version
+        return table.game
 
     async def close(self) -> None:
         if self.rig is not None:

@@ -16,6 +16,7 @@ from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
 from app.features import build_host
 from bot.host import Host
+from engine import Match
 from fakes.clock import FakeClock
 from persistence.store import SqliteStore
 from tests.host.fakes import RecordingPlatform
@@ -79,7 +80,7 @@ class WebDoor:
         """Until the page shows the table as it is now."""
         assert self.host is not None
         await self.host.settle()
-        now = self.version()
+        now = self.match().version
         await self.page.until(lambda st: st.get("version", 0) >= now)
 
     async def restart(self) -> None:
@@ -123,10 +124,10 @@ class WebDoor:
                      if not n.get("ok"))
         return Seen(turn, trick, hand, said, web_summary(table.get("summary")))
 
-    def version(self) -> int:
+    def match(self) -> Match:
         assert self.host is not None
         (table,) = self.host.tables.values()
-        return table.game.version
+        return table.game
 
     async def _stop(self) -> None:
         for page in self.pages:

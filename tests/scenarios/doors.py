@@ -97,7 +97,8 @@ class Door(Protocol):
     async def look(self) -> Seen:
         """What Ann sees now (where her hand shows only when asked for, she asks for it)."""
 
-    def version(self) -> int:
-        """The match's version (only to say that nothing was played)."""
+    def match(self) -> Match:
+        """The match as the door's bot holds it: never what Ann sees, only what she should (the engine
+        moved on by what the bot committed), and to say that nothing was played."""
 
     async def close(self) -> None: ...

@@ -25,6 +25,13 @@ class Shadow:
         self.seed = deal.seed
         self.m = deal.match()
 
+    @classmethod
+    def of(cls, m: Match) -> Shadow:
+        """The shadow of a match as a bot holds it (a copy, replayed from its log)."""
+        shadow = cls.__new__(cls)
+        shadow.seed, shadow.m = m.seed, Match.replay(m.rules, m.seed, m.actions)
+        return shadow
+
     def ann_plays(self, cards: Sequence[str]) -> None:
         """Ann's play, then the AIs' until Ann must act again (or the hand is over)."""
         self.m.apply(Play(0, tuple(cards)))
@@ -73,8 +80,7 @@ def plays_at_both(shadow: Shadow, first: Sequence[str]) -> tuple[str, ...]:
     """A play Ann may make now and, after playing `first` (and the AIs theirs), at her next turn too:
     the choice that must not be played at that next turn when it was made for this one."""
     now = [tuple(a.cards) for a in shadow.m.legal_actions(0) if isinstance(a, Play)]
-    after = Shadow.__new__(Shadow)
-    after.seed, after.m = shadow.seed, Match.replay(shadow.m.rules, shadow.seed, shadow.m.actions)
+    after = Shadow.of(shadow.m)
     after.ann_plays(first)
     assert after.m.to_act() == [0], "Ann does not play again in this hand"
     left = list(after.m.view(0)["hand"])
