@@ -62,6 +62,7 @@ class ConsoleDoor:
         self.lang = "en"
         self.pending: Typed | None = None
         self.loop: asyncio.Task[bool] | None = None
+        self.picked: tuple[str, ...] = ()
 
     async def open(self, deal: Deal) -> None:
         self.lang = deal.lang
@@ -111,6 +112,12 @@ class ConsoleDoor:
         if self.pending is not None:
             self.keys.ahead = self.pending.line  # typed while the others answer this play
         await self.type("play " + cards_text(list(cards)))
+
+    async def pick(self, cards: Sequence[str]) -> None:
+        self.picked = tuple(cards)  # a terminal picks nothing: she types her cards with play
+
+    async def confirm(self) -> None:
+        await self.play(self.picked)
 
     async def draw_choice(self, cards: Sequence[str]) -> Typed:
         self.pending = Typed("play " + cards_text(list(cards)))

@@ -90,7 +90,11 @@ class DiscordDoor:
         return hand
 
     async def play(self, cards: Sequence[str]) -> None:
-        """Ticks `cards` in her hand's card menus, then presses Play."""
+        await self.pick(cards)
+        await self.confirm()
+
+    async def pick(self, cards: Sequence[str]) -> None:
+        """Ticks `cards` in her hand's card menus."""
         hand = await self.hand()
         want = [card_text(c) for c in cards]
         for select in hand.selects():
@@ -107,6 +111,10 @@ class DiscordDoor:
                 await self.settled()
                 hand = await self.hand()
         assert not want, f"cards not in her menus: {want}"
+
+    async def confirm(self) -> None:
+        """Presses Play on her hand."""
+        hand = await self.hand()
         play = next(b for b in hand.buttons()
                     if (tok := token_of(str(b.get("custom_id", "")))) is not None and isinstance(tok[1], PlaySelection))
         await self.move(self.fake.press(self.ann, hand, play["custom_id"]))

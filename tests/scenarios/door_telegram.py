@@ -96,7 +96,11 @@ class TelegramDoor:
         await self.rig.handled(update)
 
     async def play(self, cards: Sequence[str]) -> None:
-        """Taps each card on her hand (a button a card), then Play."""
+        await self.pick(cards)
+        await self.confirm()
+
+    async def pick(self, cards: Sequence[str]) -> None:
+        """Taps each card on her hand (a button a card)."""
         hand = await self.hand()
         want = Counter(card_text(c) for c in cards)
         for b in self.keyboard(hand):
@@ -105,6 +109,10 @@ class TelegramDoor:
                 await self.press(hand, b["callback_data"])
                 hand = self.hand_message()
         assert not +want, f"cards not on her hand: {+want}"
+
+    async def confirm(self) -> None:
+        """Presses Play on her hand."""
+        hand = await self.hand()
         play = next(b["callback_data"] for b in self.keyboard(hand)
                     if isinstance(act_of(b.get("callback_data", "")), PlaySelection))
         await self.press(hand, play, move=True)

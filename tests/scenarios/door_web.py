@@ -48,6 +48,7 @@ class WebDoor:
         self.session: aiohttp.ClientSession | None = None
         self.server: TestServer | None = None
         self.host: Host | None = None
+        self.picked: tuple[str, ...] = ()
 
     async def open(self, deal: Deal) -> None:
         store = await SqliteStore.open(self.db, synchronous="OFF")
@@ -94,6 +95,12 @@ class WebDoor:
 
     async def play(self, cards: Sequence[str]) -> None:
         await self.act(cards)
+
+    async def pick(self, cards: Sequence[str]) -> None:
+        self.picked = tuple(cards)  # the page keeps what is picked itself, and sends it with Play
+
+    async def confirm(self) -> None:
+        await self.act(self.picked)
 
     async def draw_choice(self, cards: Sequence[str]) -> Drawn:
         return Drawn(tuple(cards), int(self.page.state["version"]))

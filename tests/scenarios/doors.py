@@ -82,6 +82,12 @@ class Door(Protocol):
     async def play(self, cards: Sequence[str]) -> None:
         """Ann plays `cards` the way a person does at this door; returns once answered."""
 
+    async def pick(self, cards: Sequence[str]) -> None:
+        """Ann picks `cards` without playing them yet (where the door keeps picks: the chats' hands)."""
+
+    async def confirm(self) -> None:
+        """Ann plays what she picked."""
+
     async def draw_choice(self, cards: Sequence[str]) -> Later:
         """Ann picks `cards` from what the door shows now, but the choice reaches the bot only later."""
 

@@ -33,14 +33,17 @@ async def same_table(door: Door, shadow: Shadow) -> None:
 
 
 async def test_a_restart_mid_trick_shows_the_same_turn_trick_and_hand(door: Door) -> None:
+    """The bot restarts while Ann, to play in the middle of a trick, has picked her cards: she sees
+    the same turn, trick and hand after it, and Play plays what she picked."""
     deal = deal_until(SEED, mid_trick)
     shadow = Shadow(deal)
     await door.open(deal)
     await same_table(door, shadow)
+    cards = shadow.legal()
+    await door.pick(cards)
     await door.restart()
     await same_table(door, shadow)
-    cards = shadow.legal()
-    await door.play(cards)
+    await door.confirm()
     shadow.ann_plays(cards)
     await same_table(door, shadow)
     assert (await door.look()).said == ()
