@@ -102,7 +102,7 @@ class DiscordDoor:
                 continue
             values = []
             for option in select["options"]:
-                tok = token_of("b:" + option["value"]) or token_of(option["value"])
+                tok = token_of("b:" + option["value"])  # an option's value is a toggle's token
                 if option["label"] in want and tok is not None and isinstance(tok[1], Toggle):
                     want.remove(option["label"])
                     values.append(option["value"])
