@@ -35,7 +35,7 @@ from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_te
 from bot.intents.types import Command, Drawn, Intent, Unreadable
 from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
-from bot.replays import hand_replay
+from bot.replays import Replay, hand_replay
 from bot.settings import TableSettings
 from bot.table import Table, moves
 from bot.table.commands import table_commands
@@ -595,7 +595,7 @@ class Host:
         return stored is not None and any(str(s.get("user_id")) == user_id for s in stored.seats
                                           if s.get("kind") == "human")
 
-    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> dict[str, Any] | None:
+    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> Replay | None:
         """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`)."""
         return await hand_replay(self.store, platform, chat_of, match_id, hand_no)
 

@@ -41,7 +41,7 @@ BOTH = -1  # `Pairing.forfeit` when both teams forfeited
 class TournamentError(ValueError):
     """A step the tournament's state does not allow; `.code` names it for the person's language."""
 
-    def __init__(self, code: str, **params: Any) -> None:
+    def __init__(self, code: str, **params: object) -> None:
         super().__init__(code)
         self.code = code
         self.params = params
@@ -523,7 +523,7 @@ class Tournament:
 
     # -- storage -----------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "id": self.id, "platform": self.platform, "chat_id": self.chat_id, "fmt": self.fmt,
             "seeded": self.seeded, "preset": self.preset, "options": list(self.options), "status": self.status,
