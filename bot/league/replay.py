@@ -9,8 +9,8 @@ replay can never show what the table does not.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol, cast, runtime_checkable
 
 from bot.cardtext import suit_text

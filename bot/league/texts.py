@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from bot.i18n import N_, tr
 
 # Marked for `make messages`: the league asks for them as t("help", lang).
