@@ -21,6 +21,10 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
 - Web pages: a page's socket may be served by any worker. Its actions are updates like the others;
   its view comes from a replica read from the store (`bot.live_follow`), kept current by what the
   workers tell each other (`bot.live_peers`).
+
+It runs past 400 lines because a worker's beat is one loop (count the workers, take and shed
+leases, renew them, serve the inbox, answer forwarded replies) whose steps share the lease state;
+the pages' side is in `bot.live_peers` and `bot.live_follow`.
 """
 
 from __future__ import annotations

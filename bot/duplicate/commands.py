@@ -5,6 +5,9 @@ look at one you have played. `daily [play [ai]] | standings [week]`: the day's
 boards. `duplicate new|room|join|ai|start|score|end` for a team match,
 `duplicate pairs|table` for a pairs event. Nothing of a board's cards or
 results is shown to anyone who has not been dealt it.
+
+It runs past 400 lines because the three commands share the board lookups, the seats, rooms and
+the event checks; what an event does as its boards are played is in `bot.duplicate.events`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ one JSON document and every rule is tested without a host:
   scored as a forfeit win (as chess Swisses give a full point); in a round
   robin every team sits out once when the number is odd, and scores nothing.
 
-It is long (about 450 lines) because the three formats share the pairings,
+It runs past 400 lines because the three formats share the pairings,
 results and ranking; their drawing and commands live in other modules.
 """
 

@@ -1,5 +1,9 @@
 """Where a table is drawn: the group's table (or lobby) message and each person's private hand,
-edited only when their content changed, and what the buttons shown index into."""
+edited only when their content changed, and what the buttons shown index into.
+
+It runs past 400 lines because one Screen keeps what every message of the table last showed (the
+door's change cache, where each hand lives, who watches on the web, the AI refresh pacing) and all
+its drawing reads and writes that; the scene it draws is built in `bot.table.scenes`."""
 
 from __future__ import annotations
 
