@@ -38,9 +38,9 @@ class NewBoard:
     spec: str
     source: str
     drawn: str
-    rules: dict[str, Any]
+    rules: dict[str, object]
 
-    def row(self) -> tuple[int, int, str, str, str, dict[str, Any]]:
+    def row(self) -> tuple[int, int, str, str, str, dict[str, object]]:
         return (self.number, self.seed, self.spec, self.source, self.drawn, self.rules)
 
 
