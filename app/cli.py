@@ -14,7 +14,8 @@ from app.console import play_console
 from app.db import db_command
 from app.run import run_bots
 from app.simulate import simulate, simulate_league
-from app.store import open_store
+from app.store import StoreUnavailable, open_store
+from bot.platform import CredentialsRefused
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,8 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console-script entry point."""
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    logs.configure()
+    line = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(line)
+    logs.configure(line)
     cmd = args.cmd or "run"
     try:
         if cmd == "db":
@@ -74,6 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                     options=getattr(args, "options", []), again=_again(getattr(args, "db", None))))
     except KeyboardInterrupt:
         return 130  # the terminal table said how to go on with it
+    except CredentialsRefused as exc:  # no restart helps: a supervisor should not try (exit status 2)
+        print(f"tractor-host: {logs.REDACTOR.scrub(str(exc))}", file=sys.stderr)
+        return 2
+    except StoreUnavailable as exc:
+        print(f"tractor-host: {logs.REDACTOR.scrub(str(exc))}", file=sys.stderr)
+        return 1
 
 
 async def _console(db: str | None, fresh: bool, lang: str | None, preset: str, options: list[str],

@@ -121,6 +121,24 @@ class PlatformError(Exception):
     """A platform call failed after the adapter's own retries; the host logs it and goes on."""
 
 
+class CredentialsRefused(Exception):
+    """At start-up the platform refused the bot's token (wrong or revoked): no retry can help.
+    `str()` is one line for the operator, naming the platform and what to do; never the token."""
+
+    def __init__(self, platform: str, words: str) -> None:
+        super().__init__(f"{platform}: {words}")
+        self.platform = platform
+
+
+class PlatformDown(Exception):
+    """At start-up the platform could not be reached (no network, DNS, a time-out, a 5xx): worth
+    trying again later. `str()` is one line naming the platform and the cause."""
+
+    def __init__(self, platform: str, cause: str) -> None:
+        super().__init__(f"{platform}: cannot reach the API ({cause})")
+        self.platform = platform
+
+
 class Platform(Protocol):
     """What an adapter offers the host, capabilities included; message ids are strings the host stores.
 

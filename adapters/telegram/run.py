@@ -25,6 +25,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from telegram import BotCommand
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder
 from telegram.request import HTTPXRequest
 
@@ -34,6 +35,7 @@ from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.request import BoundedHTTPXRequest
 from adapters.telegram.shared_flood import Ledger, SharedBudget
+from bot.platform import CredentialsRefused, PlatformDown
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +105,19 @@ class TelegramRunner:
         return builder.build()
 
     async def connect(self) -> None:
-        """Initialise the client (getMe); after this, join links know the bot's name."""
-        await self.app.initialize()
+        """Initialise the client (getMe); after this, join links know the bot's name.
+
+        :raises CredentialsRefused: Telegram refused the token (wrong or revoked).
+        :raises PlatformDown: Telegram could not be reached (worth trying again later).
+        """
+        try:
+            await self.app.initialize()
+        except InvalidToken:  # its message quotes the token: it goes no further
+            raise CredentialsRefused(PLATFORM, "the Bot API refused the token in TELEGRAM_BOT_TOKEN (wrong or"
+                                     " revoked); copy the current one from @BotFather (/mybots, your bot,"
+                                     " API Token) and start again") from None
+        except NetworkError as exc:  # no network, DNS, a time-out, a 5xx
+            raise PlatformDown(PLATFORM, f"{type(exc).__name__}: {exc}") from None
         gate = self.platform.outboxes.gate
         gate.restore(await self.host.load_journal(PLATFORM, JOURNAL), time.time())
         self._journal_task = asyncio.get_running_loop().create_task(self._keep_journal())
