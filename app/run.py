@@ -199,15 +199,21 @@ async def _until_stopped(fatal: asyncio.Future[BaseException]) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    stopped = asyncio.ensure_future(stop.wait())
+    stopped, failed = asyncio.ensure_future(stop.wait()), asyncio.ensure_future(_settled(fatal))
     try:
-        await asyncio.wait([stopped, fatal], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait([stopped, failed], return_when=asyncio.FIRST_COMPLETED)
     finally:
         stopped.cancel()
+        failed.cancel()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
     if fatal.done():
         raise fatal.result()
+
+
+async def _settled(future: asyncio.Future[BaseException]) -> bool:
+    await asyncio.shield(future)
+    return True
 
 
 async def serve_http(app: web.Application) -> web.AppRunner | None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import math
@@ -42,6 +43,7 @@ from bot.live_follow import Follower
 from bot.live_peers import LivePeers
 from bot.move_on import move_on
 from bot.platform import Incoming, Replier, User, Where
+from persistence.errors import StoreDown
 from persistence.store import StoredMatch
 
 if TYPE_CHECKING:
@@ -221,6 +223,8 @@ class Cluster:
                     await self.beat()
             except asyncio.CancelledError:
                 raise
+            except StoreDown as exc:  # a database restart: one line, not a traceback a beat
+                log.warning("worker %s: heartbeat or inbox: %s; trying again", self.worker, exc)
             except Exception:
                 log.exception("worker %s: heartbeat or inbox failed; trying again", self.worker)
 
@@ -315,6 +319,8 @@ class Cluster:
             await asyncio.sleep(self.beat_every)
             try:
                 await self.renew()
+            except StoreDown as exc:
+                log.warning("worker %s: renewing its leases: %s; trying again", self.worker, exc)
             except Exception:
                 log.exception("worker %s: renewing its leases failed; trying again", self.worker)
 
@@ -371,15 +377,23 @@ class Cluster:
         for _match_id, payload in await self.link.take():
             self.stats.received += 1
             origin, rid = payload.get("from"), payload.get("reply")
-            reply = RemoteReply(self, str(origin), str(rid)) if origin and rid else None
+            reply: Replier | None = RemoteReply(self, str(origin), str(rid)) if origin and rid else None
             try:
                 event = decode(payload, reply)
             except (KeyError, TypeError, ValueError):
                 log.error("worker %s: unreadable forwarded update dropped", self.worker)
                 continue
             handoff = payload.get("handoff")
-            take = getattr(self.host.platforms.get(event.where.platform), "take_handoff", None)
-            if handoff is not None and callable(take):
+            platform = self.host.platforms.get(event.where.platform)
+            take = getattr(platform, "take_handoff", None)
+            direct = getattr(platform, "replier_from", None)
+            if handoff is not None and callable(direct):
+                # the platform lets any worker answer the person (Telegram: a callback query by its id,
+                # a chat by its id): the answer then needs the receiving worker no more, alive or not
+                replier = direct(handoff)
+                if replier is not None:
+                    event = dataclasses.replace(event, reply=replier)
+            elif handoff is not None and callable(take):
                 try:
                     take(handoff)
                 except Exception:

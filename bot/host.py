@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 from collections import OrderedDict
@@ -33,7 +34,7 @@ from bot.league import tournament_host as tournaments
 from bot.league.bridge import record as record_league_match
 from bot.live import LiveHub, Watch, Watcher
 from bot.live_follow import Follower
-from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
+from bot.platform import Incoming, Platform, PlatformError, Receipt, Unreachable, User, View, Where
 from bot.replays import hand_replay
 from bot.settings import TableSettings
 from bot.table import ACTION_WORDS, Table
@@ -42,6 +43,7 @@ from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive, W
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
 from engine import Match, Rules
+from persistence.errors import StoreDown
 from persistence.replay import resume_all
 from persistence.store import Store
 
@@ -127,6 +129,8 @@ class Host:
         self.live = LiveHub()  # the tables' live watchers (the web table), see bot.live
         #: With several workers: replicas of the tables watched here but driven elsewhere (bot.live_follow).
         self.follower: Follower | None = None
+        #: The updates taken but not yet stored (or failed), with the loop time each arrived.
+        self.unsettled: dict[Receipt, float] = {}
 
     # ----- lifecycle -----
 
@@ -189,9 +193,15 @@ class Host:
         table.abandon()
         self._follow(table.id)
         if isinstance(message, Event) and self.router is not None:
-            task = asyncio.ensure_future(self.handle(message.event))
+            task = asyncio.ensure_future(self._handle_again(message.event))
             self._rerouted.add(task)
             task.add_done_callback(self._rerouted.discard)
+
+    async def _handle_again(self, event: Incoming) -> None:
+        try:
+            await self.handle(event)
+        except Exception:
+            log.exception("update %s could not go on to its table's new owner", event.key)
 
     def _follow(self, match_id: int) -> None:
         """Pages open here on a table another worker drives from now on keep seeing it."""
@@ -384,9 +394,53 @@ class Host:
     async def handle(self, event: Incoming, *, forwarded: bool = False) -> None:
         """Every adapter feeds every parsed update here; bad input gets a short answer and changes nothing.
 
-        `forwarded`: another worker received it for a table this one drives (bot.cluster)."""
+        `forwarded`: another worker received it for a table this one drives (bot.cluster).
+
+        Its receipt (`Incoming.receipt`, one is made when the adapter gave none) is settled once
+        the update is stored, or failed when the store could not be reached: a platform that
+        redelivers is then not told the update was taken (the adapter's intake), and the update
+        is not remembered as seen, so that the next delivery is served. Every update waiting
+        for that counts in `oldest_unsettled`."""
         if event.kind == "inline_query":
             return
+        if event.receipt is None:
+            event = dataclasses.replace(event, receipt=Receipt())
+        receipt = event.receipt
+        assert receipt is not None
+        receipt.handed = False
+        self._unsettled(receipt)
+        try:
+            await self._handle(event, forwarded)
+        except StoreDown as exc:
+            receipt.failed()
+            self.forget_key(event.key)
+            log.warning("update %s not taken: %s", event.key, exc)
+            if not receipt.redelivers:  # nobody sends it again: the person is told
+                await self.answer(event, tr(self._lang_for(event), "err.internal"))
+            return
+        except BaseException:
+            receipt.stored()  # a fault, not an outage: the same update would meet it again
+            raise
+        if not receipt.handed:
+            receipt.stored()
+
+    def _unsettled(self, receipt: Receipt) -> None:
+        if receipt in self.unsettled or receipt.settled:
+            return
+        self.unsettled[receipt] = asyncio.get_running_loop().time()
+        receipt.when_settled(lambda: self.unsettled.pop(receipt, None))
+
+    def oldest_unsettled(self) -> float:
+        """Seconds the oldest update still waiting to be stored has waited (0: none waits)."""
+        if not self.unsettled:
+            return 0.0
+        return max(0.0, asyncio.get_running_loop().time() - min(self.unsettled.values()))
+
+    def forget_key(self, key: str) -> None:
+        """An update whose handling failed before it was stored: its next delivery is new again."""
+        self._recent.pop(key, None)
+
+    async def _handle(self, event: Incoming, forwarded: bool) -> None:
         if self.router is not None and not forwarded and await self.router.route(event):
             return
         if event.key:

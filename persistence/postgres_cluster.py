@@ -27,6 +27,8 @@ from typing import Any
 
 import asyncpg
 
+from persistence.pg_lost import down_when_lost
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "tractor"
@@ -61,6 +63,7 @@ class ClusterLink:
         self._paces: set[asyncio.Task[None]] = set()
         self.rejoined = 0
 
+    @down_when_lost("beat")
     async def beat(self, ttl: float, within: float) -> list[str]:
         """Says this worker is alive for `ttl` more seconds; the names of every live worker, sorted:
         beating within the last `within` seconds and not dead (its life lock gone), however long its
@@ -85,11 +88,13 @@ class ClusterLink:
             )
         return [str(r[0]) for r in rows]
 
+    @down_when_lost("leave")
     async def leave(self) -> None:
         """A clean stop: this worker is gone at once (its tables were released before)."""
         async with self._pool.acquire() as conn:
             await conn.execute("DELETE FROM workers WHERE name = $1", self.worker)
 
+    @down_when_lost("open tables")
     async def open_tables(self, platforms: Collection[str]) -> list[tuple[int, str | None]]:
         """Every unfinished, sound match of these platforms with the worker whose lease on it runs
         (None: free, or its holder died)."""
@@ -104,6 +109,7 @@ class ClusterLink:
             )
         return [(int(r[0]), None if r[1] is None else str(r[1])) for r in rows]
 
+    @down_when_lost("table of chat")
     async def table_of_chat(self, platform: str, chat_id: str) -> int | None:
         """The open table of a chat (its newest unfinished match), if any."""
         async with self._pool.acquire() as conn:
@@ -114,6 +120,7 @@ class ClusterLink:
             )
         return None if found is None else int(found)
 
+    @down_when_lost("tables of user")
     async def tables_of_user(self, platform: str, user_id: str) -> list[int]:
         """The open tables at which this person sits, newest first."""
         async with self._pool.acquire() as conn:
@@ -126,6 +133,7 @@ class ClusterLink:
             )
         return [int(r[0]) for r in rows]
 
+    @down_when_lost("post")
     async def post(self, match_id: int, payload: dict[str, Any]) -> str | None:
         """Leaves an update for a table's owner and wakes it; the owner's name, None while nobody
         holds the table (the worker that takes it next finds the update waiting)."""
@@ -141,6 +149,7 @@ class ClusterLink:
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, json.dumps({"to": owner, "kind": "inbox"}))
         return None if owner is None else str(owner)
 
+    @down_when_lost("take")
     async def take(self) -> list[tuple[int, dict[str, Any]]]:
         """The waiting updates of the tables this worker holds, oldest first, removed from the inbox."""
         async with self._pool.acquire() as conn:
@@ -158,6 +167,7 @@ class ClusterLink:
                 log.error("inbox: unreadable update for match %s dropped", match_id)
         return out
 
+    @down_when_lost("prune")
     async def prune(self, older_than: float) -> int:
         """Drops updates nobody took within `older_than` seconds (their tables ended meanwhile), and
         the rows of workers long gone (a killed worker never deletes its own)."""
@@ -173,6 +183,7 @@ class ClusterLink:
         async with self._pool.acquire() as conn, conn.transaction():
             yield bool(await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", f"tractor-sole:{what}"))
 
+    @down_when_lost("unattended")
     async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
         """Of these chats, those with no open match and no live lease on any of their matches: no
         worker drives a table there or is still moving an ended one on (bot.move_on)."""
@@ -189,6 +200,7 @@ class ClusterLink:
             )
         return {(str(r[0]), str(r[1])) for r in rows}
 
+    @down_when_lost("notify")
     async def notify(self, worker: str, message: dict[str, Any]) -> None:
         """A short message to one worker (a reply to an update it forwarded, a table's change), or to
         every other worker ("*"; a message names its sender in "from")."""

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Any, Protocol
 
 from telegram import (
+    Bot,
     CallbackQuery,
     InlineQueryResultArticle,
     InlineQueryResultsButton,
@@ -37,7 +38,7 @@ from telegram.ext import (
 
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.render import MAX_CALLBACK_BYTES
-from bot.platform import Incoming, PlatformError, Unreachable, User, View, Where
+from bot.platform import Incoming, PlatformError, Receipt, Unreachable, User, View, Where
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,9 @@ MAX_INLINE_RESULTS = 50
 # leaves unanswered is answered empty after this many seconds (the client shows a
 # spinner until then, and Telegram drops answers after about 15 s).
 CALLBACK_ANSWER_DEADLINE = 2.5
+# A press waits at most this long to be stored before it is answered anyway (Telegram takes an
+# answer for about 15 s after the press).
+MAX_ANSWER_WAIT = 12.0
 EXPIRED = "这个按钮已失效 / This button has expired."
 ADMIN_CACHE_SECONDS = 60.0
 
@@ -76,11 +80,18 @@ class HostPort(Protocol):
 
 
 class CallbackReplier:
-    """Answers one button press exactly once: with the host's first notice, or empty after a deadline."""
+    """Answers one button press exactly once: with the host's first notice, or empty after a deadline.
 
-    def __init__(self, query: CallbackQuery) -> None:
+    Any worker may answer a press (the query's id is all it takes): a press forwarded to the
+    worker that drives its table is answered there (`handoff`), so that its answer needs the
+    receiving worker no more."""
+
+    def __init__(self, query: CallbackQuery | None, bot: Bot | None = None, query_id: str = "") -> None:
         self.query = query
+        self.bot = bot
+        self.query_id = query.id if query is not None else query_id
         self.answered = False
+        self.handed_off = False
         self.text = ""
         self._done = asyncio.Event()
 
@@ -91,18 +102,34 @@ class CallbackReplier:
         self.answered = True
         self.text = text[:200]
         try:
-            await self.query.answer(self.text, show_alert=alert)
+            if self.query is not None:
+                await self.query.answer(self.text, show_alert=alert)
+            elif self.bot is not None:
+                await self.bot.answer_callback_query(self.query_id, self.text, show_alert=alert)
         except TelegramError as exc:
             log.info("callback answer failed: %s", exc)
         finally:
             self._done.set()
 
-    async def finish(self, deadline: float = CALLBACK_ANSWER_DEADLINE) -> None:
-        """Give the host until `deadline` to answer, then answer empty."""
+    def handoff(self) -> dict[str, str]:
+        """What the table's owner needs to answer this press itself; this worker then does not."""
+        self.handed_off = True
+        return {"telegram_query": self.query_id}
+
+    async def finish(self, deadline: float = CALLBACK_ANSWER_DEADLINE, receipt: Receipt | None = None) -> None:
+        """Give the host until `deadline` after the press is stored to answer, then answer empty.
+        A press that could not be stored is not answered here: Telegram sends it again and that
+        delivery is answered; one handed off is answered by the worker that took it."""
+        if receipt is not None and not self.answered:
+            with contextlib.suppress(TimeoutError):
+                if not await asyncio.wait_for(receipt.outcome(), MAX_ANSWER_WAIT):
+                    return
+        if self.handed_off:
+            return
         if not self.answered:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._done.wait(), deadline)
-        if not self.answered:
+        if not self.answered and not self.handed_off:
             await self.notice("")
 
 
@@ -118,6 +145,11 @@ class ChatReplier:
         self.platform = platform
         self.where = where
         self.quiet_acks = quiet_acks
+
+    def handoff(self) -> dict[str, str]:
+        """What the table's owner needs to answer in this chat itself."""
+        return {"telegram_chat": self.where.chat_id, "private": "1" if self.where.private else "",
+                "quiet": "1" if self.quiet_acks else ""}
 
     async def notice(self, text: str, alert: bool = False) -> None:
         if self.quiet_acks and len(text.strip()) <= 2:
@@ -178,6 +210,11 @@ class Inbound:
         # edited hand and table already show it. Refusals are always answered.
         self.typed_acks = False
         self._admins: dict[int, tuple[float, frozenset[int]]] = {}
+        #: The receipt of each update in hand, by update id (adapters/telegram/intake.py fills it).
+        self.receipts: dict[int, Receipt] = {}
+
+    def _receipt(self, update: Update) -> Receipt | None:
+        return self.receipts.get(update.update_id)
 
     async def settle(self) -> None:
         """Wait for every pending callback answer (tests, shutdown)."""
@@ -216,7 +253,7 @@ class Inbound:
         await self.host.handle(Incoming(
             "command", _user(tg_user), where, _key(update), name=name.lower(), args=tuple(args),
             reply=ChatReplier(self.platform, where),
-            extra={} if where.private else {"admin": "1" if admin else "0"},
+            extra={} if where.private else {"admin": "1" if admin else "0"}, receipt=self._receipt(update),
         ))
 
     async def _is_admin(self, chat_id: int, user_id: int) -> bool:
@@ -240,7 +277,8 @@ class Inbound:
             return
         where = self._where(message.chat.id, message.chat.type)
         await self.host.handle(Incoming("text", _user(tg_user), where, _key(update), text=message.text,
-                                        reply=ChatReplier(self.platform, where, quiet_acks=not self.typed_acks)))
+                                        reply=ChatReplier(self.platform, where, quiet_acks=not self.typed_acks),
+                                        receipt=self._receipt(update)))
 
     async def on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A button: the token goes to the host; the press is always answered, once."""
@@ -255,13 +293,14 @@ class Inbound:
             return
         where = self._where(message.chat.id, message.chat.type)
         self._remember(query.from_user.id, where)
+        receipt = self._receipt(update)
         event = Incoming("press", _user(query.from_user), where, _key(update), token=token, reply=replier,
-                         extra={"message_id": str(message.message_id)})
+                         extra={"message_id": str(message.message_id)}, receipt=receipt)
         try:
             await self.host.handle(event)
         finally:
             # Not awaited here: later updates of this chat must not wait for the answer.
-            task = asyncio.get_running_loop().create_task(replier.finish(self.answer_deadline))
+            task = asyncio.get_running_loop().create_task(replier.finish(self.answer_deadline, receipt))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
 
@@ -311,7 +350,8 @@ class Inbound:
         where = self._inline_where(tg_user.id, None)
         await self.host.handle(Incoming("chosen", _user(tg_user), where, _key(update), token=token,
                                         text=chosen.query,
-                                        reply=ChatReplier(self.platform, private, quiet_acks=True)))
+                                        reply=ChatReplier(self.platform, private, quiet_acks=True),
+                                        receipt=self._receipt(update)))
 
     def _where(self, chat_id: int, chat_type: str) -> Where:
         return Where(PLATFORM, str(chat_id), private=chat_type == "private")

@@ -9,7 +9,7 @@ from telegram import Bot, InlineKeyboardMarkup
 from adapters.telegram.flood import FloodGate
 from adapters.telegram.outbox import Outboxes, Outgoing, SendFailed
 from adapters.telegram.render import CallbackAliases, fit_text, to_markup
-from bot.platform import Button, PlatformError, Unreachable, View, Where
+from bot.platform import Button, PlatformError, Replier, Unreachable, View, Where
 
 PLATFORM = "telegram"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -71,6 +71,18 @@ class TelegramPlatform:
     def how_to_fix(self) -> str:
         """Where an unreachable player must press Start."""
         return f"https://t.me/{self.username}"
+
+    def replier_from(self, handoff: dict[str, str]) -> Replier | None:
+        """The answer to an update another worker received (its `handoff`): this worker answers the
+        press or writes in the chat itself (bot.cluster)."""
+        from adapters.telegram.inbound import CallbackReplier, ChatReplier  # inbound builds on this module
+
+        if handoff.get("telegram_query"):
+            return CallbackReplier(None, self.bot, str(handoff["telegram_query"]))
+        if handoff.get("telegram_chat"):
+            where = Where(PLATFORM, str(handoff["telegram_chat"]), private=bool(handoff.get("private")))
+            return ChatReplier(self, where, quiet_acks=bool(handoff.get("quiet")))
+        return None
 
     async def drain(self) -> None:
         """Wait until every queued message and edit has gone out (tests, shutdown)."""

@@ -22,7 +22,6 @@ import socket
 import sys
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from telegram import BotCommand
 from telegram.error import InvalidToken, NetworkError
@@ -32,6 +31,7 @@ from telegram.request import HTTPXRequest
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.flood import FloodGate
 from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
+from adapters.telegram.intake import Intake
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.request import BoundedHTTPXRequest
 from adapters.telegram.shared_flood import Ledger, SharedBudget
@@ -81,6 +81,7 @@ class TelegramRunner:
             gate.shared = SharedBudget(ledger, config.limits, clock)
         self.platform = TelegramPlatform(self.app.bot, gate)
         self.inbound = Inbound(host, self.platform)
+        self.intake = Intake(self.app, config, self.inbound.receipts)
         for handler in self.inbound.handlers():
             self.app.add_handler(handler)
         self.app.add_error_handler(self.inbound.on_error)
@@ -140,21 +141,21 @@ class TelegramRunner:
             log.warning("telegram: flood journal not written", exc_info=True)
 
     async def listen(self) -> None:
-        """Start taking updates: long polling, or the webhook when one is configured."""
+        """Start taking updates: long polling, or the webhook when one is configured; either way an
+        update is confirmed to Telegram only once it is stored (adapters/telegram/intake.py)."""
         await self.app.start()
-        updater = self.app.updater
-        assert updater is not None
         cfg = self.config
         if cfg.mode == "webhook":
-            await updater.start_webhook(
-                listen=cfg.webhook_listen, port=cfg.webhook_port, url_path=_url_path(cfg.webhook_url),
-                webhook_url=cfg.webhook_url, secret_token=cfg.webhook_secret or None,
-                drop_pending_updates=cfg.drop_pending_updates,
-            )
+            await self.intake.start_webhook()
         else:
-            await updater.start_polling(timeout=cfg.poll_timeout, drop_pending_updates=cfg.drop_pending_updates)
+            await self.intake.start_polling()
         self._listening = True
         log.info("telegram: @%s listening (%s)", self.platform.username, cfg.mode)
+
+    async def stop_taking(self) -> None:
+        """Takes no new update (the webhook answers 503, polling stops); what is in hand is stored
+        and confirmed. The first step of a clean stop, before the tables are handed over."""
+        await self.intake.stop()
 
     async def start(self) -> None:
         """connect() and listen() in one go, for callers whose host is already running."""
@@ -167,10 +168,8 @@ class TelegramRunner:
 
     async def stop(self) -> None:
         """Stop taking updates, let queued messages go out, then close the client."""
-        updater = self.app.updater
+        await self.intake.stop()
         if self._listening:
-            if updater is not None and updater.running:
-                await updater.stop()
             await self.app.stop()
             self._listening = False
         await self.inbound.settle()
@@ -188,8 +187,3 @@ class TelegramRunner:
             await self.platform.outboxes.gate.shared.close()
         await self.platform.close()
         await self.app.shutdown()
-
-
-def _url_path(webhook_url: str) -> str:
-    """The path Telegram posts to is the path of the public webhook URL (a proxy may sit in front)."""
-    return urlsplit(webhook_url).path.lstrip("/")

@@ -48,7 +48,7 @@ from bot.table.render import Screen
 from bot.table.seats import Seats
 from engine import Match
 from engine.views import DeclarationView, PublicView, SeatView
-from persistence.errors import LeaseLost
+from persistence.errors import LeaseLost, StoreDown
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +123,13 @@ class Table:
             self.task = asyncio.create_task(self._run(), name=f"table-{self.id}")
 
     def submit(self, message: Message) -> None:
+        receipt = message.event.receipt if isinstance(message, Event) else None
         if not self.closed:
             self.queue.put_nowait(message)
+            if receipt is not None:
+                receipt.handed = True  # settled by the actor, once it served the event
+        elif receipt is not None:
+            receipt.failed()  # the table is stopping: the update is not taken here
 
     def refuse_new_work(self) -> None:
         """From now on the actor takes no message and starts no step (the host is stopping)."""
@@ -160,15 +165,28 @@ class Table:
             try:
                 if isinstance(message, Stop):
                     return
+                receipt = message.event.receipt if isinstance(message, Event) else None
                 try:
                     await self._process(message)
                 except LeaseLost:
                     log.warning("table %s: lease lost; another worker drives it now", self.id)
                     self.host.lost(self, message)
+                    receipt = None  # settled where the update goes on to
+                except StoreDown as exc:  # the database is away: nothing was stored
+                    log.warning("table %s: %s", self.id, exc)
+                    if isinstance(message, Event) and not (receipt is not None and receipt.settled):
+                        self.host.forget_key(message.event.key)
+                        if receipt is not None:
+                            receipt.failed()
+                        if receipt is None or not receipt.redelivers:  # else the next delivery is answered
+                            await self.answer(message.event, tr(self.lang, "err.internal"))
                 except Exception:
                     log.exception("table %s failed on %s", self.id, type(message).__name__)
                     if isinstance(message, Event):
                         await self.answer(message.event, tr(self.lang, "err.internal"))
+                finally:
+                    if receipt is not None:
+                        receipt.stored()  # served (no-op when settled already)
                 if self.queue.empty() and not self.closed:
                     try:
                         pending = self.ai.pending

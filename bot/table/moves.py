@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from bot import tokens
@@ -188,11 +189,42 @@ def _card_action(t: str, s: int, cards: tuple[str, ...]) -> Play | Declare | Cha
     return Chao(s, cards) if t == "chao" else Bury(s, cards)
 
 
+def intent_key(ev: Incoming, action: Action) -> str:
+    """The key an action is stored under. A button's press is keyed by who pressed which button
+    (its token names the match, the view's version and the move), not by the platform's update: a
+    second press of the same button, when the answer to the first was slow, is the same intent
+    and is refused by its key instead of being stored twice. Typed actions keep the update's key,
+    and so does Pass: the same Pass button is pressed again, rightly, once another seat declared
+    (`already_passed` refuses the repeat that would change nothing)."""
+    if ev.kind in ("press", "chosen") and ev.token and not isinstance(action, Pass):
+        return f"{ev.where.platform}:{ev.user.user_id}:{ev.token}"
+    return ev.key
+
+
+def already_passed(table: Table, s: int, action: Action) -> bool:
+    """A Pass in the declaring window from a seat that has passed since the last declaration: the
+    engine would take it and change nothing, and it would be one intent stored twice."""
+    m = table.game
+    return isinstance(action, Pass) and m.phase == "declaring" and s not in m.to_act()
+
+
 async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
-    """Applies and persists a person's action, or says in words why the engine refused it."""
+    """Applies and persists a person's action, or says in words why the engine refused it.
+
+    The person hears "✓" as soon as the action is stored, before the table says anything (a
+    flood limit may hold the table's messages back for seconds); the update's receipt is settled then."""
     lang = table.seat_lang(s)
+
+    async def stored() -> None:
+        if ev.receipt is not None:
+            ev.receipt.stored()
+        await table.answer(ev, "✓")
+
+    if already_passed(table, s, action):
+        await table.answer(ev, tr(lang, "err.duplicate"))
+        return
     try:
-        res = await apply(table, action, ev.key)
+        res = await apply(table, action, intent_key(ev, action), stored=stored)
     except IllegalAction as err:
         await table.answer(ev, refusal_text(lang, err))
         return
@@ -206,14 +238,15 @@ async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
     table.screen.selection[s].clear()
     if ev.kind == "chosen" and isinstance(action, Play):
         table.screen.may_lag_at = table.game.version  # shown in the group by the player's own message
-    await table.answer(ev, "✓")
 
 
 # ----- the one path of an accepted action -----
 
-async def apply(table: Table, action: Action, key: str | None, *, ended: str | None = None) -> str:
+async def apply(table: Table, action: Action, key: str | None, *, ended: str | None = None,
+                stored: Callable[[], Awaitable[None]] | None = None) -> str:
     """Applies an action and persists it, with the deadlines it ends and sets, in one store
-    transaction; only then is anything said. `ended`: the deadline whose firing took this action.
+    transaction; only then is anything said. `ended`: the deadline whose firing took this action;
+    `stored`: called once it is stored, before the table speaks of it.
 
     The engine's `apply` is the one check: it raises IllegalAction before it changes anything,
     and that goes to the caller with nothing stored. (This is where the engine's checked apply
@@ -239,6 +272,8 @@ async def apply(table: Table, action: Action, key: str | None, *, ended: str | N
     if res == "duplicate":
         _undo(table, version, before)
         return res
+    if stored is not None:
+        await stored()
     if isinstance(action, Play | Bury | Chao):
         table.screen.selection[action.seat].clear()
     table.host.live.publish(table)  # web tables see each committed state, AI moves included
