@@ -23,7 +23,7 @@ from adapters.web.server import WebTable
 from app import collector
 from app.console import play_console
 from app.store import open_store
-from app.web import Figures, worker_app
+from app.web import Figures, Health, worker_app
 from bot.cluster import Cluster, worker_name
 from bot.host import Host
 from bot.platform import PlatformDown
@@ -71,8 +71,11 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     # One aiohttp Application for the process: health, readiness and metrics, and the web table's
     # routes when it is on (then on its port), else on $TRACTOR_HTTP.
     figures: Figures = {}
-    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster, figures)
+    health = Health()
+    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster, figures, health)
     http = await serve_http(app) if web_config is None else None
+    telegram: TelegramRunner | None = None
+    keepers: list[ShardKeeper] = []
     try:
         if web_config is not None:  # the web table: links in the chats only with a public address
             web_table = WebTable(host, web_config)
@@ -83,8 +86,8 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             started.append(web_table)
         # several workers on one database share Telegram's flood budgets through it
         ledger = store.flood_ledger() if isinstance(store, PostgresStore) else None
-        telegram = TelegramRunner(telegram_config, host, ledger=ledger) if telegram_config is not None else None
-        if telegram is not None:
+        if telegram_config is not None:
+            telegram = TelegramRunner(telegram_config, host, ledger=ledger)
             figures.update(telegram_figures(telegram))
             host.register(telegram.platform)
         discord_runner = None
@@ -115,7 +118,7 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             if cluster is not None:
                 keeper = ShardKeeper(cluster, discord_runner)
                 await keeper.start()
-                started.insert(0, keeper)  # stopped first: its shards closed and given up at once
+                keepers.append(keeper)
             else:
                 await discord_runner.open_gateway()
 
@@ -127,18 +130,42 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             background.append(_background("discord", fatal, discord_runner.login, discord_up, discord_open))
         await _until_stopped(fatal)
     finally:
-        for task in background:
-            task.cancel()
+        await drain(health, background, telegram, keepers, cluster, started)
         if http is not None:
             await http.cleanup()
-        for runner in started:
-            with contextlib.suppress(Exception):
-                await runner.stop()
-        if cluster is not None:
-            await cluster.stop()  # hands its tables over at once
         await host.stop()
         await store.close()
     return 0
+
+
+async def drain(health: Health, background: list[asyncio.Task[None]], telegram: TelegramRunner | None,
+                 keepers: list[ShardKeeper], cluster: Cluster | None, started: list[Runner]) -> None:
+    """A clean stop (SIGTERM: a deploy, a supervisor), in the order that leaves no table undriven:
+
+    1. /readyz says no (a proxy sends nothing new here) and no update is taken any more: the
+       webhook answers 503, polling stops, Discord's shards close and are given up; the updates
+       in hand are stored and confirmed.
+    2. Every table goes to the other workers at once (`Cluster.release`): they take them at the
+       beat it triggers, well within a second, while this worker still has messages to send.
+    3. Only then the drain: the messages queued for the platforms go out (Telegram's up to 10 s).
+    """
+    health.drain()
+    for task in background:
+        task.cancel()
+    if telegram is not None:
+        with contextlib.suppress(Exception):
+            await telegram.stop_taking()
+    for keeper in keepers:
+        with contextlib.suppress(Exception):
+            await keeper.stop()  # its shards closed and given up at once
+    if cluster is not None:
+        with contextlib.suppress(Exception):
+            await cluster.release()
+    for runner in started:
+        with contextlib.suppress(Exception):
+            await runner.stop()
+    if cluster is not None:
+        await cluster.stop()
 
 
 async def _reached(connect: Callable[[], Awaitable[None]]) -> bool:
@@ -188,6 +215,11 @@ def telegram_figures(telegram: TelegramRunner) -> Figures:
                                        lambda: float(sum(stats.by_method.values()))),
         "tractor_telegram_429": ("Bot API calls Telegram refused with 429 (retry_after)",
                                  lambda: float(stats.retry_after)),
+        "tractor_telegram_updates_not_taken": ("Telegram updates not confirmed because they could not be"
+                                               " stored (Telegram sends them again)",
+                                               lambda: float(telegram.intake.stats.failed)),
+        "tractor_telegram_oldest_update_seconds": ("Age of the oldest Telegram update in hand",
+                                                   telegram.intake.oldest),
     }
 
 

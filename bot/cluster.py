@@ -125,6 +125,8 @@ class Link(Protocol):
 
     async def release(self, role: str) -> None: ...
 
+    async def drop_roles(self) -> None: ...
+
     async def shared_alive(self) -> bool: ...
 
     async def pace(self, role: str, seconds: float) -> None: ...
@@ -148,6 +150,7 @@ class ClusterStats:
     lost: int = 0  # tables whose lease ran out under this worker
     lease_changes: int = 0
     beats: int = 0
+    beat_at: float | None = None  # loop time of the last heartbeat that went through
     live_sent: int = 0  # "this table changed" notifications sent to workers serving its pages
     live_received: int = 0
 
@@ -170,6 +173,7 @@ class Cluster:
         self._renewer: asyncio.Task[None] | None = None
         self._mover: asyncio.Task[list[str]] | None = None
         self._wake = asyncio.Event()
+        self._beat_now = False  # another worker freed its tables: take a share at once
         self._pending: OrderedDict[str, Replier] = OrderedDict()
         self._ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
@@ -189,9 +193,14 @@ class Cluster:
         self._task = asyncio.create_task(self._run(), name=f"cluster-{self.worker}")
         self._renewer = asyncio.create_task(self._renewing(), name=f"leases-{self.worker}")
 
-    async def stop(self) -> None:
-        """A clean stop: every table this worker drives is handed over at once (no waiting for a
-        lease to run out), then the worker leaves."""
+    async def release(self) -> None:
+        """The first half of a clean stop, before anything waits on a platform: every table this
+        worker drives is handed over at once (no waiting for a lease to run out), it leaves the
+        live workers (the others' fair shares count it no more), gives its roles up (Telegram's
+        polling) and tells the others to beat now, so that they drive its tables within a beat's
+        work. Updates still reaching it go on to the new owners: the link stays open until `stop`."""
+        if self.stopping:
+            return
         self.stopping = True
         for task in (self._task, self._renewer, self._mover):
             if task is not None:
@@ -203,6 +212,14 @@ class Cluster:
             await asyncio.gather(*(self._hand_over(m) for m in list(self.host.tables)))
             with contextlib.suppress(Exception):
                 await self.link.leave()
+        with contextlib.suppress(Exception):
+            await self.link.drop_roles()
+        with contextlib.suppress(Exception):
+            await self.link.notify("*", {"kind": "freed", "from": self.worker})
+
+    async def stop(self) -> None:
+        """A clean stop: `release`, then the link closes."""
+        await self.release()
         await self.link.close()
         self.host.router = None
 
@@ -218,7 +235,8 @@ class Cluster:
                 if self._wake.is_set():
                     self._wake.clear()
                     await self.drain()
-                if loop.time() >= next_beat:
+                if loop.time() >= next_beat or self._beat_now:
+                    self._beat_now = False
                     next_beat = loop.time() + self.beat_every
                     await self.beat()
             except asyncio.CancelledError:
@@ -251,6 +269,7 @@ class Cluster:
             held = await self.renew()
             live = await self.link.beat(self.ttl, LIVE_WITHIN)
             self.live = live or [self.worker]
+            self.stats.beat_at = asyncio.get_running_loop().time()
             self.stats.workers = max(1, len(live))
             tables = await self.link.open_tables(self.host.platforms)
             share = math.ceil(len(tables) / self.stats.workers)
@@ -333,8 +352,9 @@ class Cluster:
     # ----- routing -----
 
     async def route(self, event: Incoming) -> bool:
-        """True when the update belongs to another worker's table and went to it."""
-        if self.stopping or event.kind == "inline_query":
+        """True when the update belongs to another worker's table and went to it (also while this
+        worker stops: its tables are another's then)."""
+        if self.host.router is not self or event.kind == "inline_query":
             return False
         target = await self._target(event)
         if target is None or target in self.host.tables:
@@ -410,6 +430,9 @@ class Cluster:
                 self._spawn(replier.notice(str(message.get("text", "")), bool(message.get("alert"))))
         elif kind in ("live", "watching"):
             self.peers.on_message(message)
+        elif kind == "freed":
+            self._beat_now = True
+            self._wake.set()
 
     def _spawn(self, job: Any) -> None:
         task = asyncio.ensure_future(job)

@@ -177,6 +177,7 @@ class Host:
         self._unroute(table)
         self._let_go(table)
         await table.stop()
+        self._let_go(table)  # and what its last steps queued: the next owner draws from here
         self._follow(match_id)
 
     def drop(self, match_id: int) -> None:

@@ -262,6 +262,13 @@ class ClusterLink:
                 await self._drop_shared()
                 return False
 
+    async def drop_roles(self) -> None:
+        """Gives up every role taken with `hold` at once (a clean stop: the next worker waiting polls)."""
+        for conn in self._roles:
+            with contextlib.suppress(Exception):
+                await conn.close()
+        self._roles.clear()
+
     async def release(self, role: str) -> None:
         """Gives up a role taken with `try_hold`, for the next worker to take."""
         async with self._shared_lock:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -74,6 +75,7 @@ class Intake:
         self._runner: web.AppRunner | None = None
         self._posts: set[asyncio.Task[bool]] = set()
         self.offset = 0  # long polling: every update below it is taken
+        self.retry_first = RETRY_FIRST
         self._next = 0  # long polling: past the newest update seen
 
     # ----- one update -----
@@ -167,7 +169,7 @@ class Intake:
                     if not task.cancelled() and task.exception() is not None:
                         log.error("telegram: update %s failed", uid, exc_info=task.exception())
                     tries[uid] = tries.get(uid, 0) + 1
-                    again_at[uid] = self.clock() + min(RETRY_FIRST * 2 ** (tries[uid] - 1), RETRY_LAST)
+                    again_at[uid] = self.clock() + min(self.retry_first * 2 ** (tries[uid] - 1), RETRY_LAST)
         # stopping: what is being served finishes, then what was taken is confirmed
         if serving:
             await asyncio.wait(set(serving.values()), timeout=SETTLE_WITHIN)
@@ -213,6 +215,7 @@ class Intake:
                                        drop_pending_updates=cfg.drop_pending_updates)
 
     async def _on_post(self, request: web.Request) -> web.Response:
+        body = await request.read()  # read whole before any answer: a client may not take one mid-body
         secret = self.config.webhook_secret
         if secret and not hmac.compare_digest(request.headers.get(SECRET_HEADER, ""), secret):
             self.stats.refused += 1
@@ -221,7 +224,7 @@ class Intake:
             self.stats.refused += 1
             return web.Response(status=503)
         try:
-            data: Any = await request.json()
+            data: Any = json.loads(body)
             update = Update.de_json(data, self.app.bot)
         except (ValueError, TypeError, KeyError):
             return web.Response(status=400)
@@ -245,6 +248,10 @@ class Intake:
             self._poller = None
         if self._posts:
             await asyncio.wait(set(self._posts), timeout=SETTLE_WITHIN)
+
+    async def close(self) -> None:
+        """After `stop`: the webhook's server closes (until then it answered 503)."""
+        await self.stop()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from telegram import Bot, InlineKeyboardMarkup
@@ -71,6 +72,14 @@ class TelegramPlatform:
     def how_to_fix(self) -> str:
         """Where an unreachable player must press Start."""
         return f"https://t.me/{self.username}"
+
+    def let_go(self, chat_id: str, user_ids: list[str]) -> None:
+        """Another worker draws this table's messages from now on (bot.cluster): the edits still
+        queued here for its group and its players' private chats are dropped, so that none lands
+        after the next owner's newer ones."""
+        for chat in [chat_id, *user_ids]:
+            with contextlib.suppress(ValueError):
+                self.outboxes.drop_edits(int(chat))
 
     def replier_from(self, handoff: dict[str, str]) -> Replier | None:
         """The answer to an update another worker received (its `handoff`): this worker answers the

@@ -168,7 +168,7 @@ class TelegramRunner:
 
     async def stop(self) -> None:
         """Stop taking updates, let queued messages go out, then close the client."""
-        await self.intake.stop()
+        await self.intake.close()
         if self._listening:
             await self.app.stop()
             self._listening = False

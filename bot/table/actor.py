@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from typing import Any
 
 from bot.i18n import tr, unknown_command_text
@@ -79,6 +80,8 @@ class Table:
         self.ai = AiSeats(self)
         self._public: tuple[Match, int, PublicView] | None = None  # (match, version, its public view)
         self._answered = False
+        #: The keys of the last actions applied here (bot.table.moves.human_act).
+        self.applied_keys: OrderedDict[str, None] = OrderedDict()
         self.announced_hand = int(meta.get("announced_hand", 0))
         self.last_declaration: DeclarationView | None = (self.match.public_view().get("declaration")
                                                          if self.match else None)

@@ -1,7 +1,8 @@
 """Where a move is handled: a seated person's button press or typed action, the automatic steps
 between them (AI seats, deal steps), and `apply`, the one path every accepted action takes.
 
-Functions of the table they act on; they run inside that table's actor.
+Functions of the table they act on; they run inside that table's actor. Past ~400 lines because
+a press's whole path (who, which view, which move, the repeat check, `apply`) reads best in one place.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ PLAY_WORDS = {"play", "p", "出", "出牌"}
 DECLARE_WORDS = {"declare", "d", "亮", "亮主", "chao", "炒"}
 ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
                              "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
+#: A table remembers the keys of its last actions this many, to refuse a repeated press in words
+#: ("Already done.") before the engine would refuse it for another reason (the turn moved on).
+APPLIED_KEYS = 64
 LOBBY_BUTTONS = {tokens.JOIN: "join", tokens.LEAVE: "leave", tokens.START: "start", tokens.ADDBOT: "addbot"}
 
 
@@ -220,17 +224,21 @@ async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
             ev.receipt.stored()
         await table.answer(ev, "✓")
 
-    if already_passed(table, s, action):
+    key = intent_key(ev, action)
+    if already_passed(table, s, action) or key in table.applied_keys:  # the same press again
         await table.answer(ev, tr(lang, "err.duplicate"))
         return
     try:
-        res = await apply(table, action, intent_key(ev, action), stored=stored)
+        res = await apply(table, action, key, stored=stored)
     except IllegalAction as err:
         await table.answer(ev, refusal_text(lang, err))
         return
     if res == "duplicate":
         await table.answer(ev, tr(lang, "err.duplicate"))
         return
+    table.applied_keys[key] = None
+    while len(table.applied_keys) > APPLIED_KEYS:
+        table.applied_keys.popitem(last=False)
     seat = table.seats[s]
     if seat.get("timeouts"):
         seat["timeouts"] = 0
