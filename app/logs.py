@@ -155,10 +155,13 @@ def configure(argv: Iterable[str] = ()) -> None:
 
 def quiet_libraries(level: str) -> None:
     """httpx says "HTTP Request: POST ..." at INFO for every Bot API call (dozens a second on a busy
-    bot): the bot's own INFO lines (leases, listening) would drown in them. Shown at DEBUG only."""
+    bot): the bot's own INFO lines (leases, listening) would drown in them. Shown at DEBUG only.
+    asyncpg's pool warns with a traceback at every attempt to reconnect while the database
+    restarts; the store's own one-line warning and its "reachable again" say the same."""
     if logging.getLevelName(level) != logging.DEBUG:
         for name in ("httpx", "httpcore"):
             logging.getLogger(name).setLevel(logging.WARNING)
+        logging.getLogger("asyncpg.pool").setLevel(logging.ERROR)
 
 
 def _log_uncaught(kind: type[BaseException], exc: BaseException, tb: object) -> None:

@@ -112,6 +112,7 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
                 await cluster.when_holding("telegram-polling", telegram.listen)
             else:
                 await telegram.listen()  # a webhook: every worker behind the one URL takes updates
+            await telegram.until_refused()  # a token revoked while running ends the process (exit 2)
 
         async def discord_open() -> None:
             assert discord_runner is not None

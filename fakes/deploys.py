@@ -35,7 +35,17 @@ from aiohttp import web
 
 from bot.cluster import encode
 from bot.platform import Incoming
-from fakes.failover import Cluster, FailoverReport, Table, _check, _event, _failover_time, _read, free_port
+from fakes.failover import (
+    Cluster,
+    FailoverReport,
+    Table,
+    WorkerProcess,
+    _check,
+    _event,
+    _failover_time,
+    _read,
+    free_port,
+)
 from fakes.typed import typed_text
 
 #: Seconds a person waits for the bot's answer to an update it took.
@@ -55,6 +65,7 @@ class DeployReport(FailoverReport):
     longest_gap: float = 0.0  # the longest time an open table had no live holder (the watcher's)
     restarts: int = 0
     store: dict[str, float] = field(default_factory=dict)  # the live workers' store metrics at the end
+    not_ready: dict[str, int] = field(default_factory=dict)  # /readyz 503s seen during the disturbances, by why
 
     @property
     def ok(self) -> bool:
@@ -70,6 +81,7 @@ class DeployReport(FailoverReport):
                          f" longest time a table had no live holder: {self.longest_gap:.2f} s")
         if self.restarts:
             lines.append(f"database restarts: {self.restarts}; the workers' store metrics at the end: {self.store}")
+        lines.append(f"/readyz said 503 during the disturbances: {self.not_ready}")
         return "\n".join(lines)
 
 
@@ -198,6 +210,22 @@ class Watcher:
             await conn.close()
 
 
+async def _probe(c: Deliveries, report: DeployReport, workers: list[WorkerProcess], stop: asyncio.Event) -> None:
+    """Asks the workers' /readyz every 20 ms until `stop`, counting the 503s by their reason."""
+    while not stop.is_set():
+        for w in workers:
+            if not w.alive:
+                continue
+            with contextlib.suppress(aiohttp.ClientError, TimeoutError, ValueError):
+                async with c.session.get(f"http://127.0.0.1:{w.port}/readyz",
+                                         timeout=aiohttp.ClientTimeout(total=2)) as r:
+                    if r.status == 503:
+                        why = str((await r.json()).get("why"))
+                        report.not_ready[why] = report.not_ready.get(why, 0) + 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.02)
+
+
 async def _setup(c: Deliveries, conn: asyncpg.Pool, workers: int, tables: int) -> list[Table]:
     for _ in range(workers):
         await c.add_worker()
@@ -307,7 +335,11 @@ async def run_rolling(url: str, *, workers: int = 3, tables: int = 4, seed: int 
                 people = [asyncio.create_task(_people(c, conn, t, time.monotonic() + 2.0, pace)) for t in ts]
                 termed = time.monotonic()
                 measure = asyncio.create_task(_failover_time(c, conn, victim.name, held, termed))
+                probed = asyncio.Event()
+                probe = asyncio.create_task(_probe(c, report, [victim], probed))
                 await victim.kill(signal.SIGTERM)  # returns once the process ended
+                probed.set()
+                await probe
                 report.exits.append(time.monotonic() - termed)
                 report.terms += 1
                 report.undriven.append(await asyncio.wait_for(measure, 30))
@@ -329,7 +361,11 @@ async def run_restarts(url: str, restart: Callable[[], Awaitable[Any]], *, resta
             people = [asyncio.create_task(_people(c, conn, t, time.monotonic() + c.rng.uniform(*up), pace))
                       for t in ts]
             await asyncio.sleep(c.rng.uniform(0.1, 0.3))  # mid-play
+            probed = asyncio.Event()
+            probe = asyncio.create_task(_probe(c, report, list(c.workers), probed))
             await restart()
+            probed.set()
+            await probe
             report.restarts += 1
             await conn.expire_connections()  # the people's own connections died with the server
             await asyncio.gather(*people)

@@ -75,6 +75,8 @@ class Intake:
         self._runner: web.AppRunner | None = None
         self._posts: set[asyncio.Task[bool]] = set()
         self.offset = 0  # long polling: every update below it is taken
+        #: Set when Telegram refused the token while polling (`tractor-host run` then exits with 2).
+        self.refused = asyncio.Event()
         self.retry_first = RETRY_FIRST
         self._next = 0  # long polling: past the newest update seen
 
@@ -129,9 +131,9 @@ class Intake:
             taken = {t for t in taken if t >= self.offset}
             try:
                 updates = await self._get_updates(0 if pending else self.config.poll_timeout)
-            except InvalidToken:
-                log.error("telegram: the Bot API refused the token while polling (revoked?); polling stops")
-                raise
+            except InvalidToken:  # revoked in @BotFather while running: no retry helps
+                self.refused.set()
+                return
             except (NetworkError, Conflict, RetryAfter) as exc:
                 trouble = min(max(trouble * 2, 1.0), 30.0)
                 log.warning("telegram: polling failed (%s: %s); trying again in %.0f s",

@@ -137,8 +137,8 @@ class TelegramRunner:
     async def _write_journal(self) -> None:
         try:
             await self.host.save_journal(PLATFORM, JOURNAL, self.platform.outboxes.gate.journal(time.time()))
-        except Exception:  # the store is closing or failing: the journal is a help, not a must
-            log.warning("telegram: flood journal not written", exc_info=True)
+        except Exception as exc:  # the store is closing or failing: the journal is a help, not a must
+            log.warning("telegram: flood journal not written (%s: %s)", type(exc).__name__, exc)
 
     async def listen(self) -> None:
         """Start taking updates: long polling, or the webhook when one is configured; either way an
@@ -151,6 +151,15 @@ class TelegramRunner:
             await self.intake.start_polling()
         self._listening = True
         log.info("telegram: @%s listening (%s)", self.platform.username, cfg.mode)
+
+    async def until_refused(self) -> None:
+        """Returns never, unless Telegram refuses the token while the bot runs (revoked).
+
+        :raises CredentialsRefused: then.
+        """
+        await self.intake.refused.wait()
+        raise CredentialsRefused(PLATFORM, "the Bot API refused the token in TELEGRAM_BOT_TOKEN while polling"
+                                 " (revoked?); copy the current one from @BotFather and start again")
 
     async def stop_taking(self) -> None:
         """Takes no new update (the webhook answers 503, polling stops); what is in hand is stored

@@ -101,6 +101,25 @@ async def test_telegram_reached_at_the_second_attempt_serves(tmp_path: Path) -> 
     assert len(bot.lines) == 1 and "trying again in 1 s" in bot.lines[0], bot.text
 
 
+async def test_a_token_revoked_while_polling_ends_the_process_with_status_2(tmp_path: Path) -> None:
+    fake = FakeTelegram()
+    await fake.start()
+    bot = await RunProcess({"TELEGRAM_BOT_TOKEN": fake.token, "TELEGRAM_API_BASE_URL": fake.api_root,
+                            "TRACTOR_LOG": "INFO", "TRACTOR_DB": str(tmp_path / "t.sqlite3")}).start()
+    try:
+        await bot.wait_line(lambda line: "listening (polling)" in line)
+        fake.token = "123456:REVOKED"  # @BotFather's /revoke: the old token is refused from now on
+        fake.add_group(GROUP)
+        fake.add_user(22, "P22")
+        fake.command(22, GROUP, "/help")  # wakes the long poll
+        assert await bot.exited() == 2
+    finally:
+        await bot.kill()
+        await fake.stop()
+    assert bot.stderr[-1].startswith("tractor-host: telegram: the Bot API refused the token"), bot.text
+    assert "Traceback" not in bot.text
+
+
 @pytest.mark.parametrize("failure", [
     NetworkError("httpx.ConnectError: [Errno -2] Name or service not known"),  # DNS
     TimedOut("Timed out"),

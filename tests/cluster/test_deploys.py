@@ -35,6 +35,7 @@ async def test_five_database_restarts_under_load_lose_no_press(pg_server: object
         server.stop()
     print(report.text())
     assert report.restarts == 5
+    assert report.not_ready.get("database unreachable", 0) > 0  # /readyz said so while it was away
     assert report.acknowledged > 20
     assert report.unanswered == [] and report.answered_twice == []
     assert report.lost == [] and report.doubled == [] and report.stuck == []
