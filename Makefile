@@ -44,8 +44,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy engine persistence bot adapters app
 
+# In TEST_WORKERS processes (default: one a core), in a new order every run (TEST_SEED=N repeats one),
+# naming the 15 slowest tests at the end. docs/testing.md says how the suite is laid out.
+TEST_WORKERS ?= auto
 pytest: $(STAMP) $(MO)
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	@seed=$${TEST_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
+	echo "test order: TEST_SEED=$$seed make pytest runs this order again"; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist worksteal \
+		-p randomly --randomly-seed=$$seed --durations=15
 
 conformance: $(STAMP)
 	$(BIN)/python tests/conformance/check.py tests/conformance/cases

@@ -7,7 +7,7 @@ from typing import TextIO
 
 from adapters.console.app import YOU, console_screen, console_settings, run_console
 from adapters.console.platform import ConsolePlatform
-from bot.host import Host
+from app.features import build_host
 from bot.settings import TableSettings
 from persistence.store import Store
 
@@ -22,7 +22,7 @@ async def play_console(store: Store, *, inp: TextIO, out: TextIO, resume: bool =
     full speed (`full_screen` decides instead when given)."""
     screen = console_screen(inp, out, full_screen)
     platform = ConsolePlatform(screen, YOU)
-    host = Host(store, defaults=settings or console_settings(screen),
+    host = build_host(store, defaults=settings or console_settings(screen),
                 rng=random.Random(seed) if seed is not None else None)
     host.register(platform)
     return await run_console(host, platform, inp=inp, lang=lang, resume=resume, fresh=fresh, preset=preset,

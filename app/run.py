@@ -22,10 +22,10 @@ from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
 from app import collector
 from app.console import play_console
+from app.features import build_host
 from app.store import open_store
 from app.web import Figures, Health, worker_app
 from bot.cluster import Cluster, worker_name
-from bot.host import Host
 from bot.platform import PlatformDown
 from bot.shards import ShardKeeper
 from persistence.postgres import PostgresStore
@@ -61,7 +61,7 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
                                       lang=os.environ.get("TRACTOR_LANG"), options=list(options), again=again)
         finally:
             await store.close()
-    host = Host(store)
+    host = build_host(store)
     # On PostgreSQL every process is a worker among possibly several: it drives the tables it holds.
     cluster = Cluster(host, store, store.cluster()) if isinstance(store, PostgresStore) else None
     started: list[Runner] = []

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from app.features import build_host
 from app.store import open_store
-from bot.host import Host
 from bot.platform import Incoming, User, View, Where
 from bot.settings import TableSettings
 from bot.views import HAND_PAGE_SIZE
@@ -99,7 +99,7 @@ async def simulate(*, matches: int, preset: str = "classic", db: str | None = No
     path = db or str(Path(tempfile.mkdtemp(prefix="tractor-sim-")) / "sim.sqlite3")
     store = await open_store(path, synchronous=synchronous)
     platform = CountingPlatform()
-    host = Host(store, defaults=settings, rng=random.Random(seed))
+    host = build_host(store, defaults=settings, rng=random.Random(seed))
     host.register(platform)
     summary = SimSummary(matches, db=path)
     user = User("sim", "sim", "Sim", "en")
@@ -192,7 +192,7 @@ async def simulate_league(*, matches: int, people: int = 8, preset: str = "class
     path = db or str(Path(tempfile.mkdtemp(prefix="tractor-league-")) / "league.sqlite3")
     store = await open_store(path, synchronous=synchronous)
     platform = CountingPlatform()
-    host = Host(store, defaults=settings, rng=random.Random(seed))
+    host = build_host(store, defaults=settings, rng=random.Random(seed))
     host.register(platform)
     rng = random.Random(seed)
     users = [User("sim", f"p{i}", name, "en") for i, name in enumerate(PEOPLE[:people] if people <= len(PEOPLE)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
-from bot.host import Host
+from app.features import build_host
 from bot.settings import TableSettings
 from fakes.clock import FakeClock
 from fakes.players import Sim
@@ -59,7 +59,7 @@ async def play_one(scale: float, *, limits_on: bool) -> Run:
     fake.add_group(GROUP)
     tmp = tempfile.TemporaryDirectory()
     store, clock = await SqliteStore.open(os.path.join(tmp.name, "bench.sqlite3")), FakeClock()
-    host = Host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
+    host = build_host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
     limits = FloodLimits(scale=scale if limits_on else 1e-9)
     runner = TelegramRunner(TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
                                            limits=limits), host, order=HandledOrder())

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
-from bot import tokens
-from bot.host import Host
+from app.features import build_host
+from bot.intents import codec
+from bot.intents.types import Pass
 from bot.settings import TableSettings
 from fakes.players import Sim, until
 from fakes.telegram_api import BOT_ID, ApiCall, FakeTelegram, Limits
@@ -81,7 +82,7 @@ async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
     store = await SqliteStore.open(os.path.join(tmp.name, "turns.sqlite3"))
     # The host's clock is real time: the deal is paced, declaration windows close on their own.
     settings = TableSettings(deal=0.6 * scale, declare=8 * scale, next=5 * scale, turn=0, bury=0, lobby=0)
-    host = Host(store, defaults=settings, use_ai_threads=False)
+    host = build_host(store, defaults=settings, use_ai_threads=False)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
                             limits=FloodLimits(scale=scale))
     runner = TelegramRunner(config, host, order=HandledOrder())
@@ -155,10 +156,10 @@ async def _pass(sim: Sim, uid: int) -> None:
         for b in sim.fake.buttons_on(uid, msg.message_id):
             data = b.get("callback_data", "")
             try:
-                code = tokens.parse(data).code
-            except tokens.BadToken:
+                act = codec.parse(data)[1]
+            except codec.BadToken:
                 continue
-            if code == tokens.PASS:
+            if isinstance(act, Pass):
                 await sim.press(uid, uid, msg.message_id, data)
                 return
     await asyncio.sleep(0.05)

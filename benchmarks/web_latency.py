@@ -35,6 +35,7 @@ from aiohttp import web
 
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
+from app.features import build_host
 from app.simulate import CountingPlatform
 from bot.host import Host
 from bot.platform import Incoming, User, View, Where
@@ -129,7 +130,7 @@ async def pages(port: int, links: list[tuple[int, list[str]]], seconds: float, t
                     break
                 now = time.monotonic()
                 data = json.loads(msg.data)
-                if data.get("type") != "state" or "table" not in data:
+                if data.get("type") != "state" or data["scene"]["table"]["phase"] is None:
                     continue
                 v = int(data["version"])
                 waiting = sent_at.get(match_id)
@@ -138,8 +139,7 @@ async def pages(port: int, links: list[tuple[int, list[str]]], seconds: float, t
                     waiting[2].add(s)
                     if len(waiting[2]) == 4:
                         del sent_at[match_id]
-                t = data["table"]
-                mine = s in (t.get("to_act") or []) or (t.get("phase") == "playing" and t.get("turn") == s)
+                mine = s in data["scene"]["table"]["turn"]["seats"]
                 if mine and acted < v and now < stop_at and (pending is None or pending.done()):
                     acted = v
                     pending = asyncio.create_task(act(v))
@@ -174,7 +174,7 @@ async def bench(tables: int, seconds: float, think: float) -> dict[str, Any]:
     directory = Path(tempfile.mkdtemp(prefix="web-bench-"))
     store = await SqliteStore.open(directory / "bench.sqlite3", synchronous="NORMAL")
     platform = ChatCount()
-    host = Host(store, defaults=SETTINGS, use_ai_threads=False, rng=random.Random(3))
+    host = build_host(store, defaults=SETTINGS, use_ai_threads=False, rng=random.Random(3))
     host.register(platform)
     await host.start()
     port = free_port()

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from itertools import islice
 
-from bot import tokens
 from bot.cardtext import cards_text
+from bot.intents.types import Drawn, PlayCards
 from bot.platform import Button
 from bot.views import card_indices
 from engine import Match
@@ -66,9 +66,9 @@ def quick_choices(m: Match, s: int, v: SeatView, lang: str, *, match_id: int, ve
         plays.insert(0, star)
 
     def button(idx: list[int], mark: str = "") -> Button:
-        arg = "".join(tokens.to_b36(i) for i in idx)
         label = mark + cards_text([hand[i] for i in sorted(idx, key=lambda i: i)])
-        return Button(label, tokens.Token(match_id, version, tokens.PLAY_CARDS, arg).pack(), style="primary")
+        act = PlayCards(tuple(hand[i] for i in idx))
+        return Button.press(label, Drawn(match_id, version), act, style="primary")
 
     out = [button(idx, STAR if n == 0 and star is not None else "") for n, idx in enumerate(plays[:LIMIT])]
     return tuple(out)

@@ -38,7 +38,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot import tokens
+from bot.intents import codec
 from bot.live_follow import Follower
 from bot.live_peers import LivePeers
 from bot.move_on import move_on
@@ -71,12 +71,6 @@ LIVE_WITHIN = 2.5 * BEAT
 def worker_name() -> str:
     """$TRACTOR_WORKER, else host:pid: unique among the workers sharing a database."""
     return os.environ.get("TRACTOR_WORKER") or f"{socket.gethostname()}:{os.getpid()}"
-
-
-class Router(Protocol):
-    """What the host asks before it serves an update (`Host.handle`)."""
-
-    async def route(self, event: Incoming) -> bool: ...
 
 
 class LeaseStore(Protocol):
@@ -181,12 +175,13 @@ class Cluster:
         self.follower = Follower(host, store)
         self.peers = LivePeers(host, link, self.follower, self.stats, self.ttl)
         self.live: list[str] = [self.worker]  # the live workers at the last beat, sorted
+        self.identify_pace = IDENTIFY_PACE  # real seconds: tests against a fast fake Discord shorten it
 
     # ----- lifecycle -----
 
     async def start(self) -> None:
         """Joins: listens for updates and replies, takes a first share of the tables, then beats."""
-        self.host.router = self
+        self.host.route_through(self)
         self.peers.start()
         await self.link.listen(self._on_message)
         await self.beat()
@@ -221,7 +216,7 @@ class Cluster:
         """A clean stop: `release`, then the link closes."""
         await self.release()
         await self.link.close()
-        self.host.router = None
+        self.host.route_through(None)
 
     async def _run(self) -> None:
         """Beats every `beat_every` seconds, and serves the inbox whenever a NOTIFY says so; a busy
@@ -257,7 +252,7 @@ class Cluster:
     async def identify_gate(self, bucket: int) -> None:
         """Waits for this worker's turn to open a gateway session in `bucket` (Discord allows one a
         bucket every 5 s for the whole bot), whichever worker opened the last one."""
-        await self.link.pace(f"discord-identify-{bucket}", IDENTIFY_PACE)
+        await self.link.pace(f"discord-identify-{bucket}", self.identify_pace)
 
     # ----- sharing the tables -----
 
@@ -376,11 +371,10 @@ class Cluster:
 
     async def _target(self, event: Incoming) -> int | None:
         """The table an update is about, when this worker cannot tell that it drives it."""
+        if event.intent is not None and event.intent.drawn is not None:  # drawn for a table: that one
+            return event.intent.drawn.match_id
         if event.kind in ("press", "chosen"):
-            try:
-                return tokens.parse(event.token).match_id
-            except tokens.BadToken:
-                return None  # answered here
+            return None  # unreadable: answered here
         where = event.where
         if not where.private:
             if (where.platform, where.chat_id) in self.host.by_chat:
@@ -455,7 +449,8 @@ def encode(event: Incoming) -> dict[str, Any]:
     """An update as plain JSON data (everything but its reply handle)."""
     return {
         "kind": event.kind, "key": event.key, "name": event.name, "args": list(event.args),
-        "token": event.token, "text": event.text, "extra": dict(event.extra),
+        "text": event.text, "extra": dict(event.extra),
+        "intent": None if event.intent is None else codec.to_json(event.intent),
         "user": [event.user.platform, event.user.user_id, event.user.name, event.user.language],
         "where": [event.where.platform, event.where.chat_id, event.where.private],
     }
@@ -467,6 +462,7 @@ def decode(data: dict[str, Any], reply: Replier | None) -> Incoming:
     return Incoming(
         data["kind"], User(str(up), str(uid), str(name), None if language is None else str(language)),
         Where(str(wp), str(wid), bool(private)), str(data["key"]), name=str(data["name"]),
-        args=tuple(str(a) for a in data["args"]), token=str(data["token"]), text=str(data["text"]),
+        args=tuple(str(a) for a in data["args"]), text=str(data["text"]),
+        intent=None if data.get("intent") is None else codec.from_json(data["intent"]),
         reply=reply, extra={str(k): str(v) for k, v in dict(data["extra"]).items()},
     )

@@ -1,8 +1,10 @@
 """The host: routes every platform event to the right table actor, and keeps what tables share.
 
-Its other concerns live beside it: `bot.opening` (the `new` command and a series' next game),
-`bot.chat_commands` (`lang`, `rules`, a private `start`), `bot.inline` (inline choices) and
-the league hook-up (`bot.league.bridge`); a table's own work is in `bot.table`.
+It keeps the command registry (`bot.commands`) and routes each command by it: to a feature's
+handler, or to the chat's table. The features (`bot.features`: `new`, chat settings, the league,
+tournaments, boards, inline play) are listed by `app/features.py` and installed with `install`;
+the host imports none of them and calls them through the hooks of `bot.feature.Feature`. A
+table's own work is in `bot.table`.
 
 The host knows no platform and no SQL: adapters call `handle` with parsed
 events and render the `View`s the host hands them; the store persists.
@@ -12,32 +14,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import random
 from collections import OrderedDict
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 import engine as rules_engine
-from bot import chat_commands, inline, opening, tokens
 from bot.clock import CallableClock, Clock, SystemClock
-from bot.cluster import Router
-from bot.duplicate import commands as duplicate_commands
-from bot.duplicate import hooks as duplicate_hooks
-from bot.duplicate.tables import board_start
+from bot.commands import Call, Refusal, Registry
+from bot.feature import Feature
+from bot.host_context import HostContext
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
-from bot.league import league_command
-from bot.league import tournament_host as tournaments
-from bot.league.bridge import record as record_league_match
+from bot.intents.types import Command, Drawn, Intent, Unreadable
 from bot.live import LiveHub, Watch, Watcher
-from bot.live_follow import Follower
 from bot.platform import Incoming, Platform, PlatformError, Receipt, Unreachable, User, View, Where
 from bot.replays import hand_replay
 from bot.settings import TableSettings
-from bot.table import ACTION_WORDS, Table
+from bot.table import Table, moves
+from bot.table.commands import table_commands
 from bot.table.context import AiPolicy
 from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive, WebSeats
 from bot.table.render import AI_REFRESH
@@ -59,13 +56,6 @@ class TableGlance:
     hand_no: int
     hand: tuple[str, ...]
 
-TABLE_COMMANDS = frozenset({"join", "leave", "start", "addbot", "kick", "back", "pause", "resume", "abandon",
-                            "forfeit", "hand", "table", "ping"})
-LEAGUE_COMMANDS = frozenset({"standings", "stats", "history", "season", "export", "ranking", "replay"})
-HOST_COMMANDS = frozenset({"new", "rules", "lang", "help", "tournament"})
-# Table commands that only mean something in the table's group (a private one is told so).
-GROUP_ONLY = frozenset({"join", "leave", "addbot", "kick", "pause", "resume", "abandon"})
-ALL_COMMANDS = TABLE_COMMANDS | LEAGUE_COMMANDS | HOST_COMMANDS | duplicate_commands.COMMANDS
 RECENT_KEYS = 50_000
 JOURNAL_PREFIX = "~journal:"  # adapters' journals in the chats' settings table (no chat id starts with ~)
 # AI levels that decide in well under a millisecond (`basic` about 0.2 ms, p99 0.5 ms): asked on the
@@ -82,6 +72,24 @@ MOVE_SLOTS_FSYNC = 16
 # Table refreshes during AI bursts, all tables together, per second at most: Telegram takes about
 # 30 messages a second from a bot, so 500 tables of AIs are drawn every 25 s rather than every 3 s.
 AI_REFRESHES_PER_SECOND = 20.0
+
+
+class Router(Protocol):
+    """With several workers on one database (bot.cluster): sends an update for another worker's table on."""
+
+    async def route(self, event: Incoming) -> bool: ...
+
+
+class Follower(Protocol):
+    """With several workers: replicas of the tables watched here but driven elsewhere (bot.live_follow)."""
+
+    async def load(self, match_id: int) -> Table | None: ...
+
+    def view(self, match_id: int) -> Table | None: ...
+
+    def poke(self, match_id: int) -> object: ...
+
+    def watchers_changed(self) -> None: ...
 
 
 class Host:
@@ -129,6 +137,11 @@ class Host:
         self.live = LiveHub()  # the tables' live watchers (the web table), see bot.live
         #: With several workers: replicas of the tables watched here but driven elsewhere (bot.live_follow).
         self.follower: Follower | None = None
+        #: Every command, the table's own and those of the features installed (`install`).
+        self.registry = Registry()
+        self.registry.add(*table_commands())
+        self.features: list[Feature] = []
+        self._context: HostContext | None = None
         #: The updates taken but not yet stored (or failed), with the loop time each arrived.
         self.unsettled: dict[Receipt, float] = {}
 
@@ -138,6 +151,29 @@ class Host:
         """Adds an adapter; events from it name it by `platform.name`."""
         self.platforms[platform.name] = platform
 
+    def context(self) -> HostContext:
+        """What a feature gets of the host (`bot.feature.Context`): `app/` builds the features with it."""
+        if self._context is None:
+            self._context = HostContext(self)
+        return self._context
+
+    def install(self, *features: Feature) -> None:
+        """Plugs features in, in order: their commands join the registry, and their hooks are called
+        in this order (the first to take an ended table keeps it from the others)."""
+        for feature in features:
+            self.registry.add(*feature.commands())
+            self.features.append(feature)
+
+    def route_through(self, router: Router | None) -> None:
+        """With several workers: every update is first offered to `router` (None: no more)."""
+        self.router = router
+
+    def follow_with(self, follower: Follower | None, changed: Callable[[int, list[str]], None] | None) -> None:
+        """With several workers: pages of tables driven elsewhere are served from `follower`'s
+        replicas, and `changed` hears when a table whose pages other workers serve changed."""
+        self.follower = follower
+        self.live.changed = changed
+
     async def start(self, *, ids: Collection[int] | None = None) -> list[int]:
         """Resumes the unfinished matches of the registered platforms (`persistence.replay.resume_all`
         rebuilds them and sets aside those that cannot be rebuilt), refreshes their messages, re-arms timers.
@@ -145,9 +181,6 @@ class Host:
         `ids`: only these tables (a worker taking them over). Returns the ids of the tables started."""
         report = await resume_all(self.store, _rebuild, ids=ids,
                                   keep=lambda m: m.platform in self.platforms and m.id not in self.tables)
-        # asked before any table starts moving; a worker taking some tables over (ids) leaves the
-        # duplicate events to their boards' own tables
-        events = await duplicate_hooks.playing_events(self) if ids is None else []
         loaded: list[Table] = []
         for stored, match in report.states.values():
             await self.load_chat(stored.platform, stored.chat_id)
@@ -158,15 +191,18 @@ class Host:
             for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)
-        if ids is None:  # a worker taking some tables over cannot tell which others run elsewhere
-            await tournaments.resume(self, loaded)  # a tournament whose chat has no table opens its next match
+        whole = ids is None  # a worker taking some tables over cannot tell which others run elsewhere
+        if whole:
+            for feature in self.features:  # before any table moves (a tournament opens its next match)
+                await feature.resuming(loaded)
         # Started only once all are loaded: a table of AIs at full speed would otherwise hold up the
         # loading of every table after it (they share the store).
         for table in loaded:
             self.add_table(table)
             table.submit(Resume())
-        if events:
-            await duplicate_hooks.resume(self, events)
+        if whole:
+            for feature in self.features:
+                await feature.resumed()
         return [t.id for t in loaded]
 
     async def hand_over(self, match_id: int) -> None:
@@ -268,18 +304,16 @@ class Host:
         return asyncio.get_running_loop().run_in_executor(self.executor, job)
 
     async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
-        """A match finished or was abandoned: the league records it, a series deals its next game;
-        a board table goes to its event or the daily boards instead (`bot.duplicate`)."""
+        """A match finished or was abandoned: each feature in turn hears of it (the league records
+        it, a series deals its next game, a tournament moves on), until one takes it (a board table
+        goes to its event or the daily boards instead)."""
         try:
-            if duplicate_hooks.is_board(table):
-                await duplicate_hooks.board_ended(self, table, result)
-                return
-            await self.record_league(table, result)
-            await opening.next_in_series(self, table, result)
-            try:
-                await tournaments.match_ended(self, table, result)
-            except Exception:
-                log.exception("tournament step failed after match %s", table.id)
+            for feature in self.features:
+                try:
+                    if await feature.match_ended(table, result):
+                        break
+                except Exception:
+                    log.exception("%s failed after match %s", feature.name, table.id)
         finally:
             self.ending.pop(table.id, None)
 
@@ -295,8 +329,26 @@ class Host:
         return False
 
     async def board_start(self, table: Table) -> str | None:
-        """Before a board table deals: why it may not (someone was dealt the board before), else None."""
-        return await board_start(self, table)
+        """Before a table deals: why it may not (a board someone was dealt before), else None."""
+        for feature in self.features:
+            why = await feature.before_deal(table)
+            if why is not None:
+                return why
+        return None
+
+    async def waiting_chats(self) -> set[tuple[str, str]]:
+        """The chats where a feature would open a table next (bot.move_on)."""
+        out: set[tuple[str, str]] = set()
+        for feature in self.features:
+            out |= await feature.waiting_chats()
+        return out
+
+    async def move_features_on(self, idle: set[tuple[str, str]]) -> list[str]:
+        """Each feature opens its next table in these chats, which nobody moves on (bot.move_on)."""
+        moved: list[str] = []
+        for feature in self.features:
+            moved += await feature.move_on(idle)
+        return moved
 
     def add_table(self, table: Table) -> None:
         self.tables[table.id] = table
@@ -404,8 +456,9 @@ class Host:
         for that counts in `oldest_unsettled`."""
         if event.kind == "inline_query":
             return
+        event = self._made_now(event)
         if event.receipt is None:
-            event = dataclasses.replace(event, receipt=Receipt())
+            event = replace(event, receipt=Receipt())
         receipt = event.receipt
         assert receipt is not None
         receipt.handed = False
@@ -454,37 +507,51 @@ class Host:
         await self.load_chat(event.where.platform, event.where.chat_id)
         await self._load_user_lang(event.user.platform, event.user.user_id)
         lang = self._lang_for(event)
-        if event.kind in ("press", "chosen"):
-            await self._route_press(event, lang)
-        elif event.kind == "command":
+        if event.kind == "command":
             await self._command(event, event.name.lower().lstrip("/"), event.args, lang)
-        elif event.kind == "text":
-            words = event.text.strip().split()
-            if not words or len(event.text) > 2000:
-                await self.answer(event, tr(lang, "err.garbage"))
-                return
-            first = words[0].lower().lstrip("/")
-            if first in ALL_COMMANDS:
-                await self._command(event, first, tuple(words[1:]), lang)
-                return
-            table = self._table_for(event)
-            if table is None or first not in ACTION_WORDS:
-                await self.answer(event, tr(lang, "err.garbage"))
-                return
-            table.submit(Event(event))
-
-    async def _route_press(self, event: Incoming, lang: str) -> None:
-        try:
-            tok = tokens.parse(event.token)
-        except tokens.BadToken:
-            await self.answer(event, tr(lang, "err.bad_token"))
             return
-        table = self.tables.get(tok.match_id)
+        intent = event.intent
+        if intent is None:
+            await self.answer(event, tr(lang, "err.garbage"))
+            return
+        act = intent.act
+        if isinstance(act, Command):  # a typed line whose first word is no move
+            if act.name in self.registry:
+                await self._command(event, act.name, act.args, lang)
+            else:
+                await self.answer(event, tr(lang, "err.garbage"))
+            return
+        if isinstance(act, Unreadable) and act.reason in ("garbage", "bad_token"):
+            await self.answer(event, tr(lang, moves.UNREADABLE[act.reason]))
+            return
+        if intent.drawn is None:  # a move typed where no table of the person's is
+            await self.answer(event, tr(lang, "err.garbage"))
+            return
+        await self._route_drawn(event, intent.drawn, lang)
+
+    def _made_now(self, event: Incoming) -> Incoming:
+        """A typed move is made now: bound to its table's version as it arrives, before anything
+        (its own earlier moves, the AI seats after them) can move that table on, so that it is
+        checked against this turn and is never played at a later one."""
+        intent = event.intent
+        if intent is None or intent.drawn is not None or isinstance(intent.act, Command) or (
+                isinstance(intent.act, Unreadable) and intent.act.reason in ("garbage", "bad_token")):
+            return event
+        table = self._table_for(event)
+        if table is None:
+            return event
+        version = table.match.version if table.match is not None else 0
+        return replace(event, intent=Intent(intent.act, Drawn(table.id, version)))
+
+    async def _route_drawn(self, event: Incoming, drawn: Drawn, lang: str) -> None:
+        """An intent drawn for a table (a button, an inline choice, the web page) goes to that table."""
+        assert event.intent is not None
+        table = self.tables.get(drawn.match_id)
         if table is None or table.platform_name != event.where.platform or (
                 not event.where.private and table.chat_id != event.where.chat_id):
             await self.answer(event, tr(lang, "err.wrong_match"))
             return
-        table.submit(Event(event, tok))
+        table.submit(Event(event, event.intent))
 
     def glance(self, platform: str, chat_id: str, user_id: str) -> TableGlance | None:
         """What a person's own front end may read of the open table in this chat (the terminal)."""
@@ -613,80 +680,62 @@ class Host:
                 return t
         return mine[0] if mine else None
 
+    def in_group(self, where: Where) -> bool:
+        """A group chat, or a terminal (where the group's screen is the one person's own)."""
+        return not where.private or self.one_screen(where)
+
     async def _command(self, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
-        if name == "help":
-            await self.post(event, tr(lang, "help.text"))
-        elif name == "lang":
-            await chat_commands.lang(self, event, args, lang)
-        elif name == "new":
-            await opening.new(self, event, args, lang)
-        elif name == "rules":
-            await chat_commands.rules(self, event, args, lang)
-        elif name in LEAGUE_COMMANDS:
-            await self._league(event, name, args, lang)
-        elif name in duplicate_commands.COMMANDS:
-            await duplicate_commands.command(self, event, name, args, lang)
-        elif name == "tournament":
-            await tournaments.command(self, event, args, lang)
-        elif name == "start" and event.where.private and not self.one_screen(event.where):
-            await chat_commands.private_start(self, event, args, lang)
-        elif name in TABLE_COMMANDS:
-            if event.where.private and name in GROUP_ONLY and not self.one_screen(event.where):
-                # seats and votes are the group's business: said there, where the others see it
-                await self.answer(event, tr(lang, "cmd.in_group", command=name))
-                return
-            if event.where.private and name == "back":
-                tables = [t for t in self.tables.values() if t.platform_name == event.where.platform
-                          and t.seat_of(event.user.user_id) is not None]
-                for t in tables:
-                    t.submit(Event(event))
-                if not tables:
-                    await self.answer(event, tr(lang, "err.no_match"))
-                return
-            table = self._table_for(event)
-            if table is None:
+        """A command, by the registry: its words checked, then its feature's handler, else the table."""
+        command, elsewhere = self.registry.find(name, self.in_group(event.where))
+        if command is None:
+            if elsewhere is None:
+                await self.answer(event, unknown_command_text(lang, name))
+            else:  # seats and votes are the group's business: said there, where the others see it
+                key = elsewhere.wrong_place or ("cmd.in_group" if elsewhere.place == "group" else "err.private_only")
+                await self.answer(event, tr(lang, key, command=name))
+            return
+        try:
+            typed = self.registry.parse(command, args, lang)
+        except Refusal as exc:
+            await self.answer(event, exc.text(lang))
+            return
+        if command.handler is not None:
+            await command.handler(Call(event, command, typed, lang))
+            return
+        if event.where.private and name == "back":
+            tables = [t for t in self.tables.values() if t.platform_name == event.where.platform
+                      and t.seat_of(event.user.user_id) is not None]
+            for t in tables:
+                t.submit(Event(event))
+            if not tables:
                 await self.answer(event, tr(lang, "err.no_match"))
-                return
-            table.submit(Event(event))
-        else:
-            await self.answer(event, unknown_command_text(lang, name))
+            return
+        table = self._table_for(event)
+        if table is None:
+            await self.answer(event, tr(lang, "err.no_match"))
+            return
+        table.submit(Event(event))
 
     def presets(self) -> tuple[str, ...]:
         return tuple(getattr(self.engine, "PRESETS", None) or ("classic", "competition", "chaodipi", "super"))
-
-    async def _league(self, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
-        reply = await league_command(self.store, event.where, event.user, name, args, lang,
-                                     event.extra.get("admin") == "1")
-        await self.post(event, str(getattr(reply, "text", reply)))
-        # Pictures and CSV go out where the platform can send files.
-        platform = self.platforms.get(event.where.platform)
-        if platform is None or not platform.sends_files:
-            return
-        files = [(f"{name}.png", getattr(reply, "image_png", None)),
-                 (f"{name}.csv", getattr(reply, "csv_bytes", None))]
-        for filename, data in files:
-            if data:
-                try:
-                    await platform.send_file(event.where, filename, data)
-                except (PlatformError, Unreachable):
-                    log.info("file %s not delivered", filename)
-
-    async def record_league(self, table: Table, result: dict[str, Any]) -> None:
-        """Hands a finished match to the league module."""
-        try:
-            await record_league_match(self.store, table, result)
-        except Exception:
-            log.exception("league recording failed for match %s", table.id)
 
     # ----- inline mode -----
 
     async def inline_choices(self, user: User, where: Where, query: str) -> list[InlineChoice]:
         """The legal plays of `user` at the table of `where`, for inline mode (only ever their own cards)."""
-        return await inline.choices(self, user, where, query)
+        for feature in self.features:
+            choices = await feature.inline_choices(user, where, query)
+            if choices is not None:
+                return choices
+        return []
 
     def inline_reason(self, user: User, where: Where) -> str:
         """Why `user` has nothing to choose in inline mode, in a line."""
-        return inline.why_none(self, user, where)
+        for feature in self.features:
+            reason = feature.inline_reason(user, where)
+            if reason is not None:
+                return reason
+        return tr(self.user_lang(user) or self.chat_lang(where.platform, where.chat_id), "inline.not_seated")
 
 
 def _rebuild(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> Match:

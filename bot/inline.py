@@ -14,25 +14,24 @@ from bot.views import InlineChoice, play_choices, seat_label
 from engine.actions import Play
 
 if TYPE_CHECKING:
-    from bot.host import Host
-    from bot.table import Table
+    from bot.feature import Context, TableView
 
 # More than any hand has (a void player choosing two of 14 cards has 91): the platform pages them.
 ALL_PLAYS = 10_000
 
 
-def _table_of(host: Host, user: User, where: Where) -> Table | None:
-    table = host.by_chat.get((where.platform, where.chat_id))
+def _table_of(ctx: Context, user: User, where: Where) -> TableView | None:
+    table = ctx.tables.in_chat(where.platform, where.chat_id)
     if table is None or table.seat_of(user.user_id) is None:
-        mine = [t for t in host.tables.values() if t.platform_name == where.platform
-                and t.match is not None and t.seat_of(user.user_id) in t.match.to_act()]
+        mine = [t for t in ctx.tables.seated(where.platform, user.user_id)
+                if t.match is not None and t.seat_of(user.user_id) in t.match.to_act()]
         table = mine[0] if mine else None
     return table
 
 
-async def choices(host: Host, user: User, where: Where, query: str) -> list[InlineChoice]:
+async def choices(ctx: Context, user: User, where: Where, query: str) -> list[InlineChoice]:
     """The legal plays of `user` at the table of `where`, for inline mode (only ever their own cards)."""
-    table = _table_of(host, user, where)
+    table = _table_of(ctx, user, where)
     if table is None or table.match is None or table.status != "active":
         return []
     s = table.seat_of(user.user_id)
@@ -54,10 +53,11 @@ async def choices(host: Host, user: User, where: Where, query: str) -> list[Inli
                         seats=table.seats.infos(), group_lang=table.lang)
 
 
-def why_none(host: Host, user: User, where: Where) -> str:
+def why_none(ctx: Context, user: User, where: Where) -> str:
     """One line for an empty inline list: not seated here, nothing to play now, or whose turn it is."""
-    table = _table_of(host, user, where)
-    lang = host.user_lang(user) or (table.lang if table is not None else host.chat_lang(where.platform, where.chat_id))
+    table = _table_of(ctx, user, where)
+    lang = ctx.chats.user_lang(user) or (table.lang if table is not None
+                                         else ctx.chats.lang(where.platform, where.chat_id))
     s = table.seat_of(user.user_id) if table is not None else None
     if table is None or s is None:
         return tr(lang, "inline.not_seated")

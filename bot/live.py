@@ -2,10 +2,11 @@
 table, and what each of them may see, built by the table's actor at the moment the state is reached.
 
 A watcher is a callback the actor calls with a `LiveFrame` each time the table changed (an action
-committed, a seat taken, a pause). The frame builds the JSON of one seat's view or of the public
-view on demand, from the engine's own views, while the actor holds the state: a watcher takes what
-it needs during the call and sends it later, so what it sends is always a state the engine reached
-and the store kept. A seat's JSON holds that seat's cards only; the public JSON none at all.
+committed, a seat taken, a pause). The frame is the table's scene (`bot.scene`, the same one the
+chats and the terminal draw) as JSON, built for a seat or an onlooker on demand while the actor
+holds the state: a watcher takes what it needs during the call and sends it later, so what it sends
+is always a state the engine reached and the store kept. A seat's frame holds that seat's cards
+only; an onlooker's none at all.
 
 Watching goes through the actor too (`bot.table.messages.Watch`), so a new watcher's first frame
 and every later one come in order, with nothing missed in between.
@@ -16,12 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from bot.ai import move_seed
 from bot.platform import ButtonKind
-from engine.actions import Bury, Chao, Declare, Pass, Revolt
-from engine.hand import team_of
+from bot.scene.wire import Json, scene_json
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -29,14 +28,6 @@ if TYPE_CHECKING:
 #: Seconds a seat still counts as playing on the web after its last connection closed: a page
 #: that reloads or a phone that changes networks does not bring the chat hand back for a moment.
 WEB_GRACE = 60.0
-
-# The public view's keys a web table draws (the rest, the whole list of tricks and the rule options,
-# only make each frame longer).
-PUBLIC_KEYS = ("phase", "dealer", "declarers", "level", "trump", "declaration", "trick", "leader", "turn",
-               "last_trick", "last_trick_winner", "defender_points", "tricks_played", "hand_counts",
-               "cards_dealt", "burier", "chao_turn", "to_act", "hand_no", "levels", "version", "last_result",
-               "result", "rules", "time_up")
-
 
 class WebLinks(Protocol):
     """Where a person opens the web table, as the platform's button: given by the web adapter."""
@@ -85,66 +76,15 @@ class LiveFrame:
         return self._cache[seat]
 
 
-def state(t: Table, seat: int | None) -> dict[str, Any]:
-    """One seat's view of the table (None: the public view), as plain JSON values."""
-    infos = t.seats.infos()
-    seats = [None if i is None else {"name": i.name, "ai": i.is_ai, "away": i.away, "team": team_of(s)}
-             for s, i in enumerate(infos)]
-    out: dict[str, Any] = {"type": "state", "match": t.id, "status": t.status, "seats": seats,
-                           "seat": seat, "preset": t.preset_name, "lang": t.seat_lang(seat) if seat is not None
-                           else t.lang}
-    if t.match is None:
-        out["version"] = 0
-        return out
-    m = t.match
-    pub = t.public()
-    out["version"] = m.version
-    out["table"] = {k: pub.get(k) for k in PUBLIC_KEYS}
-    out["deadline"] = _deadline(t)
-    out["paused"] = t.status == "paused"
-    if seat is None:
-        return out
-    v = t.seat_view(seat)
-    out["hand"] = list(v.get("hand") or [])
-    if "kitty" in v:
-        out["kitty"] = list(v["kitty"])
-    if "buried" in v:
-        out["buried"] = list(v["buried"])
-    out["options"] = options(t, seat) if t.status == "active" else {}
-    return out
-
-
-def _deadline(t: Table) -> dict[str, Any] | None:
-    for kind in ("turn", "bury", "declare"):
-        left = t.timers.left(kind)
-        if left is not None and left < 86_400:
-            return {"kind": kind, "left": round(max(0.0, left), 1)}
-    return None
-
-
-Option = Literal["play", "bury", "declare", "chao", "pass", "revolt"]
-
-
-def options(t: Table, seat: int) -> dict[str, Any]:
-    """What this seat may do now, for its buttons: declarations and 炒底 bids (each its cards), pass,
-    revolt, whether it plays, and for the dealer burying the AI's suggestion to preselect."""
-    m = t.game
-    out: dict[str, Any] = {}
-    phase = m.phase
-    if phase in ("dealing", "declaring", "chao"):
-        acts = list(m.legal_actions(seat))
-        out["declare"] = [list(a.cards) for a in acts if isinstance(a, Declare)][:12]
-        out["chao"] = [list(a.cards) for a in acts if isinstance(a, Chao)][:12]
-        out["pass"] = any(isinstance(a, Pass) for a in acts)
-        out["revolt"] = any(isinstance(a, Revolt) for a in acts)
-    else:
-        out["revolt"] = bool(t.seat_view(seat).get("can_revolt"))
-    if phase == "playing" and t.public().get("turn") == seat:
-        out["play"] = True
-    if phase == "burying" and m.bury_choice(seat) is not None:
-        suggestion = m.auto_action(seat, rng_seed=move_seed(t.seed, m.version, seat))
-        out["bury"] = list(suggestion.cards) if isinstance(suggestion, Bury) else []
-    return out
+def state(t: Table, seat: int | None) -> dict[str, Json]:
+    """One seat's frame (None: an onlooker's): its scene, as JSON, with what the page needs to file it."""
+    scenes = t.screen.scenes
+    notes = t.meta.get("notes")
+    refusal = notes.get(str(seat)) if isinstance(notes, dict) and seat is not None else None
+    scene = scenes.onlooker() if seat is None else scenes.seat(seat, refusal=refusal if isinstance(refusal, str)
+                                                                  else None)
+    return {"type": "state", "match": t.id, "version": scene.table.version, "status": t.status, "seat": seat,
+            "lang": scene.lang, "scene": scene_json(scene)}
 
 
 #: Called by the hub when a table watched on other workers changed: (match id, those workers).

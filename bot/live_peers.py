@@ -54,8 +54,7 @@ class LivePeers:
         self._notifier: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self.host.follower = self.follower
-        self.host.live.changed = self._changed
+        self.host.follow_with(self.follower, self._changed)
         self.follower.announce = self._announce_soon
         self._notifier = asyncio.create_task(self._notifying(), name=f"live-{self.worker}")
 
@@ -64,8 +63,7 @@ class LivePeers:
             self._notifier.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._notifier
-        self.host.follower = None
-        self.host.live.changed = None
+        self.host.follow_with(None, None)
         await self.follower.stop()
 
     async def beat(self) -> None:

@@ -18,10 +18,6 @@ import logging
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Protocol
 
-from bot.duplicate import events, hooks
-from bot.league import tournament_host as tournaments
-from persistence.tournament_store import TournamentStore
-
 if TYPE_CHECKING:
     from bot.host import Host
 
@@ -41,23 +37,11 @@ async def move_on(host: Host, link: Watch) -> list[str]:
     async with link.sole("move-on") as mine:
         if not mine:
             return []
-        store = TournamentStore.maybe(host.store)
-        tours = [(r.platform, r.chat_id) for r in await store.all_running()] if store is not None else []
-        playing = await hooks.playing_event_chats(host)
-        chats = {c for c in tours if c[0] in host.platforms}
-        chats |= {(w.platform, w.chat_id) for ws in playing.values() for w in ws if w.platform in host.platforms}
+        chats = await host.waiting_chats()
         idle = (await link.unattended(chats)) - set(host.by_chat) if chats else set()
         if not idle:
             return []
-        moved = [f"tournament {i}" for i in await tournaments.move_on(host, idle)]
-        for event_id, where in playing.items():
-            if where and all((w.platform, w.chat_id) in idle for w in where):
-                try:
-                    await events.advance(host, event_id)
-                except Exception:
-                    log.exception("moving duplicate event %s on", event_id)
-                    continue
-                moved.append(f"event {event_id}")
+        moved = await host.move_features_on(idle)
         if moved:
             log.warning("moved on %s: the worker moving them on died", ", ".join(moved))
         return moved

@@ -12,12 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from bot.intents.codec import pack
+from bot.intents.text import parse as parse_line
+from bot.intents.types import ButtonAct, Drawn, Intent
+from bot.scene.types import Scene
+
 ButtonKind = Literal["callback", "inline_query", "url", "web_app"]
 
 
 @dataclass(frozen=True)
 class Button:
-    """A button. `token` is a compact, versioned action token (<= 64 bytes).
+    """A button. `token` is a compact, versioned action token (<= 64 bytes); `act` is what it stands
+    for (`Button.press` packs both from the intent), so that no adapter reads a token to draw it.
 
     kind "inline_query": Telegram opens inline mode in the current chat with
     `token` as the query; kind "url": `token` is a link (deep link to the bot);
@@ -29,6 +35,13 @@ class Button:
     token: str
     kind: ButtonKind = "callback"
     style: Literal["default", "primary", "selected", "danger"] = "default"
+    act: ButtonAct | None = field(default=None, compare=False)
+
+    @classmethod
+    def press(cls, label: str, drawn: Drawn, act: ButtonAct,
+              style: Literal["default", "primary", "selected", "danger"] = "default") -> Button:
+        """A callback button standing for `act`, drawn at `drawn` (packed by the one codec)."""
+        return cls(label, pack(drawn, act), style=style, act=act)
 
 
 @dataclass(frozen=True)
@@ -36,11 +49,13 @@ class Cue:
     """Whom a table message waits for, for a platform that notifies them (a mention) and counts down.
 
     `user_ids`: the people who must act now and have not asked to be left alone (none: nobody to
-    notify); `seconds`: until their time runs out, when the view was drawn (None: no limit)."""
+    notify); `seconds`: until their time runs out, when the view was drawn (None: no limit);
+    `version`: the state version it was drawn at, which tells one turn from the next."""
 
     user_ids: tuple[str, ...] = ()
     seconds: float | None = None
     lang: str = "en"
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -49,12 +64,15 @@ class View:
 
     `choices`: each a whole move in one press (a legal play, the suggested bury), for a platform that
     shows them as one menu (`Platform.play_menu`); others ignore them, the grid offers the same moves.
-    `cue`: whose turn it is, on a table message (`Platform.live_countdown`)."""
+    `cue`: whose turn it is, on a table message (`Platform.live_countdown`).
+    `scene`: what the view was drawn from (`bot.scene`), for a door that lays the table out itself
+    (the terminal) or needs more than the text (Discord's hand menus); not part of what it shows."""
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
     choices: tuple[Button, ...] = ()
     cue: Cue | None = None
+    scene: Scene | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -115,13 +133,15 @@ class Receipt:
 
 @dataclass(frozen=True)
 class Incoming:
-    """One platform event, already parsed by the adapter.
+    """One platform event, already parsed by the adapter into what the person asked.
 
+    kind "press" (a button) and "chosen" (an inline result): `intent` from the button's data,
+    read by the one codec (`bot.intents.codec.read`), bound to the version it was drawn for;
+    kind "text": a typed line (chat, terminal) in `text`, read by the one text parser
+    (`bot.intents.text`) when the event is built, or an `intent` given as such (the web page's
+    structured act); a typed move is bound by the host to the turn it arrives in;
     kind "command": `name` and `args` (e.g. "new", ["classic"]);
-    kind "press": `token` from a button;
-    kind "text": free text (terminal input, or garbage);
-    kind "inline_query": `text` is the query; the adapter answers with
-    `Host.inline_choices`.
+    kind "inline_query": `text` is the query; the adapter answers with `Host.inline_choices`.
     `key` is the platform's idempotency key (update id, callback id,
     interaction id): an event whose key was seen before changes nothing.
     `reply` lets the host answer this very event (a callback answer, an
@@ -135,11 +155,15 @@ class Incoming:
     key: str
     name: str = ""
     args: tuple[str, ...] = ()
-    token: str = ""
     text: str = ""
+    intent: Intent | None = None
     reply: Replier | None = None
     extra: dict[str, str] = field(default_factory=dict)
     receipt: Receipt | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind == "text" and self.intent is None:
+            object.__setattr__(self, "intent", Intent(parse_line(self.text)))
 
 
 class Replier(Protocol):

@@ -353,6 +353,13 @@ class Match:
             return d if self.rules.dealer_on_hold == "same" else (d + 2) % 4
         return (d + 1) % 4
 
+    def next_dealer(self) -> int | None:
+        """Who deals the next hand, while a finished hand waits for it (`hand_over`); None otherwise,
+        and after a revolution (the next hand finds its dealer by declaring again)."""
+        if self.result is not None or self.hand.phase != OVER or self.hand.result is None:
+            return None
+        return self._forced_dealer if self._forced_dealer is not None else self._next_dealer()
+
     def _next_hand(self) -> None:
         r = self.hand.result
         assert r is not None

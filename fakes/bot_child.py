@@ -16,8 +16,8 @@ from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from app.store import open_store
-from bot.host import Host
 from bot.settings import TableSettings
 
 # People act when they like (no turn timer); the declaration window is short.
@@ -29,7 +29,7 @@ CHILD_LIMITS = FloodLimits(scale=1e-6, chat_burst=10**6, group_per_minute=10**9,
 
 async def run(db: str, api_root: str, token: str) -> None:
     store = await open_store(db, synchronous="NORMAL")
-    host = Host(store, defaults=CHILD_SETTINGS, use_ai_threads=False)
+    host = build_host(store, defaults=CHILD_SETTINGS, use_ai_threads=False)
     config = TelegramConfig(token=token, api_base_url=api_root, poll_timeout=1, limits=CHILD_LIMITS)
     runner = TelegramRunner(config, host)
     runner.inbound.typed_acks = True  # the crash harness takes each "✓" as its action's acknowledgement

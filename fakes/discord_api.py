@@ -8,8 +8,8 @@ apart from what the whole channel sees. It is as strict as Discord where that
 bites in production, by default:
 
 - an interaction is answered once and within 3 s (else 404 10062);
-- an interaction token lives 15 minutes by the fake's clock (`advance` ages it;
-  then 401 with code 50027, "Invalid Webhook Token");
+- an interaction token lives 15 minutes by the people's clock (`advance` ages
+  it; then 401 with code 50027, "Invalid Webhook Token");
 - a token edits or deletes only the messages of its own interaction (its
   response, its follow-ups, the message its component was on), else 404 10008;
 - the first follow-up after a deferred ("thinking") reply fills that reply;
@@ -19,7 +19,7 @@ bites in production, by default:
 - rate limits: per route (a channel's messages 5 per 5 s, an interaction
   token's webhook 5 per 2 s) and 50 requests a second in all (interaction
   endpoints excepted), every answer with `X-RateLimit-*` headers and a 429 with
-  `retry_after` beyond them;
+  `retry_after` beyond them (on Discord's clock, see below);
 - the gateway expects heartbeats within the interval it gave, resumes only a
   session it knows (else op 9, invalid session), and can be told to drop one;
 - sharding as Discord routes it: IDENTIFY carries `shard: [id, count]` (an id
@@ -36,14 +36,41 @@ bites in production, by default:
 `limits=False` turns the rate limits off, for benchmarks that measure the bot
 alone; nothing else is optional.
 
+Two clocks, both moved on by `advance`:
+
+- Discord's clock (`discord_now`) keeps the rate-limit windows and the
+  identify window. `scale` is how many real seconds one Discord second
+  lasts (1 by default; tests run it fast, as `fakes.telegram_api.Limits`
+  does): the counts a window allows are Discord's, only the windows pass
+  sooner. `math.inf` stops it: only `advance` moves it, for a test of a
+  refusal within a window that must not hang on the machine's speed (it
+  must not wait a window out then). The durations the client reads (`retry_after`,
+  `X-RateLimit-Reset-After`) are real seconds, since discord.py sleeps them
+  out on the real clock: it never waits a real second for a fake one.
+- The people's clock (`now`: real time plus `advance`) stamps interactions
+  and keeps the 3-second answer window and the 15-minute tokens. It is
+  never scaled: the 3 s measure how long the bot really took, and a scaled
+  window would call a sound bot late whenever the machine is busy. Tests
+  age tokens and interactions with `advance` (or `age=`), never by waiting.
+
 The server runs in a thread with its own event loop (`fakes.threaded`), as
 Discord runs apart from the bot: an interaction is stamped when the user
-acts, by the fake's clock (real time plus what `advance` added), and a bot
-that blocks its loop is late as it would be on Discord. Test code calls the
-same API from its loop (`await fake.slash(...)` runs the dispatch on the
-server's); `after` makes a user act a moment later by the server's clock,
-even while the bot's loop is blocked. The leak `observer` is called on the
-loop that started the fake, when a write arrives.
+acts, and a bot that blocks its loop is late as it would be on Discord.
+Test code calls the same API from its loop (`await fake.slash(...)` runs
+the dispatch on the server's); `after` makes a user act a moment later by
+the server's clock, even while the bot's loop is blocked. The leak
+`observer` is called on the loop that started the fake, when a write
+arrives.
+
+Tests wait on events, never on quiet periods: `until(predicate)` wakes
+whenever the fake's state changes, `answered()` waits for every delivered
+interaction's answer, `delivered()` is a gateway barrier (the client's
+heartbeat, asked for with op 1, carries the last event it read), `quiet()`
+waits for no request of the bot to be open, `handled()` for the discord.py
+handlers on the caller's loop, and `settle()` for the last three.
+
+Past 400 lines: it is one server, REST and gateway, whose parts share the
+state a test inspects.
 """
 
 from __future__ import annotations
@@ -53,6 +80,7 @@ import contextlib
 import contextvars
 import itertools
 import json
+import math
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -83,8 +111,27 @@ MAX_CONTENT, MAX_ROWS, MAX_ROW_ITEMS, MAX_OPTIONS, MAX_CUSTOM_ID, MAX_LABEL = 20
 PONG, MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE, MODAL = 1, 4, 5, 6, 7, 8, 9
 
 
+# The tasks discord.py starts for the events it reads: the client's `on_` handlers, the command tree,
+# views, dynamic items and modals (their names in discord.py 2.x).
+_HANDLER_TASKS = ("discord.py: ", "CommandTree-invoker", "discord-ui-view-dispatch-", "discord-ui-dynamic-item-",
+                  "discord-ui-modal-")
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+async def handled(timeout: float = 30.0) -> None:
+    """Until the discord.py clients on the running loop have run every handler of the events they
+    read: each runs in a task discord.py names when it parses the event (after `delivered`, they all
+    exist). Handlers that start handlers are waited for too."""
+    me = asyncio.current_task()
+    try:
+        async with asyncio.timeout(timeout):
+            while busy := [t for t in asyncio.all_tasks() if t is not me and t.get_name().startswith(_HANDLER_TASKS)]:
+                await asyncio.wait(busy)
+    except TimeoutError:
+        raise AssertionError(f"discord.py handlers still running after {timeout} s") from None
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
@@ -265,6 +312,7 @@ class FakeInteraction:
     original_id: int | None = None  # message the response created (types 4 and 5)
     late: bool = False
     expired: bool = False
+    delivered: bool = False  # sent to a session (else lost: its shard had none)
     owned: set[int] = field(default_factory=set)  # messages this token may edit or delete
     payload: JSON = field(default_factory=dict)  # as dispatched (a replay sends it again)
     replayed: int = 0
@@ -280,7 +328,9 @@ class FakeDiscord:
     """Fake REST + gateway. Use `async with FakeDiscord() as fake:` or `start`/`stop`."""
 
     def __init__(self, *, guild_id: int = 9000, channel_id: int = 9100, app_id: int = 4242,
-                 limits: bool = True, heartbeat_ms: int = 41250) -> None:
+                 limits: bool = True, scale: float = 1.0, heartbeat_ms: int = 41250) -> None:
+        if scale <= 0:
+            raise ValueError(f"scale must be positive (real seconds a Discord second lasts), not {scale}")
         self.guild_id = guild_id
         self.channel_id = channel_id
         self.app_id = app_id
@@ -303,8 +353,10 @@ class FakeDiscord:
         self._seq = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
         self._runner: web.AppRunner | None = None
-        self._last_request = 0.0
         self._open_requests = 0
+        self._changed = asyncio.Event()  # set and replaced whenever something tests wait for changes
+        self._sent_seq: dict[web.WebSocketResponse, int] = {}  # the last event's sequence number sent there
+        self._read_seq: dict[web.WebSocketResponse, int] = {}  # ... and read there, by the client's heartbeats
         self._saved: tuple[str, yarl.URL] | None = None
         self.unreachable_users: set[int] = set()
         self.observer: Callable[[], Any] | None = None  # called at every message version (leak tests)
@@ -317,8 +369,11 @@ class FakeDiscord:
         self.rate_limited = 0  # 429s answered
         self.limited_buckets: dict[str, int] = {}  # bucket kind -> 429s answered there
         self.global_limited = 0
-        self._hits: dict[str, list[float]] = {}
-        self.skew = 0.0  # how far the fake's clock runs ahead of the loop's (`advance`)
+        self._hits: dict[str, list[float]] = {}  # bucket -> its requests' times by Discord's clock
+        self._spent: set[str] = set()  # buckets another process empties before the next request (`spend`)
+        self.scale = scale  # real seconds one Discord second lasts (the module doc's two clocks)
+        self._started = time.monotonic()
+        self.skew = 0.0  # what `advance` added to both clocks
         self.heartbeat_ms = heartbeat_ms
         self.heartbeats = 0
         self.invalid_sessions = 0
@@ -338,7 +393,7 @@ class FakeDiscord:
         self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
         self._session_of: dict[web.WebSocketResponse, str] = {}  # the session a connection identified or resumed
         self._session_shard: dict[str, tuple[int, int]] = {}
-        self._identified_at: dict[int, float] = {}  # rate-limit bucket -> its last identify
+        self._identified_at: dict[int, float] = {}  # rate-limit bucket -> its last identify (Discord's clock)
 
     # ---- lifecycle -------------------------------------------------------
 
@@ -444,7 +499,7 @@ class FakeDiscord:
             return response
         finally:
             self._open_requests -= 1
-            self._last_request = time.monotonic()
+            self._touch()
 
     async def _observe(self, observer: Callable[[], Any]) -> Any:
         """The observer reads the bot's state: it runs on the loop that started the fake."""
@@ -480,12 +535,66 @@ class FakeDiscord:
         request[_BODY] = body
         return body
 
-    async def settle(self, quiet_s: float = 0.08, limit_s: float = 10.0) -> None:
-        """Wait until the bot has made no request for `quiet_s` (a test helper, not a timing check)."""
-        start = time.monotonic()
-        while time.monotonic() - start < limit_s:
-            await asyncio.sleep(quiet_s / 4)
-            if self._open_requests == 0 and time.monotonic() - self._last_request >= quiet_s:
+    # ---- waiting on events -------------------------------------------------
+
+    def _touch(self) -> None:
+        """Something a test may wait for changed (on the server's loop): wake the `until`s."""
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def until(self, predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+        """Waits until `predicate` holds, evaluated on the server's loop each time the fake's state
+        changes (a request ends, an event is sent, a heartbeat or a session comes or goes). The
+        timeout only tells a stuck test from a slow one."""
+        await self._server.call(self._until(predicate, what, timeout))
+
+    async def _until(self, predicate: Callable[[], bool], what: str, timeout: float) -> None:
+        async def wait() -> None:
+            while not predicate():
+                await self._changed.wait()
+
+        try:
+            await asyncio.wait_for(wait(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"fake Discord: {what}, not within {timeout} s") from None
+
+    async def answered(self, timeout: float = 30.0) -> None:
+        """Until every interaction a session got has been answered, or refused as late: the bot has
+        read and handled it. (One the bot is meant to ignore never is: see `delivered`.)"""
+        await self.until(lambda: not any(i.delivered and i.callback_type is None and not i.late
+                                         for i in self.interactions.values()),
+                         "interactions unanswered", timeout)
+
+    async def quiet(self, timeout: float = 30.0) -> None:
+        """Until no request of the bot is open here."""
+        await self.until(lambda: self._open_requests == 0, "requests still open", timeout)
+
+    async def delivered(self, timeout: float = 30.0) -> None:
+        """Until every live session's client has read every event sent to it so far. Discord may ask
+        for a heartbeat at any time (op 1); the client answers at once, and a heartbeat carries the
+        sequence number of the last event it read (discord.py runs an event's parser, which starts
+        its handlers, in the same step that reads it). discord.py counts the heartbeats it sends so
+        against its gateway limit (110 a minute): for a test's few checks, not for every step."""
+        await self._server.call(self._delivered(timeout))
+
+    async def _delivered(self, timeout: float) -> None:
+        wanted = {ws: seq for ws, seq in self._sent_seq.items() if ws in self._sockets and not ws.closed}
+        for ws in wanted:
+            with contextlib.suppress(ConnectionError, RuntimeError):  # closing: nothing more to read
+                await ws.send_str(json.dumps({"op": 1, "d": None}))
+        await self._until(lambda: all(ws.closed or self._read_seq.get(ws, -1) >= seq for ws, seq in wanted.items()),
+                          "a client did not read its gateway events", timeout)
+
+    async def settle(self, timeout: float = 30.0) -> None:
+        """Until the bot is done with what Discord sent it: every gateway event read and its discord.py
+        handlers run (on the caller's loop: the bot's), and no request of the bot open here; again
+        while that brought new requests. Edits the bot's own queues hold back are its to flush."""
+        while True:
+            seen = len(self.requests)
+            await self.delivered(timeout)
+            await handled(timeout)
+            await self.quiet(timeout)
+            if len(self.requests) == seen:
                 return
 
     # ---- views for tests -------------------------------------------------
@@ -510,12 +619,35 @@ class FakeDiscord:
             interaction.expired = True
 
     def now(self) -> float:
-        """The fake's clock: real (monotonic) time, plus what `advance` added; any thread may read it."""
+        """The people's clock: real (monotonic) time, plus what `advance` added; any thread may read it.
+        Interactions are stamped by it; their 3 s and their tokens' 15 minutes run on it."""
         return time.monotonic() + self.skew
 
+    def discord_now(self) -> float:
+        """Discord's clock, for the rate limits and the identify window: `scale` real seconds a Discord
+        second, plus what `advance` added."""
+        if self.scale == math.inf:
+            return self.skew
+        return (time.monotonic() - self._started) / self.scale + self.skew
+
+    def real(self, discord_seconds: float) -> float:
+        """How many real seconds that many Discord seconds last (what the client is told to wait)."""
+        return discord_seconds * self.scale
+
     def advance(self, seconds: float) -> None:
-        """Moves the fake's clock on: tokens age (15 minutes and they are dead), as in real time."""
+        """Moves both clocks on: tokens age (15 minutes and they are dead) and windows pass, as in
+        real time."""
         self.skew += seconds
+
+    def spend(self, bucket: str) -> None:
+        """Another process of the bot spends the bucket's requests (`global`, or `channel<id>` or
+        `webhook<token>`) just before this one's next request there: that request is refused with a
+        429 however long it takes to come (a test's refusal never hangs on the machine's speed)."""
+        limit = self.global_limit if bucket == "global" else (
+            self.channel_limit if bucket.startswith("channel") else self.webhook_limit)
+        if limit is None:
+            raise ValueError(f"no limit on {bucket}: the fake was made with limits=False")
+        self._spent.add(bucket)
 
     def token_dead(self, interaction: FakeInteraction) -> bool:
         return interaction.expired or self.now() - interaction.created > TOKEN_LIFE_S
@@ -576,7 +708,7 @@ class FakeDiscord:
             payload["message"] = message.payload(self.guild_of(message.channel_id) if guild else None,
                                                  self.bot_user)
         interaction.payload = payload
-        await self.dispatch("INTERACTION_CREATE", payload)
+        interaction.delivered = await self._send_event("INTERACTION_CREATE", payload)
         if wait:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(interaction.answered.wait(), ANSWER_WINDOW_S + 2)
@@ -677,14 +809,23 @@ class FakeDiscord:
         shard has no session is lost, as on Discord (kept in `undelivered`)."""
         await self._server.call(self._send_event(event, data))
 
-    async def _send_event(self, event: str, data: JSON) -> None:
+    async def _send_event(self, event: str, data: JSON) -> bool:
+        """Whether a session got it."""
         if not self._sockets:
             raise RuntimeError("no gateway session is connected")
         ws = self.session_for(data.get("guild_id"))
         if ws is None:
             self.undelivered.append((event, data))
-            return
-        await ws.send_str(json.dumps({"op": 0, "t": event, "s": next(self._seq), "d": data}))
+            self._touch()
+            return False
+        await self._send_dispatch(ws, event, data)
+        return True
+
+    async def _send_dispatch(self, ws: web.WebSocketResponse, event: str, data: JSON) -> None:
+        """One DISPATCH, remembering its sequence number for `delivered`."""
+        seq = next(self._seq)
+        self._sent_seq[ws] = seq
+        await ws.send_str(json.dumps({"op": 0, "t": event, "s": seq, "d": data}))
 
     async def ask_reconnect(self, limit_s: float = 10.0) -> None:
         """Gateway op 7: the client must reconnect and resume; returns once it has."""
@@ -693,10 +834,7 @@ class FakeDiscord:
     async def _ask_reconnect(self, limit_s: float) -> None:
         before = self.resumed
         await self._sockets[-1].send_str(json.dumps({"op": 7, "d": None}))
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        while self.resumed == before and loop.time() - start < limit_s:
-            await asyncio.sleep(0.01)
+        await self._until(lambda: self.resumed > before, "the client did not resume", limit_s)
 
     async def invalidate_session(self, limit_s: float = 10.0) -> None:
         """Gateway op 9 (invalid session, not resumable): the client must identify anew; returns once it has."""
@@ -708,10 +846,7 @@ class FakeDiscord:
         self.sessions.clear()
         self.invalid_sessions += 1
         await ws.send_str(json.dumps({"op": 9, "d": False}))
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        while self.identified == before and loop.time() - start < limit_s:
-            await asyncio.sleep(0.01)
+        await self._until(lambda: self.identified > before, "the client did not identify anew", limit_s)
 
     async def _watch_heartbeats(self, ws: web.WebSocketResponse, last: list[float]) -> None:
         """Discord closes a connection whose heartbeats stop (the client then resumes)."""
@@ -739,6 +874,10 @@ class FakeDiscord:
                 if op == 1:
                     self.heartbeats += 1
                     last[0] = asyncio.get_running_loop().time()
+                    read = frame.get("d")
+                    if isinstance(read, int):
+                        self._read_seq[ws] = max(read, self._read_seq.get(ws, -1))
+                    self._touch()
                     await ws.send_str(json.dumps({"op": 11}))
                 elif op == 2:
                     if frame["d"].get("token") != self.token:
@@ -750,6 +889,7 @@ class FakeDiscord:
                         break
                     if not self._identify_allowed(shard[0]):
                         await ws.send_str(json.dumps({"op": 9, "d": False}))
+                        self._touch()
                         continue
                     self.identified += 1
                     self._sockets.append(ws)
@@ -757,6 +897,7 @@ class FakeDiscord:
                     self.sessions.add(session)
                     self._session_of[ws] = session
                     await self._ready(ws, session, shard)
+                    self._touch()
                 elif op == 6:
                     d = frame.get("d") or {}
                     if d.get("token") != self.token or d.get("session_id") not in self.sessions:
@@ -768,13 +909,17 @@ class FakeDiscord:
                     self._shard_of[ws] = self._session_shard.get(d["session_id"], (0, 1))
                     self._session_of[ws] = d["session_id"]
                     self.resumed += 1
-                    await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": next(self._seq), "d": {}}))
+                    await self._send_dispatch(ws, "RESUMED", {})
+                    self._touch()
         finally:
             watchdog.cancel()
             if ws in self._sockets:
                 self._sockets.remove(ws)
             self._shard_of.pop(ws, None)
             self._session_of.pop(ws, None)
+            self._sent_seq.pop(ws, None)
+            self._read_seq.pop(ws, None)
+            self._touch()
         return ws
 
     # ---- gateway: shards ----------------------------------------------------
@@ -829,8 +974,9 @@ class FakeDiscord:
         return shard_id, count
 
     def _identify_allowed(self, shard_id: int) -> bool:
-        """max_concurrency identifies in a 5-second window, one a bucket; a faster one is refused."""
-        now = time.monotonic()
+        """max_concurrency identifies in a 5-second window (Discord's clock), one a bucket; a faster one
+        is refused."""
+        now = self.discord_now()
         bucket = shard_id % self.max_concurrency
         last = self._identified_at.get(bucket)
         if last is not None and now - last < self.identify_window:
@@ -839,6 +985,12 @@ class FakeDiscord:
         self._identified_at[bucket] = now
         self.session_starts += 1
         return True
+
+    def since_identify(self, bucket: int) -> float | None:
+        """Real seconds since the bucket's last identify (None: never), for tests that must wait out a
+        bot's own identify pace."""
+        last = self._identified_at.get(bucket)
+        return None if last is None else self.real(self.discord_now() - last)
 
     async def _ready(self, ws: web.WebSocketResponse, session: str, shard: tuple[int, int]) -> None:
         """READY, then a GUILD_CREATE for each guild of the shard."""
@@ -852,9 +1004,9 @@ class FakeDiscord:
             "session_id": session, "resume_gateway_url": self.gateway_url, "shard": list(shard),
             "application": {"id": str(self.app_id), "flags": 0},
         }
-        await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": next(self._seq), "d": ready}))
+        await self._send_dispatch(ws, "READY", ready)
         for g in guilds:
-            await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": next(self._seq), "d": self._guild(g)}))
+            await self._send_dispatch(ws, "GUILD_CREATE", self._guild(g))
 
     def _guild(self, guild_id: int) -> JSON:
         channels = [c for c, g in self.channel_guild.items() if g == guild_id]
@@ -982,6 +1134,7 @@ class FakeDiscord:
         elif ctype in (DEFERRED_UPDATE, UPDATE_MESSAGE):
             if interaction.message_id is None:
                 self.protocol_errors.append(f"interaction {interaction.id}: update without a message")
+                interaction.answered.set()  # answered, wrongly: whoever waits for it need wait no more
                 return _error(400, 50035, "Invalid Form Body")
             target = self.messages[interaction.message_id]
             if ctype == UPDATE_MESSAGE:
@@ -1134,10 +1287,13 @@ class FakeDiscord:
         """Counts one request; a 429 as Discord sends it (discord.py sleeps `retry_after`), or None.
 
         Interaction endpoints (the callback, and the webhook of an interaction token) are not bound
-        by the global limit (Discord's rule); everything else is."""
-        now = self.now()
+        by the global limit (Discord's rule); everything else is. Windows run on Discord's clock."""
+        now = self.discord_now()
         if self.global_limit is not None and not bucket.startswith(("callback", "webhook")):
             count, window = self.global_limit
+            if "global" in self._spent:
+                self._spent.discard("global")
+                self._hits["global"] = [now] * count
             recent = self._hits["global"] = [t for t in self._hits.get("global", []) if now - t < window]
             if len(recent) >= count:
                 self.rate_limited += 1
@@ -1147,6 +1303,9 @@ class FakeDiscord:
         if limit is None:
             return None
         count, window = limit
+        if bucket in self._spent:
+            self._spent.discard(bucket)
+            self._hits[bucket] = [now] * count
         recent = self._hits[bucket] = [t for t in self._hits.get(bucket, []) if now - t < window]
         if len(recent) >= count:
             self.rate_limited += 1
@@ -1157,19 +1316,20 @@ class FakeDiscord:
         return None
 
     def _headers(self, response: web.StreamResponse, bucket: str, limit: tuple[int, float]) -> None:
+        """The bucket's state as Discord announces it; its reset in real seconds (the module doc)."""
         count, window = limit
-        now = self.now()
+        now = self.discord_now()
         recent = self._hits.get(bucket, [])
-        reset_after = max(0.001, window - (now - recent[0])) if recent else window
+        reset_after = max(0.001, self.real(window - (now - recent[0]) if recent else window))
         response.headers.update({
             "X-RateLimit-Limit": str(count), "X-RateLimit-Remaining": str(max(0, count - len(recent))),
             "X-RateLimit-Reset": f"{datetime.now(UTC).timestamp() + reset_after:.3f}",
             "X-RateLimit-Reset-After": f"{reset_after:.3f}", "X-RateLimit-Bucket": bucket,
         })
 
-    @staticmethod
-    def _429(retry: float, bucket: str, count: int, *, is_global: bool = False) -> web.Response:
-        retry = max(0.001, retry)
+    def _429(self, retry: float, bucket: str, count: int, *, is_global: bool = False) -> web.Response:
+        """Discord's 429 for a wait of `retry` Discord seconds, told to the client in real seconds."""
+        retry = max(0.001, self.real(retry))
         body = json.dumps({"message": "You are being rate limited.", "retry_after": retry, "global": is_global})
         headers = {"Content-Type": "application/json", "Via": "1.1 google", "Retry-After": str(retry),
                    "X-RateLimit-Limit": str(count), "X-RateLimit-Remaining": "0",
@@ -1200,9 +1360,10 @@ class FakeDiscord:
 
 
 @contextlib.asynccontextmanager
-async def running_fake() -> AsyncIterator[FakeDiscord]:
-    """A started fake with discord.py pointed at it; restored and stopped afterwards."""
-    fake = FakeDiscord()
+async def running_fake(*, scale: float = 1.0) -> AsyncIterator[FakeDiscord]:
+    """A started fake with discord.py pointed at it; restored and stopped afterwards. `scale`: real
+    seconds a Discord second lasts (the module doc)."""
+    fake = FakeDiscord(scale=scale)
     await fake.start()
     try:
         with fake.pointed_at():

@@ -4,7 +4,9 @@ benchmarks/telegram_workers.py).
 
 Each worker is a `tractor-host run`'s Telegram side in this event loop: its own PostgreSQL store,
 host and adapter (outboxes, flood gate, the real client), all against one fake server with
-Telegram's limits on, on real time. The load is what tables say, sent through each worker's
+Telegram's limits on, on real time, or on a faster clock with `scale` (the seconds one Telegram
+second lasts, as `fakes.telegram_api.Limits` has it; the adapter's gate and the windows it asks
+the ledger for go by the same clock; the ledger's `hold` stays in real seconds). The load is what tables say, sent through each worker's
 platform at once: announcements to the groups whose tables the worker drives, and hands to
 private chats that every worker writes to (people sitting at tables driven by different workers).
 Game tables themselves are not run: on the shared 2-core machine sixty of them in one process
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from bot.host import Host
 from bot.platform import View, Where
 from fakes.telegram_api import FakeTelegram, Limits
@@ -50,12 +53,12 @@ class FloodWorker:
 class FloodRun:
     """What the fake saw, and what the workers' shared budgets did."""
 
-    seconds: float  # from the first message asked for until the last one went out
+    seconds: float  # from the first message asked for until the last one went out (Telegram seconds)
     wanted: int
     sent: int  # message calls Telegram took
     rejected_429: int
     rejected_by: dict[str, int]
-    peak: int  # message calls taken within any one second
+    peak: int  # message calls taken within any one (Telegram) second
     failed: int = 0  # sends that gave up (SendFailed after retries)
     rounds: int = 0
     granted: int = 0
@@ -67,10 +70,10 @@ class FloodRun:
         return self.sent / self.seconds if self.seconds else 0.0
 
 
-async def start_worker(fake: FakeTelegram, url: str, name: str, *, shared: bool) -> FloodWorker:
+async def start_worker(fake: FakeTelegram, url: str, name: str, *, shared: bool, scale: float = 1.0) -> FloodWorker:
     store = await PostgresStore.open(url, synchronous="OFF", worker=name)
-    host = Host(store, use_ai_threads=False, rng=random.Random(name))
-    config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, limits=FloodLimits())
+    host = build_host(store, use_ai_threads=False, rng=random.Random(name))
+    config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, limits=FloodLimits(scale=scale))
     runner = TelegramRunner(config, host, ledger=store.flood_ledger() if shared else None)
     host.register(runner.platform)
     await runner.connect()
@@ -78,14 +81,14 @@ async def start_worker(fake: FakeTelegram, url: str, name: str, *, shared: bool)
 
 
 async def run(url: str, *, workers: int = 3, groups: int = 30, per_group: int = 1, people: int = 10,
-              per_person: int = 3, shared: bool = True) -> FloodRun:
+              per_person: int = 3, shared: bool = True, scale: float = 1.0) -> FloodRun:
     """Each worker says `per_group` things in each of its own `groups` groups and `per_person`
     things to each of the `people` private chats every worker writes to, all at once."""
-    fake = FakeTelegram(limits=Limits())
+    fake = FakeTelegram(limits=Limits(scale=scale))
     await fake.start()
     started: list[FloodWorker] = []
     try:
-        started = [await start_worker(fake, url, f"w{k + 1}", shared=shared) for k in range(workers)]
+        started = [await start_worker(fake, url, f"w{k + 1}", shared=shared, scale=scale) for k in range(workers)]
         for p in range(people):
             fake.add_user(FIRST_PERSON + p, f"P{p}", opened=True)
         jobs: list[tuple[FloodWorker, Where, str]] = []
@@ -104,7 +107,8 @@ async def run(url: str, *, workers: int = 3, groups: int = 30, per_group: int = 
         ended = time.monotonic()
         calls = [c for c in fake.calls[first:] if c.method in MESSAGE_CALLS]
         ok = sorted(c.at for c in calls if c.ok)
-        out = FloodRun(ended - began, len(jobs), len(ok), fake.rejected_429, dict(fake.rejected_by), _peak(ok),
+        out = FloodRun((ended - began) / scale, len(jobs), len(ok), fake.rejected_429, dict(fake.rejected_by),
+                       _peak(ok, scale),
                        failed=sum(isinstance(r, BaseException) for r in results))
         for c in calls:
             out.by_method[c.method] = out.by_method.get(c.method, 0) + 1
@@ -121,11 +125,11 @@ async def run(url: str, *, workers: int = 3, groups: int = 30, per_group: int = 
         await fake.stop()
 
 
-def _peak(times: list[float]) -> int:
-    """The most calls inside any one second."""
+def _peak(times: list[float], second: float) -> int:
+    """The most calls inside any one second (`second` real seconds long)."""
     best, lo = 0, 0
     for hi, at in enumerate(times):
-        while times[lo] <= at - 1.0:
+        while times[lo] <= at - second:
             lo += 1
         best = max(best, hi - lo + 1)
     return best

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.telegram.run import TelegramRunner
-from bot import tokens
 from bot.cardtext import card_text, cards_text
 from bot.host import Host
+from bot.intents import codec
+from bot.intents.types import BurySelection, ButtonAct, Declare, LobbyStart, Page, Pass, PlaySelection, Toggle
 from fakes.telegram_api import BOT_ID, BOT_USERNAME, ApiCall, FakeTelegram
 from fakes.telegram_rig import HandledOrder
 
@@ -64,6 +65,9 @@ class Sim:
     steps: int = 0
     table_seats: list[dict[str, Any]] = field(default_factory=list)
     drain_each: bool = False  # benchmarks: let every update's messages go out before the next one
+    # Every this many plays one is made with the private hand's buttons (a press a card, each
+    # waiting for the hand's edit), the others inline; 0: inline only.
+    button_every: int = 3
 
     # -- talking like a client ------------------------------------------------
 
@@ -76,7 +80,7 @@ class Sim:
         """Wait until the adapter handed this update to the host and the host is done with it."""
         order = self.runner.order
         assert isinstance(order, HandledOrder), "build the runner with order=HandledOrder()"
-        await until(lambda: update_id in order.done)
+        await order.wait_for([update_id], 10.0)
         await self.settle()
         if self.drain_each:
             await self.runner.inbound.settle()
@@ -92,18 +96,13 @@ class Sim:
     async def command(self, uid: int, chat_id: int, text: str) -> None:
         await self.handled(self.fake.command(uid, chat_id, text))
 
-    def buttons(self, chat_id: int, *, code: str | None = None) -> list[tuple[int, dict[str, Any]]]:
+    def buttons(self, chat_id: int, *, code: type[ButtonAct] | None = None) -> list[tuple[int, dict[str, Any]]]:
         """Buttons on the bot's messages in a chat (newest message last): (message_id, button)."""
         out = []
         for msg in self.fake.chat_messages(chat_id):
             for b in self.fake.buttons_on(chat_id, msg.message_id):
-                if code is not None:
-                    data = b.get("callback_data")
-                    try:
-                        if data is None or tokens.parse(data).code != code:
-                            continue
-                    except tokens.BadToken:
-                        continue
+                if code is not None and _code(b) is not code:
+                    continue
                 out.append((msg.message_id, b))
         return out
 
@@ -158,7 +157,7 @@ class Sim:
         payload = link.group(0).partition("?start=")[2]
         await self.handled(self.fake.start_private(d, payload))  # she follows the link
         assert self.fake.users[d].opened
-        mid, start = self.buttons(self.group, code=tokens.START)[-1]
+        mid, start = self.buttons(self.group, code=LobbyStart)[-1]
         await self.press(a, self.group, mid, start["callback_data"])
         await until(lambda: table.status != "lobby")
         await self.settle()
@@ -208,8 +207,8 @@ class Sim:
         declared = m.public_view().get("declaration") is not None
         hand_mid = self.hand_message(uid)
         buttons = self.fake.buttons_on(uid, hand_mid)
-        declare = [b for b in buttons if _code(b) == tokens.DECLARE]
-        passing = [b for b in buttons if _code(b) == tokens.PASS]
+        declare = [b for b in buttons if _code(b) is Declare]
+        passing = [b for b in buttons if _code(b) is Pass]
         choice = declare[0] if declare and not declared else (passing[0] if passing else None)
         if choice is None:
             self.host.clock.advance(1.0)  # type: ignore[attr-defined]
@@ -225,12 +224,12 @@ class Sim:
         """Select `cards` on the private hand by their labels; returns the hand message id."""
         await self.fresh(uid)
         hand_mid = self.hand_message(uid)
-        buttons = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) == tokens.TOGGLE]
+        buttons = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) is Toggle]
         if not buttons:  # folded away while they played from the group: ↻ shows it again
-            (refresh,) = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) == tokens.PAGE]
+            (refresh,) = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) is Page]
             await self.press(uid, uid, hand_mid, refresh["callback_data"])
             await self.fresh(uid)
-            buttons = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) == tokens.TOGGLE]
+            buttons = [b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) is Toggle]
         used: set[str] = set()
         for card in cards:
             label = card_text(card)
@@ -245,7 +244,7 @@ class Sim:
         cards = list(table.match.auto_action(seat).cards)
         hand_mid = await self._toggle(uid, cards)
         await self.fresh(uid)
-        bury = next(b for b in self.fake.buttons_on(uid, self.hand_message(uid)) if _code(b) == tokens.BURY)
+        bury = next(b for b in self.fake.buttons_on(uid, self.hand_message(uid)) if _code(b) is BurySelection)
         version = table.match.version
         answer = await self.press(uid, uid, hand_mid, bury["callback_data"])
         assert answer in ("✓", ""), answer  # "" if the host was still busy when the answer was due
@@ -256,13 +255,13 @@ class Sim:
         uid = self.uid(table, seat)
         m = table.match
         version = m.version
-        if self.plays % 3 != 2:
+        if not self.button_every or self.plays % self.button_every != self.button_every - 1:
             await self._play_inline(uid)
             self.inline_plays += 1
         else:
             cards = list(m.auto_action(seat).cards)
             hand_mid = await self._toggle(uid, cards)
-            play = next(b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) == tokens.PLAY)
+            play = next(b for b in self.fake.buttons_on(uid, hand_mid) if _code(b) is PlaySelection)
             answer = await self.press(uid, uid, hand_mid, play["callback_data"])
             assert answer in ("✓", ""), answer
             self.button_plays += 1
@@ -295,13 +294,14 @@ class Sim:
         raise AssertionError("the match did not finish")
 
 
-def _code(button: dict[str, Any]) -> str | None:
+def _code(button: dict[str, Any]) -> type[ButtonAct] | None:
+    """The kind of act a button's data stands for (the codec reads it, as the bot does)."""
     data = button.get("callback_data")
     if data is None:
         return None
     try:
-        return tokens.parse(data).code
-    except tokens.BadToken:
+        return type(codec.parse(data)[1])
+    except codec.BadToken:
         return None
 
 

@@ -177,6 +177,8 @@ class FakeTelegram:
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
         self._all_updates: list[dict[str, Any]] = []
+        self._update_by_id: dict[int, dict[str, Any]] = {}
+        self._inline_by_id: dict[str, dict[str, Any]] = {}  # inline query id -> the query
         self._forced: list[dict[str, Any]] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._confirmed = 0
@@ -303,13 +305,16 @@ class FakeTelegram:
         update = {"update_id": update_id, **body}
         self._updates.append(update)
         self._all_updates.append(update)
+        self._update_by_id[update_id] = update
+        if "inline_query" in body:
+            self._inline_by_id.setdefault(str(body["inline_query"].get("id")), body["inline_query"])
         self.pushed_at[update_id] = self.clock()
         self._wake_soon()
         return update_id
 
     def redeliver(self, update_id: int) -> None:
         """Deliver an update once more, as Telegram does when the bot did not confirm it."""
-        update = next(u for u in self._all_updates if u["update_id"] == update_id)
+        update = self._update_by_id[update_id]
         self._forced.append(update)
         self._wake_soon()
 
@@ -754,10 +759,7 @@ class FakeTelegram:
         ids = [r.get("id", "") for r in results]
         if len(set(ids)) != len(ids) or any(not 1 <= len(i.encode()) <= 64 for i in ids):
             raise _ApiError(400, "Bad Request: RESULT_ID_INVALID")
-        asked = next(
-            (u["inline_query"] for u in self._all_updates if u.get("inline_query", {}).get("id") == query_id),
-            {},
-        )
+        asked = self._inline_by_id.get(str(query_id), {})
         self.inline_answers[query_id] = {
             "results": results,
             "query": asked.get("query", ""),

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import warnings
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from telegram.warnings import PTBDeprecationWarning
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.inbound import PerChatOrder
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from app.store import open_store
 from bot.host import Host
 from bot.settings import TableSettings
@@ -49,6 +50,7 @@ class HandledOrder(PerChatOrder):
     def __init__(self) -> None:
         super().__init__()
         self.done: OrderedDict[int, None] = OrderedDict()  # recently handled update ids
+        self._handled = asyncio.Event()  # set whenever an update is done
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         try:
@@ -58,6 +60,15 @@ class HandledOrder(PerChatOrder):
                 self.done[update.update_id] = None
                 while len(self.done) > 10_000:
                     self.done.popitem(last=False)
+                self._handled.set()
+
+    async def wait_for(self, update_ids: Iterable[int], timeout: float = 60.0) -> None:
+        """Wakes each time an update is done until all of `update_ids` are; `timeout` guards only."""
+        wanted = set(update_ids)
+        async with asyncio.timeout(timeout):
+            while not all(u in self.done for u in wanted):
+                self._handled.clear()
+                await self._handled.wait()
 
 
 @dataclass
@@ -85,8 +96,7 @@ class Rig:
     async def handled(self, *update_ids: int, timeout: float = 60.0) -> None:
         order = self.runner.order
         assert isinstance(order, HandledOrder), "boot the runner with order=HandledOrder()"
-        done = order.done
-        await until(lambda: all(u in done for u in update_ids), timeout)
+        await order.wait_for(update_ids, timeout)
         await self.settle()
 
     async def command(self, uid: int, chat_id: int, text: str) -> None:
@@ -111,7 +121,7 @@ async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: Tabl
         fake_limits = getattr(fake, "limits", None)
         limits = FloodLimits(scale=fake_limits.scale) if fake_limits is not None else NO_LIMITS
     store = await open_store(db, synchronous=synchronous)
-    host = Host(store, clock=clock, defaults=settings, use_ai_threads=ai_threads)
+    host = build_host(store, clock=clock, defaults=settings, use_ai_threads=ai_threads)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1, limits=limits)
     runner = TelegramRunner(config, host, request_timeout=request_timeout, order=HandledOrder())
     runner.inbound.answer_deadline = answer_deadline

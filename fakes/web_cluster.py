@@ -198,8 +198,8 @@ class Room:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             state = next((p.states[-1] for p in pages.values() if p.states), None)
-            table = (state or {}).get("table") or {}
-            to_act = list(table.get("to_act") or [])
+            table = ((state or {}).get("scene") or {}).get("table") or {}
+            to_act = list((table.get("turn") or {}).get("seats") or [])
             if state is None or state.get("status") != "active" or not to_act:
                 await asyncio.sleep(0.01)
                 continue

@@ -22,9 +22,9 @@ from aiohttp import web
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
 from app import collector
+from app.features import build_host
 from app.web import worker_app
 from bot.cluster import Cluster
-from bot.host import Host
 from fakes.worker_child import SETTINGS, NullPlatform, update_route
 from persistence.postgres import PostgresStore
 
@@ -33,7 +33,7 @@ SECRET = b"web-workers-bench-secret-0123456"
 
 async def run(url: str, name: str, port: int, ttl: float | None) -> None:
     store = await PostgresStore.open(url, synchronous="NORMAL", worker=name)
-    host = Host(store, defaults=SETTINGS, use_ai_threads=False)
+    host = build_host(store, defaults=SETTINGS, use_ai_threads=False)
     host.register(NullPlatform())
     cluster = Cluster(host, store, store.cluster(), ttl=ttl)
     table = WebTable(host, WebConfig(port=port, public_url=f"http://127.0.0.1:{port}", secret=SECRET))

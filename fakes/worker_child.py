@@ -30,6 +30,7 @@ import aiohttp
 from aiohttp import web
 
 from app import collector
+from app.features import build_host
 from app.run import drain
 from app.web import Health, worker_app
 from bot.cluster import Cluster, decode
@@ -149,7 +150,7 @@ def update_route(host: Host, health: Health | None = None,
 
 async def run(url: str, name: str, port: int, answers: str = "") -> None:
     store = await PostgresStore.open(url, synchronous="NORMAL", worker=name)
-    host = Host(store, defaults=SETTINGS, use_ai_threads=False)
+    host = build_host(store, defaults=SETTINGS, use_ai_threads=False)
     platform = NullPlatform(answers)
     platform.session = aiohttp.ClientSession()
     host.register(platform)

@@ -19,7 +19,7 @@ from adapters.console.lines import PipeLines, TerminalLines
 from adapters.console.platform import NAME, ConsolePlatform, ConsoleReply
 from adapters.console.screen import FullScreen, PlainScreen
 from bot.cardtext import card_text
-from bot.host import ALL_COMMANDS, Host, TableGlance
+from bot.host import Host, TableGlance
 from bot.i18n import locale_lang as posix_locale_lang
 from bot.i18n import normalize_lang, tr
 from bot.platform import Incoming, User, Where
@@ -59,15 +59,9 @@ class ConsoleSession:
         return self.host.chat_lang(NAME, self.chat_id)
 
     async def say(self, line: str) -> None:
-        """Feeds one typed line to the host as a person's text or command."""
-        words = line.split()
-        first = words[0].lower().lstrip("/")
+        """Feeds one typed line to the host, read by the one text parser (a move or a command)."""
         key = f"console:{uuid.uuid4().hex}"
-        reply = ConsoleReply(self.platform)
-        if first in ALL_COMMANDS:
-            ev = Incoming("command", self.user, self.where, key=key, name=first, args=tuple(words[1:]), reply=reply)
-        else:
-            ev = Incoming("text", self.user, self.where, key=key, text=line, reply=reply)
+        ev = Incoming("text", self.user, self.where, key=key, text=line, reply=ConsoleReply(self.platform))
         await self.host.handle(ev)
         await self.host.settle()
 
@@ -193,6 +187,7 @@ async def _play(session: ConsoleSession, screen: PlainScreen | FullScreen, reade
             continue  # the table changed while you were typing: drawn again, your line kept
         if not line:
             return True
+        screen.go_on()  # a line typed, even an empty one: the end of a hand shown makes way
         line = line.strip()
         if not line:
             continue

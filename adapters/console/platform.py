@@ -1,5 +1,5 @@
-"""The terminal as a platform: panels (table, hand, lobby) are kept for the screen to draw; announcements
-and answers go to the screen at once."""
+"""The terminal as a platform: panels (table, hand, lobby) are kept, with the scenes they show, for the
+screen to draw its own way; announcements and answers go to the screen at once."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 from bot.platform import PlatformError, View, Where
@@ -78,16 +79,25 @@ class ConsolePlatform:
     def how_to_fix(self) -> str:
         return ""  # the terminal always reaches you
 
-    def newest(self, chat_id: str) -> dict[str, str]:
-        """The newest table (or lobby) of this chat and your newest hand, as texts by kind ("table", "hand")."""
-        out: dict[str, str] = {}
+    def newest(self, chat_id: str) -> Panels:
+        """The newest table (or lobby) of this chat and your newest hand, as the scenes they were drawn from."""
+        table: View | None = None
+        hand: View | None = None
         for mid in sorted(self.panels, key=int):
             where, view = self.panels[mid]
             if where.private:
-                out["hand"] = view.text
+                hand = view
             elif where.chat_id == chat_id:
-                out["table"] = view.text
-        return out
+                table = view
+        return Panels(table, hand)
+
+
+@dataclass(frozen=True)
+class Panels:
+    """What the screen shows: the group's table (or lobby) and your hand, each with its scene."""
+
+    table: View | None = None
+    hand: View | None = None
 
 
 class ConsoleReply:

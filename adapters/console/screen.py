@@ -1,7 +1,10 @@
 """Two ways to show the table at a terminal: plain lines (pipes, scripts) and one screen per move (a person).
 
-Both draw the same platform-neutral texts from `bot.views`; the full screen only lays them out (two seats
-a line, the hand under the table, the last few announcements) and colours the cards with rich.
+Both draw the scenes the table's messages were drawn from (`bot.scene`), with the terminal's own words
+where the chats' would be wrong here (what to type, not which button to press). The full screen lays
+them out (two seats a line, the hand under the table, the last few announcements), colours the cards
+with rich, and keeps the end of a hand (its summary and final trick) and of the match on screen until
+the person goes on.
 """
 
 from __future__ import annotations
@@ -14,6 +17,11 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from adapters.console.platform import Panels
+from bot.i18n import N_, tr
+from bot.platform import View
+from bot.scene import text as scene_text
+from bot.scene.types import TableScene
 from bot.views import SEAT_MARK
 
 # ♥♦ and the big joker red, ♠♣ and the small joker black, each card on a white face like a real one
@@ -22,6 +30,44 @@ BLACK_CARD = re.compile(r"[♠♣](?:10|[2-9JQKA])|小王")
 RED_SUIT = re.compile(r"(?<![\w♥♦])[♥♦](?= ?\()")  # a suit heading in the hand: "♥ (5): …"
 BLACK_SUIT = re.compile(r"(?<![\w♠♣])[♠♣](?= ?\()")
 LOG_LINES = 4  # announcements kept on the full screen
+#: What a hand asks for, in the terminal's words: what to type (the chats say which button to press).
+PROMPTS = {"declare": N_("console.prompt_declare"), "bury": N_("console.prompt_bury"),
+           "chao": N_("console.prompt_chao"), "play": N_("console.prompt_play")}
+
+
+def table_text(view: View | None) -> str | None:
+    """The group's table (or the lobby) as the terminal shows it."""
+    if view is None:
+        return None
+    scene = view.scene
+    if scene is None or scene.table.phase is None:
+        return view.text
+    return scene_text.table_text(scene.table, scene.lang)
+
+
+def hand_text(view: View | None) -> str | None:
+    """Your hand, asking for what to type."""
+    if view is None:
+        return None
+    scene = view.scene
+    if scene is None or scene.hand is None:
+        return view.text
+    return scene_text.hand_text(scene, prompts=PROMPTS)
+
+
+def end_lines(sc: TableScene, lang: str) -> list[str]:
+    """The end of the last hand (and of the match): its summary, its final trick, how to go on."""
+    lines: list[str] = []
+    s = sc.summary
+    if s is not None:
+        lines += scene_text.summary_lines(s, sc.seats, lang)
+        if s.final_trick is not None:
+            lines.append(tr(lang, "console.final_trick", trick=scene_text.trick_text(s.final_trick, sc.seats, lang)))
+    if sc.result is not None:
+        lines += scene_text.result_text(sc.result, sc.seats, lang).splitlines()
+    elif lines:
+        lines.append(tr(lang, "console.go_on"))
+    return lines
 
 
 class PlainScreen:
@@ -46,12 +92,14 @@ class PlainScreen:
     def info(self, text: str) -> None:
         self.write(text)
 
-    def draw(self, panels: dict[str, str], *, force: bool = False) -> None:
-        for kind in ("table", "hand"):
-            text = panels.get(kind)
+    def draw(self, panels: Panels, *, force: bool = False) -> None:
+        for kind, text in (("table", table_text(panels.table)), ("hand", hand_text(panels.hand))):
             if text is not None and (force or self.shown.get(kind) != text):
                 self.shown[kind] = text
                 self.write(("=" * 40 if kind == "table" else "-" * 40) + "\n" + text)
+
+    def go_on(self) -> None:
+        return  # every line stays in the scrollback
 
     def prompt(self) -> None:
         self.out.write("> ")
@@ -67,6 +115,9 @@ class FullScreen:
         self.console = console or Console(highlight=False)
         self.log: deque[tuple[str, str]] = deque(maxlen=LOG_LINES)
         self.extra = ""  # help or rules: shown once, under the table, until the next move
+        self.seen_hand: int | None = None  # the hand of the first table drawn
+        self.ended = 0  # the last hand whose end the person has gone on from
+        self.showing = 0  # the hand whose end is on the screen
 
     def write(self, text: str) -> None:
         self.console.print(colour(text))
@@ -81,16 +132,21 @@ class FullScreen:
     def info(self, text: str) -> None:
         self.extra = f"{self.extra}\n{text}" if self.extra else text
 
-    def draw(self, panels: dict[str, str], *, force: bool = False) -> None:
+    def draw(self, panels: Panels, *, force: bool = False) -> None:
         self.console.clear()
         width = max(40, self.console.width)
         room = max(6, self.console.height - 2)  # the prompt and its help line stay below
         lines: list[Text] = []
-        if "table" in panels:
-            lines += [colour(line) for line in table_lines(panels["table"], width)]
-        if "hand" in panels:
+        end = self._end(panels.table)
+        table = table_text(panels.table)
+        if end:  # the end of a hand stays until the person goes on, in place of the next deal's table
+            lines += [colour(line, style="bold" if i == 0 else "") for i, line in enumerate(end)]
+        elif table is not None:
+            lines += [colour(line) for line in table_lines(table, width)]
+        hand = hand_text(panels.hand)
+        if hand is not None:
             lines.append(Text("─" * min(width, 80), style="dim"))
-            lines += [colour(line) for line in hand_lines(panels["hand"])]
+            lines += [colour(line) for line in hand_lines(hand)]
         extra = [colour(line) for line in self.extra.splitlines()]
         self.extra = ""
         log = [colour(f"{mark} {line}", style="bold yellow" if mark == "!" else "cyan") for mark, line in self.log]
@@ -99,6 +155,25 @@ class FullScreen:
             log.pop(0)  # the oldest announcements make way; the table and your hand always fit
         for text in lines + log + extra:
             self.console.print(text, overflow="fold")
+
+    def _end(self, view: View | None) -> list[str]:
+        """The lines of a hand's (or the match's) end still to be shown, from the table's scene."""
+        scene = view.scene if view is not None else None
+        if scene is None or scene.table.phase is None:
+            return []
+        sc = scene.table
+        if self.seen_hand is None:  # the first table drawn: the end of an earlier hand is no news
+            self.seen_hand = sc.hand_no
+            if sc.summary is not None and not sc.hand_over:
+                self.ended = sc.summary.hand_no
+        if sc.result is None and (sc.summary is None or sc.summary.hand_no <= self.ended):
+            return []
+        self.showing = sc.summary.hand_no if sc.summary is not None else self.ended
+        return end_lines(sc, scene.lang)
+
+    def go_on(self) -> None:
+        """The person typed a line: the end of the hand shown makes way for the table."""
+        self.ended = max(self.ended, self.showing)
 
     def prompt(self) -> None:  # prompt_toolkit draws its own prompt
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import sys
@@ -25,6 +26,8 @@ from adapters.discord.private import Recent
 
 #: Waits for this shard's turn to IDENTIFY (Discord's limit is the whole bot's, across workers).
 IdentifyGate = Callable[[int], Awaitable[None]]
+#: Discord seconds between two identifies of one bucket (discord.py's own wait before identifying again).
+IDENTIFY_WAIT = 5.0
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +43,12 @@ class TractorClient(discord.Client):
     inbound: Inbound
 
     def __init__(self, *, guild_ids: tuple[int, ...] = (), sync_commands: bool = True,
-                 identify_gate: IdentifyGate | None = None, **options: Any) -> None:
+                 identify_gate: IdentifyGate | None = None, scale: float = 1.0, **options: Any) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
         options.setdefault("chunk_guilds_at_startup", False)
         super().__init__(**options)
         self.identify_gate = identify_gate
+        self.identify_wait = IDENTIFY_WAIT * scale  # real seconds (DiscordConfig.scale)
         # Each interaction's payload as it came, for a worker that drives its table to answer it
         # (discord.py keeps only the parsed object): the parser is wrapped, no other way in.
         self.raw_interactions: Recent[int, dict[str, Any]] = Recent(2_000)
@@ -77,11 +81,12 @@ class TractorClient(discord.Client):
             await self.tree.sync()
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
-        """With several workers, identifies are paced across all of them (`identify_gate`)."""
-        if self.identify_gate is None:
-            await super().before_identify_hook(shard_id, initial=initial)
-        else:
+        """With several workers, identifies are paced across all of them (`identify_gate`); alone, as
+        discord.py does, 5 s before identifying again (on the adapter's clock)."""
+        if self.identify_gate is not None:
             await self.identify_gate(shard_id or 0)
+        elif not initial:
+            await asyncio.sleep(self.identify_wait)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Components discord.py would drop silently (unknown custom_id) still get an answer."""

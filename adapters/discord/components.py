@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from bot import tokens
+from bot.intents.types import Toggle
 from bot.platform import Button, View
 
 if TYPE_CHECKING:
@@ -162,10 +162,7 @@ def toggled(shown: list[str], before: set[str], chosen: Sequence[str]) -> list[s
 
 
 def _is_toggle(button: Button) -> bool:
-    try:
-        return tokens.parse(button.token).code == tokens.TOGGLE
-    except tokens.BadToken:
-        return False
+    return isinstance(button.act, Toggle)
 
 
 def _label(text: str) -> str:

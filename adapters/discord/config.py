@@ -19,6 +19,10 @@ class DiscordConfig:
     commands in those guilds at once instead of globally (global commands
     take a while to appear). `edit_interval` is the pause between two edits
     of the same message: edits in between are coalesced into the latest.
+    `scale` is how many real seconds one Discord second lasts: 1 against
+    Discord; tests run a fake Discord's clock faster, and the adapter's own
+    pauses (the edit interval, the gap between mention messages, the wait
+    before identifying again) with it, in step with that clock's windows.
     """
 
     token: str
@@ -28,6 +32,7 @@ class DiscordConfig:
     sync_commands: bool = True
     edit_interval: float = 0.5
     shard_count: int = 0  # 0: Discord's recommendation (GET /gateway/bot) when workers share shards
+    scale: float = 1.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> DiscordConfig | None:

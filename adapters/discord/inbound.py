@@ -20,8 +20,9 @@ import discord
 from adapters.discord.platform import NAME, DiscordPlatform
 from adapters.discord.private import Ticket, place_of
 from adapters.discord.texts import text
-from bot import tokens
 from bot.i18n import normalize_lang
+from bot.intents import codec
+from bot.intents.types import Intent, ShowHand
 from bot.platform import Incoming, User, Where
 
 log = logging.getLogger(__name__)
@@ -199,10 +200,11 @@ class Inbound:
             await self.refuse_unknown(interaction)
             return
         with self._busy():
-            reply = await self._defer_press(interaction, token)
+            intent = codec.read(token)
+            reply = await self._defer_press(interaction, intent)
             if reply is None:
                 return
-            event = Incoming("press", user_of(interaction), reply.where, key=str(interaction.id), token=token,
+            event = Incoming("press", user_of(interaction), reply.where, key=str(interaction.id), intent=intent,
                              reply=reply, extra=self._extra(interaction))
             await self._feed(event, reply)
 
@@ -212,12 +214,13 @@ class Inbound:
             await self.refuse_unknown(interaction)
             return
         with self._busy():
-            reply = await self._defer_press(interaction, toggles[0] if toggles else "")
+            intents = [codec.read(token) for token in toggles]
+            reply = await self._defer_press(interaction, intents[0] if intents else codec.read(""))
             if reply is None:
                 return
-            for n, token in enumerate(toggles):
+            for n, intent in enumerate(intents):
                 event = Incoming("press", user_of(interaction), reply.where, key=f"{interaction.id}.{n}",
-                                 token=token, reply=reply, extra=self._extra(interaction))
+                                 intent=intent, reply=reply, extra=self._extra(interaction))
                 await self._feed(event, reply)
 
     async def refuse_unknown(self, interaction: discord.Interaction[Any]) -> None:
@@ -240,7 +243,7 @@ class Inbound:
 
     # ----- helpers -----
 
-    async def _defer_press(self, interaction: discord.Interaction[Any], token: str) -> Reply | None:
+    async def _defer_press(self, interaction: discord.Interaction[Any], intent: Intent) -> Reply | None:
         """The press answered at once (deferred); None when Discord no longer takes an answer (it came
         too late, or again): then nothing is done, as the person was shown that it failed."""
         ticket = self.platform.routes.saw(interaction)
@@ -248,7 +251,7 @@ class Inbound:
         user = interaction.user
         where = Where(NAME, str(user.id), private=True) if private else Where(NAME, str(interaction.channel_id))
         mode: Mode
-        if _code(token) == tokens.HAND and not private:
+        if isinstance(intent.act, ShowHand) and not private:
             if not await _deferred(interaction, ephemeral=True, thinking=True):
                 return None
             self.platform.routes.hand_requests[place_of(interaction)] = ticket
@@ -350,13 +353,6 @@ class Inbound:
         perms = interaction.permissions
         admin = interaction.guild_id is not None and (perms.manage_guild or perms.administrator)
         return {"admin": "1"} if admin else {}
-
-
-def _code(token: str) -> str | None:
-    try:
-        return tokens.parse(token).code
-    except tokens.BadToken:
-        return None
 
 
 async def _deferred(interaction: discord.Interaction[Any], **kwargs: Any) -> bool:

@@ -27,7 +27,7 @@ import discord
 from adapters.discord.components import render, signature
 from adapters.discord.dm import DmChoices
 from adapters.discord.outbox import Coalescer
-from adapters.discord.pings import Pinger
+from adapters.discord.pings import PING_GAP, Pinger
 from adapters.discord.private import PrivateRoutes, Recent, Ticket, place_of
 from adapters.discord.texts import text
 from bot.i18n import normalize_lang
@@ -49,13 +49,13 @@ class DiscordPlatform:
     play_menu = True  # a select of the legal plays: choosing one plays it
     live_countdown = True  # <t:…:R> on the table, and a mention for whose turn it is
 
-    def __init__(self, client: discord.Client, *, edit_interval: float = 0.5,
+    def __init__(self, client: discord.Client, *, edit_interval: float = 0.5, ping_gap: float = PING_GAP,
                  routes: PrivateRoutes | None = None, dm: DmChoices | None = None) -> None:
         self.client = client
         self.routes = routes or PrivateRoutes()
         self.dm = dm or DmChoices()
         self.outbox = Coalescer(interval=edit_interval)
-        self.pings = Pinger(client)
+        self.pings = Pinger(client, gap=ping_gap)
         self._shown: Recent[str, tuple[str, str]] = Recent()
         self._views: Recent[str, View] = Recent()
         self._notes: Recent[str, tuple[str, str]] = Recent()  # key -> (note, the view text it was about)
@@ -103,8 +103,7 @@ class DiscordPlatform:
         cue = view.cue
         if cue is None:
             return view
-        turn_key = next((b.token.split(".")[2] for row in view.buttons for b in row if b.token.count(".") == 5), None)
-        self.pings.turn(int(where.chat_id), cue.user_ids, turn_key, cue.seconds, cue.lang)
+        self.pings.turn(int(where.chat_id), cue.user_ids, cue.version, cue.seconds, cue.lang)
         if cue.seconds is None:
             return view
         return replace(view, text=f"{view.text}\n⏰ <t:{int(time.time() + cue.seconds)}:R>")

@@ -27,6 +27,7 @@ from adapters.discord.client import IdentifyGate, TractorClient
 from adapters.discord.config import DEFAULT_API_BASE, DEFAULT_GATEWAY, DiscordConfig
 from adapters.discord.dm import Journal
 from adapters.discord.inbound import HostLike, Inbound
+from adapters.discord.pings import PING_GAP
 from adapters.discord.platform import DiscordPlatform
 from bot.platform import CredentialsRefused, PlatformDown
 
@@ -47,8 +48,9 @@ class DiscordRunner:
         self.shards: dict[int, tuple[TractorClient, asyncio.Task[None]]] = {}
         self._retired: list[TractorClient] = []
         self.client = TractorClient(guild_ids=config.guild_ids, sync_commands=config.sync_commands,
-                                    guild_ready_timeout=0.05)
-        self.platform = DiscordPlatform(self.client, edit_interval=config.edit_interval)
+                                    guild_ready_timeout=0.05, scale=config.scale)
+        self.platform = DiscordPlatform(self.client, edit_interval=config.edit_interval * config.scale,
+                                        ping_gap=PING_GAP * config.scale)
         self.platform.dm.journal = self._journal(host)
         self.inbound = Inbound(self._host_like(host), self.platform)
         self.client.inbound = self.inbound
@@ -139,7 +141,8 @@ class DiscordRunner:
                 await gate(sid % self.max_concurrency)
 
         client = TractorClient(sync_commands=False, guild_ready_timeout=0.05, shard_id=shard_id,
-                               shard_count=self.shard_count, identify_gate=paced if gate else None)
+                               shard_count=self.shard_count, identify_gate=paced if gate else None,
+                               scale=self.config.scale)
         client.inbound = self.inbound
         await client.login(self.config.token)
         task = asyncio.create_task(client.connect(reconnect=True), name=f"discord-shard-{shard_id}")

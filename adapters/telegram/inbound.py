@@ -38,6 +38,7 @@ from telegram.ext import (
 
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.render import MAX_CALLBACK_BYTES
+from bot.intents import codec
 from bot.platform import Incoming, PlatformError, Receipt, Unreachable, User, View, Where
 
 log = logging.getLogger(__name__)
@@ -294,7 +295,7 @@ class Inbound:
         where = self._where(message.chat.id, message.chat.type)
         self._remember(query.from_user.id, where)
         receipt = self._receipt(update)
-        event = Incoming("press", _user(query.from_user), where, _key(update), token=token, reply=replier,
+        event = Incoming("press", _user(query.from_user), where, _key(update), intent=codec.read(token), reply=replier,
                          extra={"message_id": str(message.message_id)}, receipt=receipt)
         try:
             await self.host.handle(event)
@@ -348,7 +349,7 @@ class Inbound:
             await ChatReplier(self.platform, private).notice(EXPIRED)
             return
         where = self._inline_where(tg_user.id, None)
-        await self.host.handle(Incoming("chosen", _user(tg_user), where, _key(update), token=token,
+        await self.host.handle(Incoming("chosen", _user(tg_user), where, _key(update), intent=codec.read(token),
                                         text=chosen.query,
                                         reply=ChatReplier(self.platform, private, quiet_acks=True),
                                         receipt=self._receipt(update)))

@@ -27,7 +27,11 @@ from aiohttp import WSMsgType, web
 
 from adapters.web.auth import AuthError, LinkSigner, Person, check_init_data
 from adapters.web.config import WebConfig
+from adapters.web.words import page_words
 from bot.host import Host
+from bot.i18n import normalize_lang
+from bot.intents.text import move
+from bot.intents.types import Drawn, Intent
 from bot.live import LiveFrame, Watch
 from bot.platform import ButtonKind, Incoming, User, Where
 
@@ -136,6 +140,7 @@ class WebTable:
         app.router.add_get("/", self.page)
         app.router.add_get("/ws", self.socket)
         app.router.add_post("/replay", self.replay)
+        app.router.add_get("/words/{lang}.json", self.words)
         app.router.add_static("/static/", str(STATIC), append_version=False)
 
     def application(self) -> web.Application:
@@ -160,6 +165,11 @@ class WebTable:
         html = html.replace("{{TELEGRAM_SCRIPT}}", self.config.telegram_script)
         return web.Response(text=html, content_type="text/html",
                             headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    async def words(self, request: web.Request) -> web.Response:
+        """The page's texts in one language (`adapters.web.words`): the chats' catalogs, as JSON."""
+        lang = normalize_lang(request.match_info["lang"]) or "en"
+        return web.json_response(page_words(lang), headers={"Cache-Control": "public, max-age=3600"})
 
     def authenticate(self, auth: Any) -> Person:
         """The person a hello's credential names, or AuthError."""
@@ -217,7 +227,7 @@ class WebTable:
                 except ValueError:
                     continue
                 if isinstance(data, dict) and data.get("t") == "act":
-                    await self.act(conn, person, where.chat_id, data)
+                    await self.act(conn, person, Where(person.platform, where.chat_id), match_id, data)
         finally:
             self.connections.discard(conn)
             self.host.unwatch(match_id, conn.frame)
@@ -233,21 +243,30 @@ class WebTable:
             return person.match_id == match_id
         return self.signer.proves(person, match_id)
 
-    async def act(self, conn: Connection, person: Person, chat_id: str, data: dict[str, Any]) -> None:
-        """An action from the page, as the typed action it stands for, through the host's one path."""
+    async def act(self, conn: Connection, person: Person, where: Where, match_id: int, data: dict[str, Any]) -> None:
+        """An act from the page, as the structured intent it is, through the host's one path.
+
+        `v`: the version of the state the page drew it from; without one (an older page) it is
+        bound to the turn it arrives in, like a typed move."""
         key = str(data.get("key", ""))[:64]
         word = ACTIONS.get(str(data.get("a", "")))
         cards = data.get("cards") or []
+        version = data.get("v")
         if (word is None or person.user_id is None or conn.seat is None or not isinstance(cards, list)
-                or len(cards) > MAX_CARDS or not all(isinstance(c, str) and len(c) <= 3 for c in cards)):
+                or len(cards) > MAX_CARDS or not all(isinstance(c, str) and len(c) <= 3 for c in cards)
+                or not (version is None or (isinstance(version, int) and not isinstance(version, bool)
+                                            and version >= 0))):
             conn.notice({"type": "notice", "key": key, "ok": False, "code": "not_seated"})
             return
         if not key:
             self._keys += 1
             key = f"{id(conn)}.{self._keys}"
         user = User(person.platform, person.user_id, person.name, person.language)
-        event = Incoming("text", user, Where(person.platform, chat_id), key=f"web:{person.platform}:{person.user_id}:{key}",
-                         text=" ".join([word, *cards]), reply=_Reply(conn, key))
+        act = move(word, cards)
+        event = Incoming("text" if version is None else "press", user, where,
+                         key=f"web:{person.platform}:{person.user_id}:{key}",
+                         intent=Intent(act, None if version is None else Drawn(match_id, version)),
+                         reply=_Reply(conn, key))
         await self.host.handle(event)
 
     async def replay(self, request: web.Request) -> web.Response:

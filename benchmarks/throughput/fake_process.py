@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from benchmarks.throughput.common import add_people, choose_result
-from bot import tokens
+from bot.intents import codec
 from fakes.telegram_api import FakeTelegram, Limits
 
 
@@ -40,8 +40,8 @@ def _shown_version(call: Any) -> int:
             data = b.get("callback_data")
             if isinstance(data, str):
                 try:
-                    return tokens.parse(data).version
-                except tokens.BadToken:
+                    return codec.parse(data)[0].version
+                except codec.BadToken:
                     continue
     return -1
 

@@ -9,26 +9,22 @@ results is shown to anyone who has not been dealt it.
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.cardtext import cards_text
 from bot.duplicate import daily, events
 from bot.duplicate.events import ROOMS, TEAMS
-from bot.duplicate.tables import SOURCES, board_label, boards, make_board, make_set, open_table
+from bot.duplicate.tables import SOURCES, Desk, board_label, make_board, make_set, open_table
 from bot.i18n import N_, normalize_lang, tr
-from bot.platform import Incoming, PlatformError, Unreachable, View, Where
+from bot.platform import Incoming, User, Where
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
 from bot.table.messages import Event
 from engine.boards import board_cards, parse_board
 from engine.cards import cards_str
 from engine.text import rank_display
-from persistence.board_store import BoardRow
+from persistence.board_store import BoardRow, EventRow
 
-if TYPE_CHECKING:
-    from bot.host import Host
-
-COMMANDS = frozenset({"board", "daily", "duplicate"})
+COMMANDS = ("board", "daily", "duplicate")
 MAX_BOARDS = 16  # 002: boards come in sets of 16
 SEAT_NAMES = ("N", "W", "S", "E")
 # keys built at run time (f"dup.room_{room}" ...), marked for `make messages`
@@ -52,103 +48,99 @@ def _options(args: tuple[str, ...], presets: tuple[str, ...]) -> tuple[dict[str,
     return opts, rest
 
 
-async def command(host: Host, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
+async def command(desk: Desk, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
     sub = args[0].lower() if args else ""
-    try:
-        boards(host)
-    except TypeError:  # a store without SQL (the in-memory one): nowhere to keep boards
-        await host.answer(event, tr(lang, "board.no_store"))
-        return
     if sub in ("new", "play", "pairs", "room", "table"):
-        lang = await _adopt_lang(host, event, lang)
+        lang = await _adopt_lang(desk, event, lang)
     rest = args[1:]
     if name == "board":
-        await _board(host, event, sub, rest, lang)
+        await _board(desk, event, sub, rest, lang)
     elif name == "daily":
-        await _daily(host, event, sub, rest, lang)
+        await _daily(desk, event, sub, rest, lang)
     else:
-        await _duplicate(host, event, sub, rest, lang)
+        await _duplicate(desk, event, sub, rest, lang)
 
 
-async def _adopt_lang(host: Host, event: Incoming, lang: str) -> str:
+async def _adopt_lang(desk: Desk, event: Incoming, lang: str) -> str:
     """A chat's first table takes its language from the person who opens it (as `new` does)."""
-    if event.where.private and not host.one_screen(event.where):
+    ctx = desk.ctx
+    if not ctx.in_group(event.where):
         return lang
-    chat = await host.load_chat(event.where.platform, event.where.chat_id)
+    chat = await ctx.chats.load(event.where.platform, event.where.chat_id)
     ulang = normalize_lang(event.user.language)
     if "lang" not in chat and ulang:
         chat["lang"] = ulang
-        await host.store.set_chat(event.where.platform, event.where.chat_id, chat)
+        await ctx.chats.save(event.where.platform, event.where.chat_id, chat)
         return ulang
     return lang
 
 
-def _group_or_terminal(host: Host, event: Incoming) -> bool:
-    return not event.where.private or host.one_screen(event.where)
+def _group_or_terminal(desk: Desk, event: Incoming) -> bool:
+    return desk.ctx.in_group(event.where)
 
 
-def _seat_of(user: Any) -> dict[str, Any]:
+def _seat_of(user: User) -> dict[str, Any]:
     return {"kind": "human", "user_id": user.user_id, "name": user.name[:32], "away": False, "timeouts": 0}
 
 
-async def _open_here(host: Host, event: Incoming, board: BoardRow, lang: str, *, ai: bool) -> None:
+async def _open_here(desk: Desk, event: Incoming, board: BoardRow, lang: str, *, ai: bool) -> None:
     """A lobby on `board` in this chat with the asker seated; `ai` (or a terminal) fills the rest and deals."""
-    if host.has_table(event.where.platform, event.where.chat_id):
-        await host.answer(event, tr(lang, "board.table_open"))
+    if desk.ctx.tables.in_chat(event.where.platform, event.where.chat_id) is not None:
+        await desk.ctx.answer(event, tr(lang, "board.table_open"))
         return
-    if await boards(host).has_seen(board.id, event.user.platform, event.user.user_id):
-        await host.answer(event, tr(lang, "board.seen_already", names=event.user.name[:32],
+    if await desk.boards.has_seen(board.id, event.user.platform, event.user.user_id):
+        await desk.ctx.answer(event, tr(lang, "board.seen_already", names=event.user.name[:32],
                                     board=board_label(board, lang)))
         return
-    fill = ai or host.one_screen(event.where)
+    fill = ai or desk.ctx.one_screen(event.where)
     seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
     seats[0] = _seat_of(event.user)
     if fill:
         for s in (1, 2, 3):
             seats[s] = {"kind": "ai", "name": f"AI-{s + 1}", "level": "basic"}
-    await host.store.upsert_player(event.user.platform, event.user.user_id, event.user.name, event.user.language)
-    table = await open_table(host, event.where, board, seats, starter=event.user, autostart=fill)
+    await desk.ctx.chats.set_user_lang(event.user, None)
+    table = await open_table(desk, event.where, board, seats, starter=event.user, autostart=fill)
     if table is None:
-        await host.answer(event, tr(lang, "board.table_open"))
+        await desk.ctx.answer(event, tr(lang, "board.table_open"))
         return
-    await host.post(event, tr(lang, "board.opened", board=board_label(board, lang), id=table.id))
+    await desk.ctx.post(event, tr(lang, "board.opened", board=board_label(board, lang), id=table.id))
 
 
 # ----- board -----
 
-async def _board(host: Host, event: Incoming, sub: str, rest: tuple[str, ...], lang: str) -> None:
+async def _board(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], lang: str) -> None:
     if sub == "new":
-        if not _group_or_terminal(host, event):
-            await host.answer(event, tr(lang, "err.no_match"))
+        if not _group_or_terminal(desk, event):
+            await desk.ctx.answer(event, tr(lang, "err.no_match"))
             return
-        opts, _ = _options(rest, host.presets())
+        opts, _ = _options(rest, desk.ctx.presets())
         source = opts.get("trump", "drawn")
         base = opts.get("preset", "classic")
-        if source not in SOURCES or base not in host.presets():
-            await host.answer(event, tr(lang, "board.usage"))
+        if source not in SOURCES or base not in desk.ctx.presets():
+            await desk.ctx.answer(event, tr(lang, "board.usage"))
             return
         key = f"{event.where.platform}:{event.where.chat_id}"
-        number = len(await boards(host).set_boards("single", key)) + 1
-        new = make_board(host.rng.randrange(1, 2**31), number, source, base, None, host.rng.randrange(4))
-        stored = await boards(host).add_boards("single", key, [new.row()])
-        await _open_here(host, event, stored[-1], lang, ai="ai" in rest)
+        number = len(await desk.boards.set_boards("single", key)) + 1
+        new = make_board(desk.ctx.rng.randrange(1, 2**31), number, source, base, None, desk.ctx.rng.randrange(4))
+        stored = await desk.boards.add_boards("single", key, [new.row()])
+        await _open_here(desk, event, stored[-1], lang, ai="ai" in rest)
     elif sub == "play":
-        board = await _find(host, event, rest, lang)
-        if board is not None and _group_or_terminal(host, event):
-            await _open_here(host, event, board, lang, ai="ai" in rest[1:])
+        board = await _find(desk, event, rest, lang)
+        if board is not None and _group_or_terminal(desk, event):
+            await _open_here(desk, event, board, lang, ai="ai" in rest[1:])
     elif sub.isdigit() or sub == "show":
-        board = await _find(host, event, (sub,) if sub.isdigit() else rest, lang)
+        board = await _find(desk, event, (sub,) if sub.isdigit() else rest, lang)
         if board is not None:
-            await _show(host, event, board, lang)
+            await _show(desk, event, board, lang)
     else:
-        await host.post(event, tr(lang, "board.usage"))
+        await desk.ctx.post(event, tr(lang, "board.usage"))
 
 
-async def _find(host: Host, event: Incoming, rest: tuple[str, ...], lang: str) -> BoardRow | None:
+async def _find(desk: Desk, event: Incoming, rest: tuple[str, ...], lang: str) -> BoardRow | None:
     text = rest[0].lstrip("#") if rest else ""
-    board = await boards(host).board(int(text)) if text.isdigit() and len(text) < 12 else None
+    board = await desk.boards.board(int(text)) if text.isdigit() and len(text) < 12 else None
     if board is None:
-        await host.answer(event, tr(lang, "board.unknown", id=text[:12] or "?"))
+        await desk.ctx.answer(event, tr(lang, "board.unknown", id=text[:12] or "?"))
     return board
 
 
@@ -168,11 +160,11 @@ def board_text(board: BoardRow, lang: str) -> str:
     return "\n".join(lines)
 
 
-async def _show(host: Host, event: Incoming, board: BoardRow, lang: str) -> None:
+async def _show(desk: Desk, event: Incoming, board: BoardRow, lang: str) -> None:
     """Played it: the board and every table's result, privately. Not yet: only that it exists."""
-    store = boards(host)
+    store = desk.boards
     if not await store.has_seen(board.id, event.user.platform, event.user.user_id):
-        await host.answer(event, tr(lang, "board.not_yet", board=board_label(board, lang), id=board.id))
+        await desk.ctx.answer(event, tr(lang, "board.not_yet", board=board_label(board, lang), id=board.id))
         return
     plays = await store.plays([board.id])
     lines = [board_text(board, lang), tr(lang, "board.results", n=len(plays))]
@@ -183,33 +175,29 @@ async def _show(host: Host, event: Incoming, board: BoardRow, lang: str) -> None
         else:
             lines.append(tr(lang, "board.result_open", id=p.match_id, names=names))
     text = "\n".join(lines)
-    where = event.where if event.where.private or host.one_screen(event.where) else Where(
+    where = event.where if event.where.private or desk.ctx.one_screen(event.where) else Where(
         event.user.platform, event.user.user_id, private=True)
-    try:
-        await host.platforms[where.platform].send(where, View(text))
-    except (PlatformError, Unreachable, KeyError):
-        await host.answer(event, tr(lang, "board.cannot_send"))
+    if not await desk.ctx.say(where, text):
+        await desk.ctx.answer(event, tr(lang, "board.cannot_send"))
         return
     if where != event.where:
-        await host.answer(event, tr(lang, "board.sent_privately"))
+        await desk.ctx.answer(event, tr(lang, "board.sent_privately"))
 
 
 # ----- daily -----
 
-async def _daily(host: Host, event: Incoming, sub: str, rest: tuple[str, ...], lang: str) -> None:
+async def _daily(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], lang: str) -> None:
     if sub == "standings":
-        text, png = await daily.standings_reply(host, lang, week="week" in rest)
-        await host.post(event, text)
-        platform = host.platforms.get(event.where.platform)
-        if png is not None and platform is not None and platform.sends_files:
-            with contextlib.suppress(PlatformError, Unreachable):
-                await platform.send_file(event.where, "daily.png", png)
+        text, png = await daily.standings_reply(desk, lang, week="week" in rest)
+        await desk.ctx.post(event, text)
+        if png is not None:
+            await desk.ctx.say(event.where, "", [("daily.png", png)])
         return
-    rows = await daily.day_boards(host, daily.today(host))
-    store = boards(host)
+    rows = await daily.day_boards(desk, daily.today(desk.ctx.clock))
+    store = desk.boards
     if sub == "play":
-        if not _group_or_terminal(host, event):
-            await host.answer(event, tr(lang, "err.no_match"))
+        if not _group_or_terminal(desk, event):
+            await desk.ctx.answer(event, tr(lang, "err.no_match"))
             return
         wanted = [a for a in rest if a.isdigit()]
         seen = {b.id for b in rows if await store.has_seen(b.id, event.user.platform, event.user.user_id)}
@@ -218,32 +206,32 @@ async def _daily(host: Host, event: Incoming, sub: str, rest: tuple[str, ...], l
         else:
             pick = next((b for b in rows if b.id not in seen), None)
         if pick is None:
-            await host.answer(event, tr(lang, "daily.all_played") if not wanted else
+            await desk.ctx.answer(event, tr(lang, "daily.all_played") if not wanted else
                               tr(lang, "board.unknown", id=wanted[0][:4]))
             return
-        await _open_here(host, event, pick, lang, ai="ai" in rest)
+        await _open_here(desk, event, pick, lang, ai="ai" in rest)
         return
     plays = await store.plays([b.id for b in rows])
-    lines = [tr(lang, "daily.title", day=daily.today(host).isoformat(), n=len(rows))]
+    lines = [tr(lang, "daily.title", day=daily.today(desk.ctx.clock).isoformat(), n=len(rows))]
     for b in rows:
         played = sum(1 for p in plays if p.board_id == b.id and p.status == "done")
         mine = await store.has_seen(b.id, event.user.platform, event.user.user_id)
         key = LINE_PLAYED if mine else LINE
         lines.append(tr(lang, key, n=b.number, tables=played))
     lines.append(tr(lang, "daily.how"))
-    await host.post(event, "\n".join(lines))
+    await desk.ctx.post(event, "\n".join(lines))
 
 
 # ----- duplicate -----
 
-async def _admin(host: Host, event: Incoming, ev: Any) -> bool:
+async def _admin(desk: Desk, event: Incoming, ev: EventRow) -> bool:
     return bool(event.extra.get("admin") == "1" or ev.state.get("creator") == event.user.user_id)
 
 
-async def _event_here(host: Host, event: Incoming) -> Any:
+async def _event_here(desk: Desk, event: Incoming) -> EventRow | None:
     """The chat's open event: the one it created, or the one it is a room or table of."""
     w = event.where
-    for ev in await boards(host).all_open_events():
+    for ev in await desk.boards.all_open_events():
         if ev.platform == w.platform and ev.chat_id == w.chat_id:
             return ev
         if ev.kind == "team" and any(events.room_where(ev.state, r) == w for r in ROOMS if r in ev.state["rooms"]):
@@ -254,7 +242,7 @@ async def _event_here(host: Host, event: Incoming) -> Any:
     return None
 
 
-def _room_here(ev: Any, where: Where) -> str | None:
+def _room_here(ev: EventRow, where: Where) -> str | None:
     if "closed" in ev.state["rooms"] and events.room_where(ev.state, "closed") == where and not events.one_chat(
             ev.state):
         return "closed"
@@ -263,16 +251,16 @@ def _room_here(ev: Any, where: Where) -> str | None:
     return None
 
 
-async def _duplicate(host: Host, event: Incoming, sub: str, rest: tuple[str, ...], lang: str) -> None:
-    if not _group_or_terminal(host, event):
-        await host.answer(event, tr(lang, "dup.in_group"))
+async def _duplicate(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], lang: str) -> None:
+    if not _group_or_terminal(desk, event):
+        await desk.ctx.answer(event, tr(lang, "dup.in_group"))
         return
-    store = boards(host)
+    store = desk.boards
     if sub in ("new", "pairs"):
-        if await _event_here(host, event) is not None:
-            await host.answer(event, tr(lang, "dup.exists"))
+        if await _event_here(desk, event) is not None:
+            await desk.ctx.answer(event, tr(lang, "dup.exists"))
             return
-        opts, _ = _options(rest, host.presets())
+        opts, _ = _options(rest, desk.ctx.presets())
         try:
             count = int(opts.get("boards", "4"))
             minutes = int(opts.get("minutes", "12"))
@@ -281,7 +269,7 @@ async def _duplicate(host: Host, event: Incoming, sub: str, rest: tuple[str, ...
         source = opts.get("trump", "marked")
         base = opts.get("preset", "classic")
         if not 1 <= count <= MAX_BOARDS or not 0 <= minutes <= 120 or source not in SOURCES:
-            await host.answer(event, tr(lang, "dup.usage"))
+            await desk.ctx.answer(event, tr(lang, "dup.usage"))
             return
         here = {"platform": event.where.platform, "chat_id": event.where.chat_id}
         state: dict[str, Any] = {"creator": event.user.user_id, "creator_name": event.user.name[:32],
@@ -293,55 +281,55 @@ async def _duplicate(host: Host, event: Incoming, sub: str, rest: tuple[str, ...
             state["tables"] = [here]
         eid = await store.create_event("team" if sub == "new" else "pairs", event.where.platform,
                                        event.where.chat_id, state)
-        made = make_set(host, count, source, base, minutes or None)
+        made = make_set(desk, count, source, base, minutes or None)
         rows = await store.add_boards("event", str(eid), [b.row() for b in made])
         if sub == "pairs":
             await store.save_event(eid, "playing", state)
             seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
-            await open_table(host, event.where, rows[0], seats, starter=event.user, event_id=eid)
-            await host.post(event, tr(lang, "dup.pairs_created", id=eid, boards=count))
-            table = host.by_chat.get((event.where.platform, event.where.chat_id))
+            await open_table(desk, event.where, rows[0], seats, starter=event.user, event_id=eid)
+            await desk.ctx.post(event, tr(lang, "dup.pairs_created", id=eid, boards=count))
+            table = desk.ctx.tables.in_chat(event.where.platform, event.where.chat_id)
             if table is not None:
                 table.submit(Event(Incoming("command", event.user, event.where, key="", name="join")))
             return
-        await host.post(event, tr(lang, "dup.created", id=eid, boards=count, minutes=minutes))
+        await desk.ctx.post(event, tr(lang, "dup.created", id=eid, boards=count, minutes=minutes))
         return
-    ev = await _event_here(host, event)
+    ev = await _event_here(desk, event)
     if sub in ("room", "table"):
         text = rest[0].lstrip("#") if rest else ""
         target = await store.event(int(text)) if text.isdigit() and len(text) < 12 else None
         if target is None or target.status not in ("forming", "playing"):
-            await host.answer(event, tr(lang, "dup.unknown", id=text[:12] or "?"))
+            await desk.ctx.answer(event, tr(lang, "dup.unknown", id=text[:12] or "?"))
             return
         if ev is not None:
-            await host.answer(event, tr(lang, "dup.exists"))
+            await desk.ctx.answer(event, tr(lang, "dup.exists"))
             return
         here = {"platform": event.where.platform, "chat_id": event.where.chat_id}
         if sub == "room" and target.kind == "team" and target.status == "forming":
             target.state["rooms"]["closed"] = here
             await store.save_event(target.id, target.status, target.state)
-            await host.post(event, tr(lang, "dup.room_linked", id=target.id))
+            await desk.ctx.post(event, tr(lang, "dup.room_linked", id=target.id))
         elif sub == "table" and target.kind == "pairs":
             target.state.setdefault("tables", []).append(here)
             await store.save_event(target.id, target.status, target.state)
-            rows = await events.event_boards(host, target)
-            await open_table(host, event.where, rows[0], [{"kind": "empty"} for _ in range(4)],
+            rows = await events.event_boards(desk, target)
+            await open_table(desk, event.where, rows[0], [{"kind": "empty"} for _ in range(4)],
                              starter=event.user, event_id=target.id)
-            await host.post(event, tr(lang, "dup.table_linked", id=target.id))
-            table = host.by_chat.get((event.where.platform, event.where.chat_id))
+            await desk.ctx.post(event, tr(lang, "dup.table_linked", id=target.id))
+            table = desk.ctx.tables.in_chat(event.where.platform, event.where.chat_id)
             if table is not None:
                 table.submit(Event(Incoming("command", event.user, event.where, key="", name="join")))
         else:
-            await host.answer(event, tr(lang, "dup.usage"))
+            await desk.ctx.answer(event, tr(lang, "dup.usage"))
         return
     if ev is None:
         if sub in ("", "help"):
-            await host.post(event, tr(lang, "dup.usage"))
+            await desk.ctx.post(event, tr(lang, "dup.usage"))
         else:
-            await host.answer(event, tr(lang, "dup.none"))
+            await desk.ctx.answer(event, tr(lang, "dup.none"))
         return
     if sub == "join" and ev.kind == "team":
-        await _join(host, event, ev, rest, lang)
+        await _join(desk, event, ev, rest, lang)
     elif sub == "ai" and ev.kind == "team" and ev.status == "forming":
         teams = [t for t in TEAMS if t in rest] or list(TEAMS)
         level = next((a for a in rest if a in AI_LEVELS), DEFAULT_AI_LEVEL)
@@ -352,67 +340,67 @@ async def _duplicate(host: Host, event: Incoming, sub: str, rest: tuple[str, ...
                     players.append({"kind": "ai", "name": f"AI-{team[0].upper()}{room[0]}{len(players) + 1}",
                                     "level": level})
         await store.save_event(ev.id, ev.status, ev.state)
-        await host.post(event, _teams_text(lang, ev))
+        await desk.ctx.post(event, _teams_text(lang, ev))
     elif sub == "name" and ev.kind == "team" and ev.status == "forming" and len(rest) >= 2 and rest[0] in TEAMS:
         ev.state["teams"][rest[0]]["name"] = " ".join(rest[1:])[:24]
         await store.save_event(ev.id, ev.status, ev.state)
-        await host.post(event, _teams_text(lang, ev))
+        await desk.ctx.post(event, _teams_text(lang, ev))
     elif sub == "start" and ev.kind == "team" and ev.status == "forming":
         missing = sum(2 - len(ev.state["teams"][t][r]) for t in TEAMS for r in ROOMS)
         if missing:
-            await host.answer(event, tr(lang, "dup.need_players", n=missing))
+            await desk.ctx.answer(event, tr(lang, "dup.need_players", n=missing))
             return
         if events.one_chat(ev.state) and all(events.has_people(ev.state, r) for r in ROOMS):
-            await host.answer(event, tr(lang, "dup.need_two_chats"))
+            await desk.ctx.answer(event, tr(lang, "dup.need_two_chats"))
             return
         for w in events._chats(ev):
-            if host.has_table(w.platform, w.chat_id):
-                await host.answer(event, tr(lang, "board.table_open"))
+            if desk.ctx.tables.in_chat(w.platform, w.chat_id) is not None:
+                await desk.ctx.answer(event, tr(lang, "board.table_open"))
                 return
-        await host.post(event, tr(lang, "dup.started", id=ev.id) + "\n" + _teams_text(lang, ev))
-        await events.start(host, ev)
+        await desk.ctx.post(event, tr(lang, "dup.started", id=ev.id) + "\n" + _teams_text(lang, ev))
+        await events.start(desk, ev)
     elif sub in ("score", "") and ev.kind == "team":
-        rows = await events.event_boards(host, ev)
+        rows = await events.event_boards(desk, ev)
         plays = await store.plays([b.id for b in rows])
-        await host.post(event, _teams_text(lang, ev) + "\n" + events.score_text(lang, ev, rows, plays))
+        await desk.ctx.post(event, _teams_text(lang, ev) + "\n" + events.score_text(lang, ev, rows, plays))
     elif sub in ("score", "") and ev.kind == "pairs":
-        rows = await events.event_boards(host, ev)
+        rows = await events.event_boards(desk, ev)
         plays = await store.plays([b.id for b in rows])
-        await host.post(event, events.pairs_text(lang, ev, rows, plays))
+        await desk.ctx.post(event, events.pairs_text(lang, ev, rows, plays))
     elif sub == "end":
-        if not await _admin(host, event, ev):
-            await host.answer(event, tr(lang, "dup.not_allowed"))
+        if not await _admin(desk, event, ev):
+            await desk.ctx.answer(event, tr(lang, "dup.not_allowed"))
             return
         await store.save_event(ev.id, "abandoned", ev.state)
-        await host.post(event, tr(lang, "dup.abandoned", id=ev.id))
+        await desk.ctx.post(event, tr(lang, "dup.abandoned", id=ev.id))
     else:
-        await host.post(event, tr(lang, "dup.usage"))
+        await desk.ctx.post(event, tr(lang, "dup.usage"))
 
 
-async def _join(host: Host, event: Incoming, ev: Any, rest: tuple[str, ...], lang: str) -> None:
+async def _join(desk: Desk, event: Incoming, ev: EventRow, rest: tuple[str, ...], lang: str) -> None:
     team = rest[0].lower() if rest else ""
     room = _room_here(ev, event.where)
     if team not in TEAMS or room is None:
-        await host.answer(event, tr(lang, "dup.usage"))
+        await desk.ctx.answer(event, tr(lang, "dup.usage"))
         return
     if ev.status != "forming":
-        await host.answer(event, tr(lang, "join.not_lobby"))
+        await desk.ctx.answer(event, tr(lang, "join.not_lobby"))
         return
     teams = ev.state["teams"]
     if any(p.get("user_id") == event.user.user_id for t in TEAMS for r in ROOMS for p in teams[t][r]):
-        await host.answer(event, tr(lang, "dup.already"))
+        await desk.ctx.answer(event, tr(lang, "dup.already"))
         return
     players = teams[team][room]
     if len(players) >= 2:
-        await host.answer(event, tr(lang, "join.full"))
+        await desk.ctx.answer(event, tr(lang, "join.full"))
         return
     players.append(_seat_of(event.user))
-    await host.store.upsert_player(event.user.platform, event.user.user_id, event.user.name, event.user.language)
-    await boards(host).save_event(ev.id, ev.status, ev.state)
-    await host.post(event, _teams_text(lang, ev))
+    await desk.ctx.chats.set_user_lang(event.user, None)
+    await desk.boards.save_event(ev.id, ev.status, ev.state)
+    await desk.ctx.post(event, _teams_text(lang, ev))
 
 
-def _teams_text(lang: str, ev: Any) -> str:
+def _teams_text(lang: str, ev: EventRow) -> str:
     names = events.team_names(lang, ev)
     lines = [tr(lang, "dup.teams_title", id=ev.id)]
     for team in TEAMS:

@@ -11,36 +11,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING
 
+from bot.clock import Clock
 from bot.duplicate.scoring import percentages
-from bot.duplicate.tables import boards, make_set, seat_scores
+from bot.duplicate.tables import Desk, make_set, seat_scores
+from bot.feature import TableView
 from bot.i18n import N_, tr
 from bot.league.picture import render_table
 from bot.league.tables import Table as Picture
-from bot.table import Table
 from persistence.board_store import BoardRow, PlayRow
-
-if TYPE_CHECKING:
-    from bot.host import Host
 
 DAILY_BOARDS = 4
 DAY_TITLE, WEEK_TITLE = N_("daily.day_title"), N_("daily.week_title")
 DAILY_SOURCE = "drawn"  # 002 2.6 C: a trump everyone shares, so every table plays the same contract
 
 
-def today(host: Host) -> date:
-    return datetime.fromtimestamp(host.clock.now(), UTC).date()
+def today(clock: Clock) -> date:
+    return datetime.fromtimestamp(clock.now(), UTC).date()
 
 
-async def day_boards(host: Host, day: date) -> list[BoardRow]:
+async def day_boards(desk: Desk, day: date) -> list[BoardRow]:
     """The day's boards, made now if nobody has asked for them yet."""
     key = day.isoformat()
-    store = boards(host)
+    store = desk.boards
     rows = await store.set_boards("daily", key)
     if rows:
         return rows
-    return await store.add_boards("daily", key, [b.row() for b in make_set(host, DAILY_BOARDS, DAILY_SOURCE)])
+    return await store.add_boards("daily", key, [b.row() for b in make_set(desk, DAILY_BOARDS, DAILY_SOURCE)])
 
 
 @dataclass(frozen=True)
@@ -96,20 +93,20 @@ def standings_text(pic: Picture) -> str:
     return "\n".join(lines)
 
 
-async def period(host: Host, week: bool) -> tuple[str, list[BoardRow], list[PlayRow]]:
+async def period(desk: Desk, week: bool) -> tuple[str, list[BoardRow], list[PlayRow]]:
     """Today's (or this ISO week's, Monday on) boards and every table that played them."""
-    day = today(host)
+    day = today(desk.ctx.clock)
     days = [day - timedelta(days=i) for i in range(day.weekday() + 1)] if week else [day]
     rows: list[BoardRow] = []
     for d in reversed(days):
-        rows += await boards(host).set_boards("daily", d.isoformat())
-    plays = await boards(host).plays([b.id for b in rows])
+        rows += await desk.boards.set_boards("daily", d.isoformat())
+    plays = await desk.boards.plays([b.id for b in rows])
     label = f"{days[-1].isoformat()} – {day.isoformat()}" if week else day.isoformat()
     return label, rows, plays
 
 
-async def standings_reply(host: Host, lang: str, week: bool) -> tuple[str, bytes | None]:
-    label, rows, plays = await period(host, week)
+async def standings_reply(desk: Desk, lang: str, week: bool) -> tuple[str, bytes | None]:
+    label, rows, plays = await period(desk, week)
     ranked = standings(rows, plays)
     title = tr(lang, WEEK_TITLE if week else DAY_TITLE, period=label)
     if not ranked:
@@ -118,14 +115,15 @@ async def standings_reply(host: Host, lang: str, week: bool) -> tuple[str, bytes
     return standings_text(pic), render_table(pic)
 
 
-async def on_board_done(host: Host, table: Table, play: PlayRow) -> None:
+async def on_board_done(desk: Desk, table: TableView, play: PlayRow) -> None:
     """A daily board was played here: how it compares with every table so far."""
-    all_plays = await boards(host).plays([play.board_id])
+    all_plays = await desk.boards.plays([play.board_id])
     pct = board_percentages(all_plays).get(play.match_id)
     mine = seat_scores(play)
     if pct is None or mine is None:
         return
     tables = sum(1 for p in all_plays if seat_scores(p) is not None)
-    info = table.meta.get("board") or {}
+    info = table.meta.get("board")
+    info = info if isinstance(info, dict) else {}
     await table.say(tr(table.lang, "daily.compared", n=info.get("number", "?"), ns=mine[0], ew=mine[1],
                        ns_pct=f"{pct[0]:.0f}", ew_pct=f"{pct[1]:.0f}", tables=tables))

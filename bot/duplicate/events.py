@@ -16,21 +16,17 @@ pair's result on a board is compared with every other pair's in its direction.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.duplicate.scoring import BoardSwing, board_swing, percentages
-from bot.duplicate.tables import boards, open_table, seat_scores
+from bot.duplicate.tables import Desk, open_table, seat_scores
 from bot.i18n import tr
 from bot.league.commands import record_match
 from bot.league.records import HandSummary, MatchRecord, SeatPlayer
-from bot.platform import PlatformError, Unreachable, User, View, Where
+from bot.platform import User, Where
 from persistence.board_store import BoardRow, EventRow, PlayRow
-
-if TYPE_CHECKING:
-    from bot.host import Host
 
 ROOMS = ("open", "closed")
 TEAMS = ("home", "visitors")
@@ -39,8 +35,8 @@ TEAM_SEATS = {("open", "home"): (0, 2), ("open", "visitors"): (1, 3),
               ("closed", "visitors"): (0, 2), ("closed", "home"): (1, 3)}
 
 
-def lock(host: Host, event_id: int) -> asyncio.Lock:
-    return host.chat_locks.setdefault(("dup-event", str(event_id)), asyncio.Lock())
+def lock(desk: Desk, event_id: int) -> asyncio.Lock:
+    return desk.ctx.chats.lock("dup-event", str(event_id))
 
 
 def room_where(state: dict[str, Any], room: str) -> Where:
@@ -96,43 +92,43 @@ def team_score(board_rows: list[BoardRow], plays: list[PlayRow]) -> TeamScore:
     return TeamScore(swings, home, visitors, complete == len(board_rows))
 
 
-async def say(host: Host, where: Where, text: str) -> None:
-    platform = host.platforms.get(where.platform)
-    if platform is None:
-        return
-    with contextlib.suppress(PlatformError, Unreachable):
-        await platform.send(where, View(text))
+async def say(desk: Desk, where: Where, text: str) -> None:
+    await desk.ctx.say(where, text)
 
 
-async def event_boards(host: Host, ev: EventRow) -> list[BoardRow]:
-    return await boards(host).set_boards("event", str(ev.id))
+def _lang(desk: Desk, where: Where) -> str:
+    return desk.ctx.chats.lang(where.platform, where.chat_id)
 
 
-async def start(host: Host, ev: EventRow) -> None:
+async def event_boards(desk: Desk, ev: EventRow) -> list[BoardRow]:
+    return await desk.boards.set_boards("event", str(ev.id))
+
+
+async def start(desk: Desk, ev: EventRow) -> None:
     """The event begins: each room (team) or table (pairs) is dealt its first board."""
-    await boards(host).save_event(ev.id, "playing", ev.state)
-    await advance(host, ev.id)
+    await desk.boards.save_event(ev.id, "playing", ev.state)
+    await advance(desk, ev.id)
 
 
-async def advance(host: Host, event_id: int) -> None:
+async def advance(desk: Desk, event_id: int) -> None:
     """Open the next board wherever a room or table of the event is free; end the event when all are done."""
-    async with lock(host, event_id):
-        ev = await boards(host).event(event_id)
+    async with lock(desk, event_id):
+        ev = await desk.boards.event(event_id)
         if ev is None or ev.status != "playing":
             return
-        rows = await event_boards(host, ev)
-        plays = await boards(host).plays([b.id for b in rows])
+        rows = await event_boards(desk, ev)
+        plays = await desk.boards.plays([b.id for b in rows])
         if ev.kind == "team":
-            await _advance_team(host, ev, rows, plays)
+            await _advance_team(desk, ev, rows, plays)
         else:
-            await _advance_pairs(host, ev, rows, plays)
+            await _advance_pairs(desk, ev, rows, plays)
 
 
 def _played(plays: list[PlayRow], room: str) -> int:
     return sum(1 for p in plays if p.room == room and p.status == "done")
 
 
-async def _advance_team(host: Host, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
+async def _advance_team(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
     state = ev.state
     if any(p.status == "playing" for p in plays) and one_chat(state):
         return
@@ -150,39 +146,39 @@ async def _advance_team(host: Host, ev: EventRow, rows: list[BoardRow], plays: l
         nxt = _played(plays, room)
         if busy or nxt >= len(rows):
             continue
-        await open_table(host, room_where(state, room), rows[nxt], room_seats(state, room),
+        await open_table(desk, room_where(state, room), rows[nxt], room_seats(state, room),
                          starter=_starter(ev, room_where(state, room)), event_id=ev.id, room=room, autostart=True)
     if all(_played(plays, r) >= len(rows) for r in ROOMS):
-        await _finish_team(host, ev, rows, plays)
+        await _finish_team(desk, ev, rows, plays)
 
 
 def _starter(ev: EventRow, where: Where) -> User:
     return User(where.platform, str(ev.state.get("creator", "")), str(ev.state.get("creator_name", "")))
 
 
-async def on_board_done(host: Host, play: PlayRow) -> None:
+async def on_board_done(desk: Desk, play: PlayRow) -> None:
     """A table of an event ended: the score so far to its chats (each board once), then the next board."""
-    async with lock(host, int(play.event_id or 0)):
-        ev = await boards(host).event(int(play.event_id or 0))
+    async with lock(desk, int(play.event_id or 0)):
+        ev = await desk.boards.event(int(play.event_id or 0))
         if ev is None or ev.status != "playing":
             return
         if play.status != "done":
-            await boards(host).save_event(ev.id, "abandoned", ev.state)
+            await desk.boards.save_event(ev.id, "abandoned", ev.state)
             for where in _chats(ev):
-                await say(host, where, tr(host.chat_lang(where.platform, where.chat_id), "dup.abandoned", id=ev.id))
+                await say(desk, where, tr(_lang(desk, where), "dup.abandoned", id=ev.id))
             return
-        rows = await event_boards(host, ev)
-        plays = await boards(host).plays([b.id for b in rows])
+        rows = await event_boards(desk, ev)
+        plays = await desk.boards.plays([b.id for b in rows])
         if ev.kind == "team":
-            await _announce_swings(host, ev, rows, plays)
+            await _announce_swings(desk, ev, rows, plays)
         else:
             where = Where(play.platform, play.chat_id)
-            lang = host.chat_lang(where.platform, where.chat_id)
-            await say(host, where, pairs_board_text(lang, rows, plays, play))
-    await advance(host, ev.id)
+            lang = _lang(desk, where)
+            await say(desk, where, pairs_board_text(lang, rows, plays, play))
+    await advance(desk, ev.id)
 
 
-async def _announce_swings(host: Host, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
+async def _announce_swings(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
     """Every board newly played in both rooms: its swing and the running score, in both rooms' chats."""
     score = team_score(rows, plays)
     told = set(ev.state.get("announced", []))
@@ -191,11 +187,11 @@ async def _announce_swings(host: Host, ev: EventRow, rows: list[BoardRow], plays
             continue
         told.add(number)
         for where in _chats(ev):
-            await say(host, where, swing_text(host.chat_lang(where.platform, where.chat_id), ev, number, swing,
+            await say(desk, where, swing_text(_lang(desk, where), ev, number, swing,
                                               score))
     if told != set(ev.state.get("announced", [])):
         ev.state["announced"] = sorted(told)
-        await boards(host).save_event(ev.id, ev.status, ev.state)
+        await desk.boards.save_event(ev.id, ev.status, ev.state)
 
 
 def chats_of(ev: EventRow) -> list[Where]:
@@ -243,11 +239,11 @@ def score_text(lang: str, ev: EventRow, rows: list[BoardRow], plays: list[PlayRo
     return "\n".join(lines)
 
 
-async def _finish_team(host: Host, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
+async def _finish_team(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
     score = team_score(rows, plays)
-    await boards(host).save_event(ev.id, "done", {**ev.state, "final": [score.home, score.visitors]})
+    await desk.boards.save_event(ev.id, "done", {**ev.state, "final": [score.home, score.visitors]})
     for where in _chats(ev):
-        lang = host.chat_lang(where.platform, where.chat_id)
+        lang = _lang(desk, where)
         names = team_names(lang, ev)
         if score.home == score.visitors:
             text = tr(lang, "dup.final_tie", id=ev.id, h=score.home, v=score.visitors)
@@ -255,11 +251,11 @@ async def _finish_team(host: Host, ev: EventRow, rows: list[BoardRow], plays: li
             winner = names["home"] if score.home > score.visitors else names["visitors"]
             text = tr(lang, "dup.final", id=ev.id, team=winner, h=score.home, v=score.visitors,
                       home=names["home"], visitors=names["visitors"])
-        await say(host, where, text + "\n" + score_text(lang, ev, rows, plays))
-    await record_team_match(host, ev, rows, plays, score)
+        await say(desk, where, text + "\n" + score_text(lang, ev, rows, plays))
+    await record_team_match(desk, ev, rows, plays, score)
 
 
-async def record_team_match(host: Host, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow],
+async def record_team_match(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow],
                             score: TeamScore) -> None:
     """The match into each room's league: one record per room (its four seats), the winner by match points.
 
@@ -291,7 +287,7 @@ async def record_team_match(host: Host, ev: EventRow, rows: list[BoardRow], play
                           levels=levels, levels_gained=(1, 0) if winner == 0 else (0, 1), hands=hands,
                           started_at=now, ended_at=now, ending="target", winner_team=winner,
                           match_format="single", forfeit_team=None, on_top_team=None)
-        await record_match(host.store, rec)
+        await record_match(desk.league, rec)
 
 
 def _declarers_held(p: PlayRow) -> bool:
@@ -358,7 +354,7 @@ def pairs_board_text(lang: str, rows: list[BoardRow], plays: list[PlayRow], play
               tables=len(done))
 
 
-async def _advance_pairs(host: Host, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
+async def _advance_pairs(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
     tables = ev.state.get("tables", [])
     finished = True
     for t in tables:
@@ -378,12 +374,12 @@ async def _advance_pairs(host: Host, ev: EventRow, rows: list[BoardRow], plays: 
         for s in seats:
             if s.get("kind") == "ai":
                 s.setdefault("level", "basic")
-        await open_table(host, where, rows[nxt], _restore(seats), starter=_starter(ev, where), event_id=ev.id,
+        await open_table(desk, where, rows[nxt], _restore(seats), starter=_starter(ev, where), event_id=ev.id,
                          autostart=True)
     if finished and tables:
-        await boards(host).save_event(ev.id, "done", ev.state)
+        await desk.boards.save_event(ev.id, "done", ev.state)
         for where in _chats(ev):
-            await say(host, where, pairs_text(host.chat_lang(where.platform, where.chat_id), ev, rows, plays))
+            await say(desk, where, pairs_text(_lang(desk, where), ev, rows, plays))
 
 
 def _restore(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -4,7 +4,7 @@ A board table is an ordinary table whose rules carry the board (engine/boards.py
 and whose seed is the board's, so it resumes like any match. Its meta names the
 board (``meta["board"]``). Before its cards go out (`board_start`, from the
 lobby's start) everyone seated is checked against who has already been dealt
-the board, and recorded; when it ends, `bot.duplicate.hooks` stores its result
+the board, and recorded; when it ends, `bot.features.boards` stores its result
 and hands it to the event or the daily boards it belongs to.
 """
 
@@ -13,21 +13,18 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.duplicate.scoring import pair_score
+from bot.feature import Context, NewTable, TableView
 from bot.i18n import tr
 from bot.platform import Incoming, User, Where
-from bot.settings import settings_with
-from bot.table import Table
+from bot.settings import settings_with, stored_timers
 from bot.table.messages import Event
 from engine import preset
 from engine.boards import BoardSpec, board_rules, dealer_of, draw_trump, preset_level
 from engine.cards import cards_str
 from persistence.board_store import BoardRow, BoardStore, PlayRow
-
-if TYPE_CHECKING:
-    from bot.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -70,41 +67,43 @@ def make_board(seed: int, number: int, source: str, base: str = "classic", minut
     return NewBoard(number, seed, spec.to_str(), source, drawn, rules.to_dict())
 
 
-def make_set(host: Host, count: int, source: str, base: str = "classic", minutes: int | None = None,
+@dataclass(frozen=True)
+class Desk:
+    """What the boards feature works with: the host's narrow context, the boards' store, and the
+    store a finished team match is recorded in (the league's)."""
+
+    ctx: Context
+    boards: BoardStore
+    league: object
+
+
+def make_set(desk: Desk, count: int, source: str, base: str = "classic", minutes: int | None = None,
              first: int = 1) -> list[NewBoard]:
-    return [make_board(host.rng.randrange(1, 2**31), n, source, base, minutes, host.rng.randrange(4))
+    rng = desk.ctx.rng
+    return [make_board(rng.randrange(1, 2**31), n, source, base, minutes, rng.randrange(4))
             for n in range(first, first + count)]
 
 
-def boards(host: Host) -> BoardStore:
-    return BoardStore.of(host.store)
-
-
-async def open_table(host: Host, where: Where, board: BoardRow, seats: list[dict[str, Any]], *,
+async def open_table(desk: Desk, where: Where, board: BoardRow, seats: list[dict[str, Any]], *,
                      starter: User, event_id: int | None = None, room: str = "", autostart: bool = False,
-                     ) -> Table | None:
+                     ) -> TableView | None:
     """A table on `board` in this chat, in its lobby; with `autostart` the seats are set and it deals.
 
     None when the chat has a table open already.
     """
-    key = (where.platform, where.chat_id)
-    if key in host.by_chat:
+    ctx = desk.ctx
+    if ctx.tables.in_chat(where.platform, where.chat_id) is not None:
         return None
-    chat = await host.load_chat(*key)
-    saved = chat.get("timers")
-    remembered = {str(k): str(v) for k, v in saved.items()} if isinstance(saved, dict) else {}
-    settings = settings_with(host.defaults, remembered)
-    meta: dict[str, Any] = {
+    chat = await ctx.chats.load(where.platform, where.chat_id)
+    remembered, _ = stored_timers(chat.get("timers"), ctx.chats.lang(where.platform, where.chat_id))
+    settings = settings_with(ctx.defaults, remembered)
+    meta: dict[str, object] = {
         "preset": board.rules.get("name", "classic"), "creator": starter.user_id,
         "creator_name": starter.name[:32], "options": "", "settings": settings.to_dict(), "format": "single",
         "board": {"id": board.id, "number": board.number, "set": board.set_kind, "key": board.set_key,
                   "event": event_id, "room": room},
     }
-    mid = await host.store.create_match(where.platform, where.chat_id, board.rules, seats, board.seed, meta,
-                                        status="lobby")
-    table = Table(host, match_id=mid, platform=where.platform, chat_id=where.chat_id, rules=board.rules,
-                  seats=seats, seed=board.seed, meta=meta, status="lobby")
-    host.add_table(table)
+    table = await ctx.open_table(NewTable(where, board.rules, list(seats), board.seed, meta))
     if autostart:
         table.submit(Event(Incoming("command", starter, where, key="", name="start")))
     return table
@@ -120,16 +119,16 @@ def board_label(board: BoardRow | dict[str, Any], lang: str) -> str:
     return tr(lang, "board.label", n=number, id=bid)
 
 
-def _humans(table: Table) -> list[tuple[str, str]]:
+def _humans(table: TableView) -> list[tuple[str, str]]:
     return [(table.platform_name, str(table.seats[s]["user_id"])) for s in table.seats.humans()]
 
 
-async def board_start(host: Host, table: Table) -> str | None:
+async def board_start(desk: Desk, table: TableView) -> str | None:
     """Before a board's cards go out: refuse anyone already dealt it; record everyone seated as dealt it."""
     info = table.meta.get("board")
     if not isinstance(info, dict):
         return None
-    store = boards(host)
+    store = desk.boards
     board_id = int(info["id"])
     if await store.play_of_match(table.id) is not None:
         return None  # this table's own earlier try (someone could not be reached): they saw nothing else
@@ -148,7 +147,7 @@ async def board_start(host: Host, table: Table) -> str | None:
     return None
 
 
-def board_points(table: Table) -> tuple[int, int] | None:
+def board_points(table: TableView) -> tuple[int, int] | None:
     """(defenders' points, declaring team) of a board table whose hand was played out."""
     m = table.match
     if m is None or not m.history:

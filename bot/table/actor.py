@@ -26,6 +26,7 @@ from collections import OrderedDict
 from typing import Any
 
 from bot.i18n import tr, unknown_command_text
+from bot.intents.types import Command
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.settings import TableSettings
 from bot.table import announce, forfeit, lobby, moves, timers
@@ -298,16 +299,12 @@ class Table:
                 self.screen.plays_inline.add(s)
             elif ev.kind in ("press", "text"):
                 self.screen.plays_inline.discard(s)  # they are looking at their private hand again
-        if ev.kind == "command":
+        if message.intent is not None:
+            await moves.on_intent(self, ev, message.intent)
+        elif ev.intent is not None and isinstance(ev.intent.act, Command):  # a command typed as a line
+            await self.on_command(ev, ev.intent.act.name, ev.intent.act.args)
+        else:
             await self.on_command(ev, ev.name.lower(), ev.args)
-        elif ev.kind in ("press", "chosen") and message.token is not None:
-            await moves.on_press(self, ev, message.token)
-        elif ev.kind == "text":
-            words = ev.text.split()
-            if words and words[0].lower() in moves.ACTION_WORDS:
-                await moves.on_typed(self, ev, words[0].lower(), words[1:])
-            elif words:
-                await self.on_command(ev, words[0].lower(), tuple(words[1:]))
         if not self._answered and ev.kind in ("press", "chosen"):
             await self.host.answer(ev, "✓")  # a button press is always answered
 

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from bot.cardtext import cards_text, suit_text
 from bot.i18n import tr
-from bot.views import hand_result_text, last_trick_text, match_result_text, seat_label
+from bot.scene.build import summary_of
+from bot.scene.text import summary_text
+from bot.views import last_trick_text, match_result_text, seat_label
 from engine.actions import Action, Bury, Revolt
 from engine.match import Event
 
@@ -65,7 +67,9 @@ async def hand_result(table: Table) -> None:
         table.announced_hand = finished
         table.meta["announced_hand"] = finished
         await table.save_meta()
-        await table.say(hand_result_text(dict(res, hand_no=finished), table.seats.infos(), table.lang))
+        sc = table.screen.scenes.public()  # the summary every door shows, the next dealer included
+        summary = sc.summary if sc.summary is not None and sc.summary.hand_no == finished else summary_of(res)
+        await table.say(summary_text(summary, sc.seats, table.lang))
 
 
 async def match_result(table: Table, result: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from bot.i18n import tr
+from bot.i18n import N_, tr
 from bot.platform import Incoming, PlatformError, Unreachable, View
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
 from bot.table.seats import EMPTY, SeatKind
@@ -166,7 +166,8 @@ async def start(table: Table, ev: Incoming) -> None:
     minutes = table.rules.get("time_limit_minutes")
     if isinstance(minutes, int) and minutes > 0:
         await table.timers.set("time_limit", table.host.clock.now() + minutes * 60.0)
-    await table.say(tr(lang, "start.ok"))
+    # where the table and the hand are one screen (a terminal), the hand is not "sent privately"
+    await table.say(tr(lang, N_("start.ok_here") if table.platform.one_screen else N_("start.ok")))
 
 
 async def vote(table: Table, ev: Incoming, what: str) -> None:

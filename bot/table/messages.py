@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.intents.types import Intent
 from bot.live import Watch, Watcher
 from bot.platform import Incoming
-from bot.tokens import Token
 from engine.actions import Action
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """A person's update for this table; a press carries its token, parsed once by the host."""
+    """A person's update for this table: a command, or the intent it stands for, bound to the version
+    it was drawn for (a typed move: the version when it reached the host)."""
 
     event: Incoming
-    token: Token | None = None
+    intent: Intent | None = None
 
 
 @dataclass(frozen=True, slots=True)

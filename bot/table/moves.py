@@ -12,52 +12,72 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from bot import tokens
 from bot.ai import move_seed
-from bot.cardtext import cards_text, parse_typed_card
-from bot.i18n import catalog, tr
+from bot.cardtext import cards_text
+from bot.i18n import N_, catalog, tr
+from bot.intents import types as it
 from bot.platform import Incoming
 from bot.table import announce, hints, timers
 from engine import IllegalAction, Match, Rules
-from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Pass, Play, Revolt
+from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Pass, Play, Revolt, SeatAction
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
 
-PLAY_WORDS = {"play", "p", "出", "出牌"}
-DECLARE_WORDS = {"declare", "d", "亮", "亮主", "chao", "炒"}
-ACTION_WORDS = PLAY_WORDS | {"declare", "d", "亮", "亮主", "bury", "b", "扣", "扣底", "pass", "不要", "不亮",
-                             "chao", "炒", "revolt", "革命", "auto", "hint", "提示", "托管"}
 #: A table remembers the keys of its last actions this many, to refuse a repeated press in words
 #: ("Already done.") before the engine would refuse it for another reason (the turn moved on).
 APPLIED_KEYS = 64
-LOBBY_BUTTONS = {tokens.JOIN: "join", tokens.LEAVE: "leave", tokens.START: "start", tokens.ADDBOT: "addbot"}
 
 
 # ----- a person's move -----
 
-async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
-    """A button: who pressed, whether the view is current, then the action it stands for."""
+LOBBY_COMMANDS: dict[type[it.LobbyAct], str] = {
+    it.LobbyJoin: "join", it.LobbyLeave: "leave", it.LobbyStart: "start", it.LobbyAddBot: "addbot"}
+# What is said to input that is no intent, by its reason.
+UNREADABLE: dict[it.UnreadableReason, str] = {
+    "bad_token": N_("err.bad_token"), "garbage": N_("err.garbage"), "bad_card": N_("err.bad_card"),
+    "which_joker": N_("err.which_joker"), "bad_declaration": N_("err.bad_declaration"),
+    "select_first": N_("err.select_first")}
+# Acts that name a whole move and so are bound to the turn they were drawn for.
+TURN_BOUND = (it.PlayCards, it.BuryCards, it.Auto)
+# Acts that stay good on a hand whose cards have not changed: a declaration names its cards, a page
+# (↻ on a folded hand) only redraws, a hint changes nothing.
+ALWAYS_GOOD = (it.Declare, it.Page, it.Hint)
+
+
+async def on_intent(table: Table, ev: Incoming, intent: it.Intent) -> None:
+    """A person's intent: who asked, whether it was drawn for this turn, then the action it stands for.
+
+    A typed move (kind "text") was bound by the host to the version it arrived at: a move that names
+    cards is refused as out of date when anything happened since, so it never lands on a later turn.
+    A button or an inline choice carries the version it was drawn for: a named move drawn before the
+    person's own last move was drawn for an earlier turn; a button that points into the hand (a card,
+    Play the selection) counts while the hand it was drawn on is unchanged."""
+    act, drawn = intent.act, intent.drawn
+    assert drawn is not None  # the host binds every intent it hands a table
     lang = table.lang
-    code = tok.code
-    if code in LOBBY_BUTTONS:
-        await table.on_command(ev, LOBBY_BUTTONS[code], ())
+    if isinstance(act, it.LobbyJoin | it.LobbyLeave | it.LobbyStart | it.LobbyAddBot):
+        await table.on_command(ev, LOBBY_COMMANDS[type(act)], ())
+        return
+    if isinstance(act, it.Command):
+        await table.on_command(ev, act.name, act.args)
         return
     s = table.seat_of(ev.user.user_id)
     if s is None:
         await table.answer(ev, tr(lang, "err.not_seated"))
         return
-    if code == tokens.BACK:
+    if isinstance(act, it.TakeSeatBack):
         await table.on_command(ev, "back", ())
         return
     if table.match is None:
         await table.answer(ev, tr(lang, "err.not_playing"))
         return
     screen = table.screen
-    if tok.version > table.game.version:  # never drawn: no state of this match had that version yet
+    m = table.game
+    if drawn.version > m.version:  # never drawn: no state of this match had that version yet
         await table.answer(ev, tr(table.seat_lang(s), "err.stale"))
         return
-    if code == tokens.HAND:
+    if isinstance(act, it.ShowHand):
         await screen.send_hand(s, force_new=True)
         await table.answer(ev, "✓")
         return
@@ -65,65 +85,92 @@ async def on_press(table: Table, ev: Incoming, tok: tokens.Token) -> None:
     if table.status == "paused":
         await table.answer(ev, tr(lang, "err.paused"))
         return
-    # A declaration names its cards, and a page (↻ on a folded hand) only redraws: both stay good.
-    if code not in (tokens.DECLARE, tokens.PAGE) and tok.version < screen.view_version[s]:
+    if isinstance(act, it.Unreadable):
+        await table.answer(ev, tr(lang, UNREADABLE[act.reason], word=act.word))
+        return
+    if isinstance(act, TURN_BOUND) and drawn.version < (m.version if ev.kind == "text" else turn_began(table, s)):
+        await table.answer(ev, tr(lang, "err.old_turn"))
+        return
+    if ev.kind != "text" and not isinstance(act, ALWAYS_GOOD + TURN_BOUND) and drawn.version < screen.view_version[s]:
         await table.answer(ev, tr(lang, "err.stale"))
         screen.forget(f"hand{s}")
         return
-    if (code, table.game.phase) in ((tokens.BURY, "playing"), (tokens.BURY, "declaring"), (tokens.BURY, "dealing"),
-                                    (tokens.PLAY, "burying"), (tokens.PLAY, "declaring"), (tokens.PLAY, "dealing")):
+    phase = str(m.phase)
+    if ((isinstance(act, it.BurySelection) and phase in ("playing", "declaring", "dealing"))
+            or (isinstance(act, it.PlaySelection) and phase in ("burying", "declaring", "dealing"))):
         await table.answer(ev, tr(lang, "refuse.wrong_phase"))  # a button of another phase: not now
         return
+    await _act(table, ev, s, act)
+
+
+async def _act(table: Table, ev: Incoming, s: int, act: it.HandAct) -> None:
+    """The move an intent stands for, once it was found to be drawn for now."""
+    lang = table.seat_lang(s)
+    screen = table.screen
     sel = screen.selection[s]
-    if code == tokens.TOGGLE:
+    if isinstance(act, it.Toggle):
         hand = screen.hand_of(s)
-        i = _b36_or(tok.arg, -1)
-        if not 0 <= i < len(hand):
+        if not 0 <= act.index < len(hand):
             await table.answer(ev, tr(lang, "err.stale"))
             return
-        sel.symmetric_difference_update({i})
+        sel.symmetric_difference_update({act.index})
         await screen.save_drawn()
         await table.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
-    elif code == tokens.CLEAR:
+    elif isinstance(act, it.ClearSelection):
         sel.clear()
         await screen.save_drawn()
         await table.answer(ev, "✓")
-    elif code == tokens.PAGE:
-        screen.page[s] = _b36_or(tok.arg, 0)
+    elif isinstance(act, it.Page):
+        screen.page[s] = act.n
         await table.answer(ev, "✓")
-    elif code == tokens.PLAY:
-        if not sel:
-            await table.answer(ev, tr(lang, "err.select_first"))
+    elif isinstance(act, it.PlaySelection | it.BurySelection):
+        need = 8 if isinstance(act, it.BurySelection) else 0
+        if not sel or (need and len(sel) != need):
+            await table.answer(ev, tr(lang, "err.bury_count", n=len(sel)) if need else tr(lang, "err.select_first"))
             return
         hand = screen.hand_of(s)
-        await human_act(table, ev, s, Play(s, tuple(hand[i] for i in sorted(sel))))
-    elif code == tokens.PLAY_CARDS:
-        hand = screen.hand_of(s)
-        idx = [_b36_or(c, -1) for c in tok.arg]
-        if not idx or len(set(idx)) != len(idx) or not all(0 <= i < len(hand) for i in idx):
-            await table.answer(ev, tr(lang, "err.stale"))
+        cards = tuple(hand[i] for i in sorted(sel))
+        await human_act(table, ev, s, Bury(s, cards) if need else Play(s, cards))
+    elif isinstance(act, it.PlayCards | it.BuryCards | it.Declare | it.Chao):
+        missing = Counter(act.cards) - Counter(table.seat_view(s).get("hand") or [])
+        if missing and ev.kind != "text":  # drawn from a hand that held them: drawn for another turn
+            await table.answer(ev, tr(lang, "err.old_turn"))
             return
-        await human_act(table, ev, s, Play(s, tuple(hand[i] for i in idx)))
-    elif code == tokens.BURY:
-        if len(sel) != 8:
-            await table.answer(ev, tr(lang, "err.bury_count", n=len(sel)))
+        if missing:
+            await table.answer(ev, tr(lang, "err.not_in_hand", cards=cards_text(list(missing.elements()))))
             return
-        hand = screen.hand_of(s)
-        await human_act(table, ev, s, Bury(s, tuple(hand[i] for i in sorted(sel))))
-    elif code in (tokens.DECLARE, tokens.CHAO):
-        cards = [tok.arg[i:i + 2] for i in range(0, len(tok.arg), 2)]
-        t = "declare" if code == tokens.DECLARE else "chao"
-        await human_act(table, ev, s, Declare(s, tuple(cards)) if t == "declare" else Chao(s, tuple(cards)))
-    elif code == tokens.PASS:
+        await human_act(table, ev, s, _card_action(act, s))
+    elif isinstance(act, it.Pass):
         await human_act(table, ev, s, Pass(s))
-    elif code == tokens.REVOLT:
+    elif isinstance(act, it.Revolt):
         await human_act(table, ev, s, Revolt(s))
+    elif isinstance(act, it.Hint | it.Auto):
+        suggestion = table.game.auto_action(s, rng_seed=move_seed(table.seed, table.game.version, s))
+        if suggestion is None:
+            await table.answer(ev, tr(lang, "refuse.not_your_turn"))
+        elif isinstance(act, it.Hint):
+            hint = await hints.strongest(table, s, suggestion)
+            await table.answer(ev, tr(lang, "hint.text", action=action_text(lang, hint),
+                                      why=hints.why(table, s, hint, lang)))
+        else:
+            await human_act(table, ev, s, suggestion)
+
+
+def turn_began(table: Table, s: int) -> int:
+    """The version after seat s's own last move (0: none yet). A move named by its cards that was
+    drawn before it was drawn for an earlier turn: the person has moved since (or a timer for them)."""
+    actions = table.game.actions
+    for i in range(len(actions) - 1, -1, -1):
+        a = actions[i]
+        if isinstance(a, SEAT_ACTIONS) and a.seat == s:
+            return i + 1
+    return 0
 
 
 async def seat_at_match(table: Table, ev: Incoming) -> int | None:
     """The sender's seat at a match being played; else None, once they were told what is missing.
 
-    Typed actions and a concession both need a seat and a match; one check answers both alike.
+    A concession needs a seat and a match; the check answers like the one for moves.
     """
     s = table.seat_of(ev.user.user_id)
     if s is None:
@@ -135,73 +182,29 @@ async def seat_at_match(table: Table, ev: Incoming) -> int | None:
     return s
 
 
-async def on_typed(table: Table, ev: Incoming, word: str, rest: list[str]) -> None:
-    """A typed action ("play AS AS", "pass", "hint", ...): the cards must be words we know and in hand."""
-    s = await seat_at_match(table, ev)
-    if s is None:
-        return
-    lang = table.seat_lang(s)
-    if table.status == "paused":
-        await table.answer(ev, tr(lang, "err.paused"))
-        return
-    if word in ("pass", "不要", "不亮"):
-        await human_act(table, ev, s, Pass(s))
-        return
-    if word in ("revolt", "革命"):
-        await human_act(table, ev, s, Revolt(s))
-        return
-    if word in ("auto", "hint", "提示", "托管"):
-        suggestion = table.game.auto_action(s, rng_seed=move_seed(table.seed, table.game.version, s))
-        if suggestion is None:
-            await table.answer(ev, tr(lang, "refuse.not_your_turn"))
-        elif word in ("hint", "提示"):
-            hint = await hints.strongest(table, s, suggestion)
-            await table.answer(ev, tr(lang, "hint.text", action=action_text(lang, hint),
-                                      why=hints.why(table, s, hint, lang)))
-        else:
-            await human_act(table, ev, s, suggestion)
-        return
-    cards: list[str] = []
-    for w in rest[:40]:
-        c = parse_typed_card(w)
-        if c is None:
-            joker = w.lower().rstrip("s") in ("joker", "j", "王")
-            await table.answer(ev, tr(lang, "err.which_joker") if joker else tr(lang, "err.bad_card", word=w[:20]))
-            return
-        cards.append(c)
-    if not cards:
-        await table.answer(ev, tr(lang, "err.select_first"))
-        return
-    if word in DECLARE_WORDS and len(set(cards)) != 1:  # not "does not beat": it is no declaration at all
-        await table.answer(ev, tr(lang, "err.bad_declaration"))
-        return
-    hand = Counter(table.seat_view(s).get("hand") or [])
-    missing = Counter(cards) - hand
-    if missing:
-        await table.answer(ev, tr(lang, "err.not_in_hand", cards=cards_text(list(missing.elements()))))
-        return
-    t = ("play" if word in PLAY_WORDS else "declare" if word in ("declare", "d", "亮", "亮主")
-         else "chao" if word in ("chao", "炒") else "bury")
-    await human_act(table, ev, s, _card_action(t, s, tuple(cards)))
+def _card_action(act: it.PlayCards | it.BuryCards | it.Declare | it.Chao, s: int) -> Play | Declare | Chao | Bury:
+    if isinstance(act, it.PlayCards):
+        return Play(s, act.cards)
+    if isinstance(act, it.Declare):
+        return Declare(s, act.cards)
+    return Chao(s, act.cards) if isinstance(act, it.Chao) else Bury(s, act.cards)
 
 
-def _card_action(t: str, s: int, cards: tuple[str, ...]) -> Play | Declare | Chao | Bury:
-    if t == "play":
-        return Play(s, cards)
-    if t == "declare":
-        return Declare(s, cards)
-    return Chao(s, cards) if t == "chao" else Bury(s, cards)
+SEAT_ACTIONS: tuple[type[SeatAction], ...] = (Declare, Pass, Bury, Chao, Revolt, Play)
 
 
 def intent_key(ev: Incoming, action: Action) -> str:
     """The key an action is stored under. A button's press is keyed by who pressed which button
-    (its token names the match, the view's version and the move), not by the platform's update: a
+    (the match and view version it was drawn for, and its act), not by the platform's update: a
     second press of the same button, when the answer to the first was slow, is the same intent
     and is refused by its key instead of being stored twice. Typed actions keep the update's key,
     and so does Pass: the same Pass button is pressed again, rightly, once another seat declared
     (`already_passed` refuses the repeat that would change nothing)."""
-    if ev.kind in ("press", "chosen") and ev.token and not isinstance(action, Pass):
-        return f"{ev.where.platform}:{ev.user.user_id}:{ev.token}"
+    intent = ev.intent
+    if ev.kind in ("press", "chosen") and intent is not None and intent.drawn is not None \
+            and not isinstance(action, Pass):
+        drawn = intent.drawn
+        return f"{ev.where.platform}:{ev.user.user_id}:{drawn.match_id}.{drawn.version}:{intent.act!r}"
     return ev.key
 
 
@@ -381,13 +384,6 @@ async def _step(table: Table) -> bool:
     if nxt is not None:
         await table.timers.set(*nxt)
     return False
-
-
-def _b36_or(s: str, default: int) -> int:
-    try:
-        return tokens.from_b36(s)
-    except ValueError:
-        return default
 
 
 def action_text(lang: str, action: Action) -> str:

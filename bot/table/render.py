@@ -8,18 +8,20 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from bot import tokens
 from bot.choices import quick_choices
 from bot.i18n import tr
 from bot.live import WEB_GRACE
 from bot.platform import Button, Cue, PlatformError, Unreachable, View, Where
+from bot.scene.build import card_indices
+from bot.scene.text import table_text
+from bot.scene.types import Scene
 from bot.table.drawn import DrawnHands
 from bot.table.messages import Redraw
 from bot.table.notices import TurnNotices
+from bot.table.scenes import Scenes
 from bot.table.seats import SeatKind
-from bot.views import card_indices, hand_elsewhere_view, hand_on_web_view, hand_view, lobby_view, table_view
-from engine.actions import Bury, Revolt, SeatAction
-from engine.views import Phase, PublicView, SeatView
+from bot.views import hand_elsewhere_view, hand_on_web_view, hand_view, lobby_view, table_view
+from engine.views import Phase, PublicView
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
@@ -50,6 +52,7 @@ class Screen:
         # them, kept in the match's meta: while a hand's phase and cards hold, redrawing it (a card
         # selected, say, or after a restart) keeps its buttons' version, so a button on a message
         # drawn earlier still counts.
+        self.scenes = Scenes(table)  # the scenes every door draws, the public part built once per change
         self.drawn_hands = DrawnHands(table.meta)
         self.selection: dict[int, set[int]] = self.drawn_hands.selection
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)
@@ -153,19 +156,13 @@ class Screen:
         self.burst_since = None
         self.drawn = True
         if t.status == "lobby":
-            v = lobby_view(t.seats.infos(), t.lang, match_id=t.id, preset=t.preset_name,
-                           creator=str(t.meta.get("creator_name", "?")), options=str(t.meta.get("options", "")),
-                           join_url=t.platform.join_link(f"join-{t.id}"))
+            v = lobby_view(self.scenes.onlooker(), join_url=t.platform.join_link(f"join-{t.id}"))
             await self.show("lobby", t.where, v)
             return
         if t.match is None or t.status not in ("active", "paused", "finished"):
             return
         m = t.game
         pub = t.public()
-        time_left = None
-        for kind in ("turn", "bury", "declare"):
-            if kind in t.timers:
-                time_left = t.timers.left(kind)
         hand_no = int(pub.get("hand_no", 1))
         if t.meta.get("table_hand") != hand_no:  # one table message per hand
             if t.meta.get("table_hand") is not None:
@@ -188,20 +185,20 @@ class Screen:
         if self.lag_timer is not None:
             self.lag_timer.cancel()
             self.lag_timer = None
-        infos = t.seats.infos()
+        scene = self.scenes.onlooker()
         web = self.web_button(None, t.lang)
         live = t.platform.live_countdown
-        v = table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
-                       preset=t.preset_name, time_left=None if live else time_left, paused=t.status == "paused",
-                       web=web)
+        v = table_view(scene, countdown=not live, web=web)
         if live:
-            v = replace(v, cue=self._cue(pub, time_left))
+            clock = scene.table.turn.clock
+            v = replace(v, cue=self._cue(pub, clock.seconds if clock is not None else None))
         if t.status == "active" and "table" in self.messages and self.all_on_web():
             # Everyone plays on the web table: no edit per play, only when the hand moves on.
             compare: Any = ("web", pub.get("phase"), pub.get("hand_no"), pub.get("trump"))
-        else:
-            compare = strip_versions(table_view(pub, infos, t.lang, match_id=t.id, version=m.version,
-                                                preset=t.preset_name, paused=t.status == "paused", web=web))
+        elif live or scene.table.turn.clock is None:
+            compare = strip_versions(v)
+        else:  # the seconds left are no reason to edit
+            compare = strip_versions(replace(v, text=table_text(scene.table, scene.lang, countdown=False)))
         await self.show("table", t.where, v, compare=compare)
         self.table_trick = _trick_key(pub)
         await self.render_hands()
@@ -256,22 +253,24 @@ class Screen:
             if (seat.get("kind") == SeatKind.HUMAN and not seat.get("away") and not seat.get("kicked")
                     and str(seat.get("user_id")) not in t.meta.get("quiet", [])):
                 ids = (str(seat["user_id"]),)
-        return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang)
+        return Cue(ids, time_left if time_left is not None and time_left < 86_400 else None, t.lang, t.game.version)
 
-    def hand_view_for(self, s: int, version: int, seen: SeatView | None = None) -> View:
+    def hand_scene(self, s: int) -> Scene:
+        """What seat s sees, with the cards it picked and why it was last refused."""
         t = self.table
-        note_key = t.meta.get("notes", {}).get(str(s))
-        lang = t.seat_lang(s)
-        note = tr(lang, note_key) if note_key else ""
-        v = t.seat_view(s) if seen is None else seen
-        menu = t.platform.play_menu
-        if menu:
+        note = t.meta.get("notes", {}).get(str(s))
+        if t.platform.play_menu:
             self._suggest_bury(s)
-        out = hand_view(v, t.seats.infos(), lang, match_id=t.id, version=version,
-                        legal=self._button_actions(s, v), selection=self.selection[s], page=self.page[s],
-                        page_size=t.host.page_size(t.platform_name), note=note, web=self.web_button(s, lang))
-        if menu:
-            out = replace(out, choices=quick_choices(t.game, s, v, lang, match_id=t.id, version=version))
+        return self.scenes.seat(s, picked=self.selection[s], refusal=note if isinstance(note, str) else None)
+
+    def hand_view_for(self, s: int, version: int) -> View:
+        t = self.table
+        scene = self.hand_scene(s)
+        out = hand_view(scene, version=version, page=self.page[s], page_size=t.host.page_size(t.platform_name),
+                        web=self.web_button(s, scene.lang))
+        if t.platform.play_menu:
+            out = replace(out, choices=quick_choices(t.game, s, t.seat_view(s), scene.lang, match_id=t.id,
+                                                     version=version))
         return out
 
     def _suggest_bury(self, s: int) -> None:
@@ -282,19 +281,11 @@ class Screen:
         if self.drawn_hands.cards(s) is not None and self.drawn_hands.version_for(
                 s, str(m.phase), tuple(self.table.seat_view(s).get("hand") or ()), -1) != -1:
             return  # already drawn for this bury: an empty selection is the person's own choice
-        suggestion = m.auto_action(s, rng_seed=m.version)
-        hand = list(self.table.seat_view(s).get("hand") or ())
-        if isinstance(suggestion, Bury):
-            idx = card_indices(hand, list(suggestion.cards))
+        hand = self.scenes.seat(s).hand
+        if hand is not None and hand.choices.bury_pick:
+            idx = card_indices(hand.cards, hand.choices.bury_pick)
             if idx is not None:
                 self.selection[s].update(idx)
-
-    def _button_actions(self, s: int, v: SeatView) -> list[SeatAction]:
-        """The actions a hand shows as buttons: bids and passes while declaring, a revolution when allowed."""
-        m = self.table.game
-        if m.phase in ("dealing", "declaring", "chao"):
-            return list(m.legal_actions(s))
-        return [Revolt(s)] if v.get("can_revolt") else []
 
     async def send_hand(self, s: int, *, force_new: bool = False) -> None:
         """Shows seat s its hand; a new message when asked (or none yet), else an edit when it changed.
@@ -320,7 +311,7 @@ class Screen:
                 # folded message has no card button, and the next full redraw records its own).
                 self.drawn_hands.draw(s, version, *key)
                 lang = t.seat_lang(s)
-                folded = hand_on_web_view(seen, t.seats.infos(), lang, match_id=t.id, version=version,
+                folded = hand_on_web_view(Scene(self.scenes.public(), s, lang), version=version,
                                           web=self.web_button(s, lang))
                 await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
             return
@@ -329,11 +320,11 @@ class Screen:
             # Folded away once (no card in it, so no edit after the next plays); its old buttons
             # are refused from now on if the cards changed, ↻ shows the hand again.
             await self._buttons_index(s, version, key)
-            folded = hand_elsewhere_view(seen, t.seats.infos(), t.seat_lang(s), match_id=t.id,
-                                         version=version, page=self.page[s])
+            folded = hand_elsewhere_view(Scene(self.scenes.public(), s, t.seat_lang(s)), version=version,
+                                         page=self.page[s])
             await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
             return
-        v = self.hand_view_for(s, version, seen)
+        v = self.hand_view_for(s, version)
         sig = strip_versions(v)
         if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
             return  # same content: the buttons already shown (older version) stay valid
@@ -425,15 +416,11 @@ def _trick_key(pub: Any) -> tuple[Any, ...]:
 def strip_versions(v: View) -> tuple[Any, ...]:
     """A view's content without its token versions: a new version alone is no reason to edit."""
     text = v.text
-    rows = tuple(tuple((b.label, b.style, b.kind, _token_sans_version(b.token)) for b in row) for row in v.buttons)
+    rows = tuple(tuple((b.label, b.style, b.kind, _sans_version(b)) for b in row) for row in v.buttons)
     if v.choices:
-        return (text, rows, tuple((b.label, _token_sans_version(b.token)) for b in v.choices))
+        return (text, rows, tuple((b.label, _sans_version(b)) for b in v.choices))
     return (text, rows)
 
 
-def _token_sans_version(tok: str) -> str:
-    try:
-        t = tokens.parse(tok)
-    except tokens.BadToken:
-        return tok
-    return f"{t.code}.{t.arg}"
+def _sans_version(b: Button) -> object:
+    return b.act if b.act is not None else b.token  # a link or a query has no version

@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.i18n import LANGS
-from bot.views import SeatInfo
+from bot.scene.types import SeatInfo
 
 
 class SeatKind(StrEnum):

@@ -1,4 +1,8 @@
-"""Several workers (hosts with their own PostgreSQL store and cluster link) on one throwaway database."""
+"""Several workers (hosts with their own PostgreSQL store and cluster link) on one throwaway database.
+
+Time stands still for them until a test moves it: the hosts' timers run on a FakeClock, and the
+database's clock (leases, heartbeats) is a test one too (`db_clock`, tests/persistence/db_clock.py).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from app.features import build_host
 from bot.cluster import Cluster
 from bot.host import Host
 from bot.settings import TableSettings
@@ -16,9 +21,10 @@ from fakes.clock import FakeClock
 from persistence.postgres import PostgresStore
 from tests.host.conftest import PACED
 from tests.host.fakes import RecordingPlatform
-from tests.persistence.conftest import pg_server, pg_url
+from tests.persistence.conftest import db_clock, pg_server, pg_url
+from tests.persistence.db_clock import DbClock
 
-__all__ = ["pg_server", "pg_url"]
+__all__ = ["db_clock", "pg_server", "pg_url"]
 
 
 @dataclass
@@ -39,12 +45,12 @@ class Workers:
     url: str
     platform: RecordingPlatform
     clock: FakeClock
+    db_clock: DbClock
     started: list[Worker]
-
     async def start(self, name: str, settings: TableSettings = PACED, ttl: float | None = None) -> Worker:
         """A worker that beats only when the test says (`cluster.beat()`); NOTIFY still wakes it."""
         store = await PostgresStore.open(self.url, synchronous="OFF", worker=name)
-        host = Host(store, clock=self.clock, defaults=settings, use_ai_threads=False, rng=random.Random(len(name)))
+        host = build_host(store, clock=self.clock, defaults=settings, use_ai_threads=False, rng=random.Random(len(name)))
         host.register(self.platform)
         cluster = Cluster(host, store, store.cluster(), beat=3600, ttl=ttl)
         await cluster.start()
@@ -53,18 +59,18 @@ class Workers:
         return w
 
 
-async def until(check: Callable[[], bool], seconds: float = 5.0) -> None:
-    """Waits for something another worker does in the background (a NOTIFY, its actor)."""
-    for _ in range(int(seconds / 0.02)):
-        if check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("timed out")
+async def until(check: Callable[[], bool], seconds: float = 30.0) -> None:
+    """Waits for something another worker does in the background (a NOTIFY from the database, its
+    actor), looking every few milliseconds: nothing in this process signals it. `seconds` only
+    guards against waiting for ever."""
+    async with asyncio.timeout(seconds):
+        while not check():
+            await asyncio.sleep(0.005)
 
 
 @pytest.fixture
-async def workers(pg_url: str) -> AsyncIterator[Workers]:
-    ws = Workers(pg_url, RecordingPlatform(), FakeClock(), [])
+async def workers(pg_url: str, db_clock: DbClock) -> AsyncIterator[Workers]:
+    ws = Workers(pg_url, RecordingPlatform(), FakeClock(), db_clock, [])
     yield ws
     for w in ws.started:
         if w.host.router is not None:

@@ -2,6 +2,11 @@
 its own store, host, cluster link and discord.py clients, and a kill that ends a worker's database
 sessions and gateway sockets at once, as the kernel does for a killed process. Shared by the tests
 of tests/cluster that drive Discord through several workers.
+
+Discord's clock runs fast (`tests.discord.rig.FAST`), the adapters' pauses with it. The workers'
+beats and leases keep real time (bot.cluster's), so do the margins that absorb jitter: the identify
+pace is Discord's window on the fast clock plus bot.cluster's real half second. The rigs wait on
+events: the fake's, and what goes between the workers (forwarded updates and replies, counted here).
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ import asyncio
 import contextlib
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,14 +23,15 @@ import pytest
 
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
-from bot.cluster import Cluster
+from app.features import build_host
+from bot.cluster import IDENTIFY_PACE, Cluster
 from bot.host import Host
 from bot.shards import ShardKeeper
 from bot.table import Table
 from fakes.clock import FakeClock
-from fakes.discord_api import FakeDiscord, FakeMessage, FakeUser, running_fake
+from fakes.discord_api import IDENTIFY_WINDOW_S, FakeDiscord, FakeMessage, FakeUser, handled, running_fake
 from persistence.postgres import PostgresStore
-from tests.discord.rig import SETTINGS, Rig, cards_in
+from tests.discord.rig import FAST, SETTINGS, Rig, cards_in
 from tests.persistence.conftest import pg_server, pg_url
 
 __all__ = ["pg_server", "pg_url", "shop"]
@@ -57,14 +63,20 @@ class Shop:
     url: str
     clock: FakeClock
     workers: list[Worker] = field(default_factory=list)
+    replies_out: Counter[str] = field(default_factory=Counter)  # replies sent to each worker
+    replies_in: Counter[str] = field(default_factory=Counter)  # ... and received there
+    draining: int = 0  # workers serving their inbox now
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def start(self, name: str) -> Worker:
         store = await PostgresStore.open(self.url, synchronous="OFF", worker=name)
-        host = Host(store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
+        host = build_host(store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
         cluster = Cluster(host, store, store.cluster())
+        cluster.identify_pace = IDENTIFY_WINDOW_S * self.fake.scale + (IDENTIFY_PACE - IDENTIFY_WINDOW_S)
+        self._count(cluster)
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
                                gateway_url=self.fake.gateway_url, edit_interval=0.0, shard_count=2,
-                               sync_commands=not self.workers)
+                               sync_commands=not self.workers, scale=self.fake.scale)
         runner = DiscordRunner(host, config, ready_timeout=30, identify_gate=cluster.identify_gate)
         runner.platform.routes.clock = self.fake.now
         await cluster.start()
@@ -79,6 +91,60 @@ class Shop:
 
     def live(self) -> list[Worker]:
         return [w for w in self.workers if w.alive]
+
+    def _count(self, cluster: Cluster) -> None:
+        """Counts what goes between the workers, so `crossed` can wait for it: replies sent to each
+        worker and received there, and inboxes being served (their updates counted by the cluster's
+        stats). Wraps the worker's own methods (before it starts, which hands `_on_message` on)."""
+        link: Any = cluster.link
+        notify, on_message, drain = link.notify, cluster._on_message, cluster.drain
+
+        async def counted_notify(worker: str, message: dict[str, Any]) -> None:
+            await notify(worker, message)
+            if message.get("kind") == "reply":
+                self.replies_out[worker] += 1
+                self._pulse()
+
+        def counted_on_message(message: dict[str, Any]) -> None:
+            on_message(message)
+            if message.get("kind") == "reply":
+                self.replies_in[cluster.worker] += 1
+                self._pulse()
+
+        async def counted_drain() -> None:
+            self.draining += 1
+            try:
+                await drain()
+            finally:
+                self.draining -= 1
+                self._pulse()
+
+        link.notify = counted_notify
+        cluster._on_message = counted_on_message  # type: ignore[method-assign]
+        cluster.drain = counted_drain  # type: ignore[method-assign]
+
+    def _pulse(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def _crossed(self) -> bool:
+        """Every update forwarded was served by its table's worker, every reply to a live worker
+        reached it, and none is being delivered there."""
+        forwarded = sum(w.cluster.stats.forwarded for w in self.workers)
+        received = sum(w.cluster.stats.received for w in self.workers)
+        return not self.draining and forwarded == received and all(
+            self.replies_out[w.name] == self.replies_in[w.name] and not w.cluster._background
+            for w in self.live())
+
+    async def crossed(self, timeout: float = 30.0) -> None:
+        """Until nothing is on its way between the workers (`_crossed`): waits on the counters'
+        changes, and on the replies being delivered."""
+        async with asyncio.timeout(timeout):
+            while not self._crossed():
+                background = [t for w in self.live() for t in w.cluster._background]
+                changed = asyncio.ensure_future(self._changed.wait())
+                await asyncio.wait([changed, *background], return_when=asyncio.FIRST_COMPLETED)
+                changed.cancel()
 
     async def kill(self, w: Worker) -> None:
         """As SIGKILL: no hand-over, no goodbye; the database and Discord see the sockets close."""
@@ -152,14 +218,30 @@ class GuildRig(Rig):
         return await super().act(user, style)
 
     async def idle(self) -> None:
-        seen = -1
-        while seen != len(self.fake.requests):
-            seen = len(self.fake.requests)
+        """As the discord rig's, over every live worker, and until nothing is on its way between them."""
+        seen: tuple[int, ...] = ()
+        while seen != self._seen():
+            seen = self._seen()
+            await self.fake.answered()
+            await handled()
             for w in self.shop.live():
                 await w.runner.inbound.idle()
                 await w.host.settle()
                 await w.runner.platform.flush(private_only=True)
-            await self.fake.settle(quiet_s=0.05)
+            await self.shop.crossed()
+            await self.fake.quiet()
+
+    def _seen(self) -> tuple[int, ...]:
+        shop = self.shop
+        return (len(self.fake.requests), sum(w.cluster.stats.received for w in shop.workers),
+                sum(shop.replies_in.values()))
+
+    async def settled(self) -> None:
+        """Until everything queued went out, channel messages included, at every live worker."""
+        await self.idle()
+        for w in self.shop.live():
+            await w.runner.idle()
+        await self.idle()
 
 
 def guild_rig(shop: Shop, channel: int) -> GuildRig:
@@ -232,19 +314,21 @@ async def play(rigs: list[GuildRig], until: Any, limit: int = 900) -> None:
     raise AssertionError("the hands did not get there")
 
 
-async def wait_for(check: Any, seconds: float, what: str) -> float:
-    """Seconds it took; a generous bound tells "stuck" from "slow"."""
+async def wait_for(check: Callable[[], bool], seconds: float, what: str) -> float:
+    """Seconds it took; a generous bound tells "stuck" from "slow". For the workers' own state, which
+    changes at their beats (real time, bot.cluster's): the condition is looked at every 10 ms. What
+    the fake Discord alone knows is waited for with `FakeDiscord.until`, on its events."""
     start = time.monotonic()
     while not check():
         if time.monotonic() - start > seconds:
             raise AssertionError(f"{what}: not within {seconds} s")
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.01)
     return time.monotonic() - start
 
 
 @pytest.fixture
 async def shop(pg_url: str) -> AsyncIterator[Shop]:
-    async with running_fake() as fake:
+    async with running_fake(scale=FAST) as fake:
         fake.shard_count = 2
         fake.add_guild(GUILD_B, CHANNEL_B)
         with fake.pointed_at():

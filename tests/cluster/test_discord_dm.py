@@ -30,7 +30,7 @@ __all__ = ["pg_server", "pg_url", "shop"]
 async def test_a_dm_choice_made_through_one_worker_reaches_the_owner_of_the_table(shop: Shop) -> None:
     fake = shop.fake
     await shop.start("w1")  # runs both shards: every interaction reaches w1 first
-    await wait_for(lambda: fake.live_shards() == [(0, 2), (1, 2)], 30, "both shards up")
+    await fake.until(lambda: fake.live_shards() == [(0, 2), (1, 2)], "both shards up", 30)
     rigs = [guild_rig(shop, CHANNEL_A), guild_rig(shop, CHANNEL_B)]
     fake.observer = lambda: observe(shop, rigs)
     for rig in rigs:

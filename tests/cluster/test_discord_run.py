@@ -1,5 +1,9 @@
 """`tractor-host run` workers sharing Discord's shards as real processes: the second takes a share,
-a SIGKILLed one's shard is taken over, a SIGTERMed one gives its shards up at once."""
+a SIGKILLed one's shard is taken over, a SIGTERMed one gives its shards up at once.
+
+It keeps real time: the workers are `tractor-host run` as deployed, with their real beats, leases
+and identify pace, so the fake keeps Discord's clock at real speed too. It waits on the fake's
+events (sessions, identifies), never for a fixed time."""
 
 from __future__ import annotations
 
@@ -10,8 +14,8 @@ import sys
 
 import asyncpg
 
+from bot.cluster import IDENTIFY_PACE
 from fakes.discord_api import FakeDiscord, running_fake
-from tests.cluster.discord_shop import wait_for
 
 GUILD_B, CHANNEL_B = (1 << 22) + 9, 9200  # shard 1 of 2
 
@@ -33,21 +37,25 @@ async def test_worker_processes_share_the_shards_and_take_a_killed_ones_over(pg_
         a = await worker(fake, pg_url, "w-a")
         b: asyncio.subprocess.Process | None = None
         try:
-            await wait_for(lambda: fake.live_shards() == both, 90, "w-a runs both shards")
+            await fake.until(lambda: fake.live_shards() == both, "w-a runs both shards", 90)
             b = await worker(fake, pg_url, "w-b")
             # w-a is above its share (1 of 2) for 10 beats, gives one shard up, w-b takes it
-            await wait_for(lambda: fake.session_starts == 3 and fake.live_shards() == both, 90, "w-b takes one")
+            await fake.until(lambda: fake.session_starts == 3 and fake.live_shards() == both, "w-b takes one", 90)
 
-            await asyncio.sleep(6)  # past w-b's identify window: what follows is detection and connecting
+            # past w-b's identify pace (from its identify, as the fake saw it): what follows is
+            # detection and connecting
+            await asyncio.sleep(max(0.0, IDENTIFY_PACE - (fake.since_identify(0) or 0.0)))
             a.send_signal(signal.SIGKILL)
             await a.wait()
-            await wait_for(lambda: len(fake.live_shards()) == 1, 10, "w-a's session closed")
-            took = await wait_for(lambda: fake.live_shards() == both, 60, "w-b takes w-a's shard over")
+            await fake.until(lambda: len(fake.live_shards()) == 1, "w-a's session closed", 10)
+            closed = asyncio.get_running_loop().time()
+            await fake.until(lambda: fake.live_shards() == both, "w-b takes w-a's shard over", 60)
+            took = asyncio.get_running_loop().time() - closed
             print(f"\nshard taken over {took:.2f} s after the kill's socket closed")
 
             b.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(b.wait(), 30) == 0
-            await wait_for(lambda: fake.live_shards() == [], 10, "w-b's sessions closed")
+            await fake.until(lambda: fake.live_shards() == [], "w-b's sessions closed", 10)
             conn = await asyncpg.connect(pg_url)
             try:
                 assert await conn.fetchval("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == 0

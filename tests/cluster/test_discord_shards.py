@@ -33,7 +33,7 @@ __all__ = ["pg_server", "pg_url", "shop"]
 async def test_two_workers_share_the_shards_and_a_killed_ones_are_taken_over(shop: Shop) -> None:
     fake = shop.fake
     w1 = await shop.start("w1")  # alone: runs both shards
-    await wait_for(lambda: fake.live_shards() == [(0, 2), (1, 2)], 30, "both shards up")
+    await fake.until(lambda: fake.live_shards() == [(0, 2), (1, 2)], "both shards up", 30)
     assert w1.keeper.held == {0, 1}
     rigs = [guild_rig(shop, CHANNEL_A), guild_rig(shop, CHANNEL_B)]
     fake.observer = lambda: observe(shop, rigs)
@@ -55,7 +55,7 @@ async def test_two_workers_share_the_shards_and_a_killed_ones_are_taken_over(sho
     await shop.kill(w1)
     # w1's own sessions: w2 may identify for a shard within a fraction of a second, so "no session at
     # all" is a moment this loop can miss
-    await wait_for(lambda: not w1_sessions & fake.live_sessions(), 10, "w1's gateway sessions closed")
+    await fake.until(lambda: not w1_sessions & fake.live_sessions(), "w1's gateway sessions closed", 10)
     back: dict[str, float] = {}
 
     def note() -> bool:

@@ -1,5 +1,9 @@
 """Issue 20 item 3: three workers under load, one SIGKILLed at random moments, ten times.
 
+Real time, because the workers are processes of their own: each is killed by the operating system
+and a new one started, and the failover time measured is the wall-clock time a live worker takes
+to hold a dead one's tables; the harness waits on what the database and the workers' answers show.
+
 `python -m benchmarks.failover URL` runs the same longer and prints the figures (docs/deployment.md).
 """
 

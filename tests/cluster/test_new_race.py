@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from persistence.postgres import PostgresStore
-from tests.cluster.conftest import Workers
+from tests.cluster.conftest import Workers, until
 from tests.cluster.test_workers import event
 
 
@@ -30,11 +30,8 @@ async def test_two_workers_racing_new_in_one_chat_open_one_table(workers: Worker
         table = next(t for t in winner.host.tables.values() if t.chat_id == chat)
         loser_rec = rec2 if winner is w1 else rec1
         # the loser may have seen the table already and forwarded its `new` to the winner, whose
-        # answer comes back through the database; a generous bound tells lost from slow
-        for _ in range(200):
-            if loser_rec.texts:
-                break
-            await asyncio.sleep(0.05)
+        # answer comes back through the database
+        await until(lambda rec=loser_rec: bool(rec.texts))
         assert any(f"#{table.id}" in t or str(table.id) in t for t in loser_rec.texts), loser_rec.texts
     other = await PostgresStore.open(workers.url)
     try:

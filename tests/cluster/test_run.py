@@ -1,5 +1,9 @@
 """`tractor-host run` as an operator runs a worker: PostgreSQL, Telegram, TRACTOR_HTTP; ready,
-metrics, then SIGTERM (a deploy) hands its table over at once and the worker leaves."""
+metrics, then SIGTERM (a deploy) hands its table over at once and the worker leaves.
+
+Real time, because the worker is a process of its own (started, signalled and waited for as an
+operator's supervisor does): the test sees it only through its endpoints, the fake server and the
+database, so it asks them every few hundredths of a second until they show what it waits for."""
 
 from __future__ import annotations
 
@@ -42,24 +46,24 @@ async def test_a_worker_serves_its_endpoints_and_hands_over_on_sigterm(pg_url: s
                                                 stderr=asyncio.subprocess.PIPE)
     try:
         async with aiohttp.ClientSession() as session:
-            for _ in range(300):
+            for _ in range(1500):
                 try:
                     async with session.get(f"http://127.0.0.1:{port}/readyz") as r:
                         if r.status == 200 and (await r.json())["tables"] == 1:
                             break
                 except aiohttp.ClientError:
                     pass
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.02)
             else:
                 raise AssertionError("the worker never became ready")
             async with session.get(f"http://127.0.0.1:{port}/metrics") as r:
                 metrics = await r.text()
         assert "tractor_tables 1.0" in metrics and "tractor_workers 1.0" in metrics
         assert "tractor_telegram_api_calls_total" in metrics and "tractor_telegram_429_total 0.0" in metrics
-        for _ in range(100):  # the only worker holds the long-polling role and polls
+        for _ in range(500):  # the only worker holds the long-polling role and polls
             if any(c.method == "getUpdates" for c in fake.calls) or fake.pending_polls:
                 break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.02)
         else:
             raise AssertionError("nobody polls")
         conn = await asyncpg.connect(pg_url)

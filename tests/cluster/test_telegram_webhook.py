@@ -4,11 +4,11 @@ The test stands in for Telegram's webhook delivery behind a load balancer: it ta
 from the fake Bot API server and posts it, with the webhook's secret, to one of the two workers'
 webhook servers at random. Every update must reach its table's owner once, and a button press
 received by the other worker must be answered (by that worker, with the owner's words) once.
+Telegram's limits run on the rig's fast clock (fakes/telegram_rig.py), the fake's and the adapter's alike.
 """
 
 from __future__ import annotations
 
-import asyncio
 import random
 import socket
 from dataclasses import dataclass
@@ -17,12 +17,13 @@ from typing import Any
 import aiohttp
 import pytest
 
-from adapters.telegram.config import TelegramConfig
+from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
+from app.features import build_host
 from bot.cluster import Cluster
 from bot.host import Host
 from fakes.telegram_api import FakeTelegram
-from fakes.telegram_rig import HandledOrder
+from fakes.telegram_rig import RIG_LIMITS, RIG_SCALE, HandledOrder
 from persistence.postgres import PostgresStore
 from tests.cluster.conftest import until
 from tests.host.conftest import FAST
@@ -57,11 +58,11 @@ def _free_port() -> int:
 
 async def _worker(fake: FakeTelegram, url: str, name: str) -> TgWorker:
     store = await PostgresStore.open(url, synchronous="OFF", worker=name)
-    host = Host(store, defaults=FAST, use_ai_threads=False, rng=random.Random(5))
+    host = build_host(store, defaults=FAST, use_ai_threads=False, rng=random.Random(5))
     port = _free_port()
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, mode="webhook",
                             webhook_url="https://bot.example/telegram", webhook_listen="127.0.0.1",
-                            webhook_port=port, webhook_secret=SECRET)
+                            webhook_port=port, webhook_secret=SECRET, limits=FloodLimits(scale=RIG_SCALE))
     runner = TelegramRunner(config, host, order=HandledOrder())
     host.register(runner.platform)
     await runner.connect()
@@ -94,7 +95,7 @@ class Balancer:
 
 
 async def test_two_workers_behind_one_webhook_url(pg_url: str) -> None:
-    fake = FakeTelegram()
+    fake = FakeTelegram(limits=RIG_LIMITS)
     await fake.start()
     fake.add_group(GROUP)
     for uid in USERS:
@@ -132,7 +133,9 @@ async def test_two_workers_behind_one_webhook_url(pg_url: str) -> None:
             await lb.deliver(to=workers.index(other))
             await until(lambda: query_id in fake.callback_answers, 10)
             assert other.cluster.stats.forwarded >= 1 and owner.cluster.stats.received >= 1
-            await asyncio.sleep(0.5)
+            for w in workers:  # every press answered or given up on: no answer can follow
+                await w.runner.inbound.settle()
+                await w.host.settle()
             answers = [c for c in fake.calls if c.method == "answerCallbackQuery"
                        and str(c.params.get("callback_query_id")) == query_id]
             assert len(answers) == 1 and answers[0].ok

@@ -2,7 +2,10 @@
 signals: two workers, the four seats' pages spread over both, a whole hand played through the
 pages (every frame leak-scanned, every seat sees every trick); then the owner gets SIGTERM (its
 pages reconnect to a third worker, the others stay open) and play goes on; then the new owner gets
-SIGKILL, its lease runs out, a survivor takes the table and play goes on from the same pages."""
+SIGKILL, its lease runs out, a survivor takes the table and play goes on from the same pages.
+
+Real time, because the workers are processes of their own, signalled by the operating system; the
+test waits for what the pages show and what the database holds, never for a set time."""
 
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ async def play(room: Room, t: Seated, pages: dict[int | None, Page], *, plays: i
         if plays is not None and made >= plays:
             return made
         state = pages[0].states[-1]
-        if until_hand is not None and int(state["table"]["hand_no"]) >= until_hand:
+        if until_hand is not None and int(state["scene"]["table"]["hand_no"]) >= until_hand:
             return made
         done = await room.act(t, pages)
         assert done is not None, "nobody could act"
@@ -66,7 +69,9 @@ def tricks_of(stored: Any, hand_no: int) -> list[Any]:
 def seen_tricks(raw: list[str]) -> list[Any]:
     out: list[Any] = []
     for text in raw:
-        last = ((json.loads(text).get("table")) or {}).get("last_trick")
+        scene = json.loads(text).get("scene") or {}
+        trick = (scene.get("table") or {}).get("last_trick")
+        last = [[p["seat"], p["cards"]] for p in trick["plays"]] if trick else None  # as the engine lists it
         if last and last not in out:
             out.append(last)
     return out

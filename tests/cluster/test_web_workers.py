@@ -6,11 +6,12 @@ from a replica read from the store); the seats served by the other worker count 
 the owner. Then the owner stops (SIGTERM's clean handover: its sockets reconnect to the other
 worker, whose own sockets stay open) and play goes on; then the new owner's lease lapses as when it
 is killed, a third worker takes the table, and its sockets see it through. Every frame is
-leak-scanned. With worker processes, real signals and a whole hand: test_web_processes.py."""
+leak-scanned. The workers beat by themselves (every 0.3 s), and where a step hinges on a beat the
+test beats for them rather than wait for one; the database's clock stands still until the test
+moves it past b's lease (`db_clock`), so no lease lapses early on a busy machine nor is waited for. With worker processes, real signals and a whole hand: test_web_processes.py."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -22,8 +23,8 @@ from aiohttp.test_utils import TestServer
 
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
+from app.features import build_host
 from bot.cluster import Cluster
-from bot.host import Host
 from persistence.postgres import PostgresStore
 from tests.cluster.conftest import Worker, Workers, until
 from tests.host.conftest import FAST
@@ -54,7 +55,7 @@ class Room:
     async def serve(self, name: str, ttl: float | None = None) -> Served:
         """A worker that beats by itself (every 0.3 s), and its web table."""
         store = await PostgresStore.open(self.workers.url, synchronous="OFF", worker=name)
-        host = Host(store, clock=self.workers.clock, defaults=FAST, use_ai_threads=False, rng=random.Random(len(name)))
+        host = build_host(store, clock=self.workers.clock, defaults=FAST, use_ai_threads=False, rng=random.Random(len(name)))
         host.register(self.workers.platform)
         cluster = Cluster(host, store, store.cluster(), beat=0.3, ttl=ttl)
         await cluster.start()
@@ -141,11 +142,13 @@ async def play(room: Room, match_id: int, pages: dict[int | None, Client], *, un
 
 
 async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(room: Room) -> None:
-    a = await room.serve("wa", ttl=30.0)  # long enough not to lapse on a busy machine
+    a = await room.serve("wa", ttl=30.0)
     match_id = await open_table(room, a)
     b = await room.serve("wb", ttl=3.0)
-    await asyncio.sleep(0.7)
-    assert room.owner(match_id) is a  # one table, two workers: its opener keeps it
+    for _ in range(2):  # (besides their own beats) two beats each, as after a while
+        await b.worker.cluster.beat()
+        await a.worker.cluster.beat()
+    assert room.owner(match_id) is a  # one table, two workers: its opener keeps it, beat after beat
     table = a.worker.host.tables[match_id]
     uid = {s: str(table.seats[s]["user_id"]) for s in range(4)}
     # seats 0 and 2 on the owner's worker, 1 and 3 and an onlooker on the other one
@@ -155,7 +158,7 @@ async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(ro
     pages[None] = await room.page(b, match_id, None)
     for s, p in pages.items():
         st = await p.until(lambda st: st.get("version", 0) > 0)
-        assert st["seat"] == s and ("hand" in st) == (s is not None)
+        assert st["seat"] == s and (st["scene"]["hand"] is not None) == (s is not None)
     await until(lambda: a.worker.host.live.seats_watched(match_id) == {0, 1, 2, 3})  # b told a
     await a.worker.host.settle()
     everything: dict[int | None, list[str]] = {s: [] for s in pages}
@@ -175,7 +178,8 @@ async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(ro
         await pages[s].close()
     await a.web.stop()
     await a.worker.stop()
-    await until(lambda: match_id in b.worker.host.tables)
+    await b.worker.cluster.beat()  # its next beat, without waiting for it
+    assert match_id in b.worker.host.tables
     for s in (0, 2):
         pages[s] = await room.page(b, match_id, uid[s])
     table = b.worker.host.tables[match_id]
@@ -200,7 +204,9 @@ async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(ro
     for t in list(b.worker.host.tables.values()):
         t.abandon()
     b.worker.host.tables.clear()
-    await until(lambda: match_id in c.worker.host.tables)  # once its lease (3 s) runs out
+    await room.workers.db_clock.advance(3.1)  # its lease (3 s) runs out
+    await c.worker.cluster.beat()
+    assert match_id in c.worker.host.tables
     for s in (0, 2):
         pages[s] = await room.page(c, match_id, uid[s])
     assert await play(room, match_id, pages, until_hand=3, plays=8) == 8

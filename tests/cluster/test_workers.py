@@ -11,6 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from app.web import Health, worker_app
+from bot.intents import codec
 from bot.platform import Incoming, Where
 from persistence.errors import LeaseLost, StoreDown
 from persistence.postgres import PostgresStore
@@ -56,7 +57,7 @@ async def test_tables_are_shared_and_updates_reach_their_owner(workers: Workers)
     # a button press: the owner's answer comes back to the worker holding the press
     join = next(b for row in workers.platform.messages[table.messages["lobby"]][1].buttons for b in row
                 if b.kind == "callback")
-    ev, rec = event(workers, "press", "u3", chat, "press-u3", token=join.token)
+    ev, rec = event(workers, "press", "u3", chat, "press-u3", intent=codec.read(join.token))
     await w2.host.handle(ev)
     await until(lambda: bool(rec.texts))
     assert table.seat_of("u3") is not None and len(rec.texts) == 1
@@ -71,7 +72,7 @@ async def test_a_stopped_worker_hands_over_at_once_and_a_lapsed_one_stops_drivin
     assert sorted(w2.host.tables) == [1, 2, 3] and w2.cluster.stats.workers == 1
 
     # w2 stalls past its lease; another worker takes table 1 meanwhile
-    await asyncio.sleep(1.2)
+    await workers.db_clock.advance(1.2)
     other = await PostgresStore.open(workers.url, worker="w9")
     try:
         assert await other.acquire_lease(1, ttl=30)
@@ -130,12 +131,12 @@ async def expire_leases(url: str) -> None:
         await conn.close()
 
 
-async def until_rows(conn: asyncpg.Connection, sql: str, expected: int) -> None:
-    for _ in range(100):
-        if await conn.fetchval(sql) == expected:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{sql} never gave {expected}")
+async def until_rows(conn: asyncpg.Connection, sql: str, expected: int, seconds: float = 30.0) -> None:
+    """Waits until `sql` counts `expected`: what another connection does shows only in the database,
+    so it is asked every few milliseconds; `seconds` only guards against waiting for ever."""
+    async with asyncio.timeout(seconds):
+        while await conn.fetchval(sql) != expected:
+            await asyncio.sleep(0.005)
 
 
 async def test_one_worker_long_polls_and_the_next_takes_over_when_it_dies(pg_url: str) -> None:
@@ -145,8 +146,12 @@ async def test_one_worker_long_polls_and_the_next_takes_over_when_it_dies(pg_url
     try:
         await la.hold("telegram-polling")
         waiting = asyncio.create_task(lb.hold("telegram-polling"))
-        await asyncio.sleep(0.5)
-        assert not waiting.done()  # two pollers of one bot: Telegram would refuse both
+        conn = await asyncpg.connect(pg_url)
+        try:  # b's session waits for the lock
+            await until_rows(conn, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", 1)
+        finally:
+            await conn.close()
+        assert not waiting.done()  # b waits in line: two pollers of one bot, Telegram would refuse both
         await la.close()  # a's process ends, and its database session with it
         await asyncio.wait_for(waiting, 5)
     finally:
@@ -242,7 +247,7 @@ async def test_a_worker_that_stopped_beating_no_longer_counts_in_the_shares(work
         # two live workers, share = ceil(3 / 2) = 2: counting 'lost', w1 would keep 1 and w2 take 1
         assert w1.cluster.stats.workers == 2 and w2.cluster.stats.workers == 2
         assert sorted(w1.host.tables) == [1, 2] and sorted(w2.host.tables) == []
-        await asyncio.sleep(0.6)  # its lease runs out: w2's share has room for it
+        await workers.db_clock.advance(0.6)  # its lease runs out: w2's share has room for it
         await w2.cluster.beat()
         assert sorted(w2.host.tables) == [3]
     finally:

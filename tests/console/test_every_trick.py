@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import io
 import re
+from typing import Any, cast
 
 from app.console import play_console
-from bot.views import SeatInfo, last_trick_text, table_text
+from bot.scene import text as scene_text
+from bot.scene.build import table_scene
+from bot.views import SeatInfo, last_trick_text
+from engine.views import PublicView
 from persistence.memory import MemoryStore
 
-SEATS = [SeatInfo("Ann"), SeatInfo("Bob", is_ai=True), SeatInfo("Cy", is_ai=True), SeatInfo("Di", is_ai=True)]
+SEATS: list[SeatInfo | None] = [SeatInfo("Ann"), SeatInfo("Bob", is_ai=True), SeatInfo("Cy", is_ai=True), SeatInfo("Di", is_ai=True)]
 
 
 def _pub(**over: object) -> dict[str, object]:
@@ -24,6 +28,12 @@ def _pub(**over: object) -> dict[str, object]:
     return pub
 
 
+def table_text(pub: dict[str, Any], seats: list[SeatInfo | None], lang: str, *, preset: str) -> str:
+    """The group's table drawn from the scene of an engine-shaped public view."""
+    sc = table_scene(cast(PublicView, pub), match_id=1, status="active", preset=preset, seats=seats)
+    return scene_text.table_text(sc, lang)
+
+
 def test_the_table_carries_the_last_trick_while_the_next_is_played() -> None:
     text = table_text(_pub(), SEATS, "en", preset="classic")
     assert "Last trick: ②Bob 🤖 ♥K · ③Cy 🤖 ♥5 · ④Di 🤖 ♥A · ①Ann ♥4 → ④Di 🤖 wins; +15 for the defenders" in text
@@ -33,15 +43,16 @@ def test_the_table_carries_the_last_trick_while_the_next_is_played() -> None:
 
 def test_points_the_declarers_win_are_said_not_to_count() -> None:
     pub = _pub(last_trick_winner=2, tricks=[{"plays": _pub()["last_trick"], "winner": 2, "points": 15}])
-    line = last_trick_text(pub, SEATS, "en")
+    line = last_trick_text(cast(PublicView, pub), SEATS, "en")
     assert line.endswith("→ ③Cy 🤖 wins; 15 points not counted")
     assert "+15" not in line
-    assert last_trick_text(pub, SEATS, "zh").endswith("③Cy 🤖 赢，15分不计")
+    assert last_trick_text(cast(PublicView, pub), SEATS, "zh").endswith("③Cy 🤖 赢，15分不计")
 
 
 def test_a_trick_without_points_names_only_the_winner() -> None:
     plays = [[1, ["3H"]], [2, ["4H"]], [3, ["AH"]], [0, ["6H"]]]
-    line = last_trick_text(_pub(last_trick=plays, tricks=[{"plays": plays, "winner": 3, "points": 0}]), SEATS, "en")
+    line = last_trick_text(cast(PublicView, _pub(last_trick=plays, tricks=[{"plays": plays, "winner": 3, "points": 0}])),
+                           SEATS, "en")
     assert line.endswith("→ ④Di 🤖 wins")
 
 

@@ -1,5 +1,8 @@
 """A newcomer's whole match through a real terminal (a pty): `tractor-host run` with no tokens, which is
-what `make run` runs, to the match result, with Ctrl-C and a resume in the middle."""
+what `make run` runs, to the match result, with Ctrl-C and a resume in the middle.
+
+Real time, because the bot is a process of its own at a real terminal: the test waits for what the
+screen shows (each prompt), never for a set time."""
 
 from __future__ import annotations
 
@@ -28,6 +31,9 @@ def _spawn(args: list[str], log: list[str]) -> object:
     child = pexpect.spawn(str(EXE), args, env=env, dimensions=(24, 80), encoding="utf-8", codec_errors="replace", timeout=60, cwd=ROOT,
                           preexec_fn=at_a_terminal)
     child.logfile_read = _Sink(log)
+    # pexpect waits 50 ms before each send by default (for programs that flush typed-ahead input at a
+    # prompt); the test sends only after the prompt shows, so each "auto" goes at once
+    child.delaybeforesend = None
     return child
 
 

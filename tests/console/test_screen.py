@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import io
 import os
+from typing import cast
 
 from rich.console import Console
 
 from adapters.console.lines import CardCompleter, TerminalLines
+from adapters.console.platform import Panels
 from adapters.console.screen import FullScreen, colour, table_lines
-from bot.views import SeatInfo, hand_text, table_text
+from bot.platform import View
+from bot.scene import text as scene_text
+from bot.scene.build import hand_scene, table_scene
+from bot.scene.types import Choices, Scene
+from bot.views import SeatInfo
+from engine.views import PublicView, SeatView
 
-SEATS = [SeatInfo("Ann"), SeatInfo("Bob", is_ai=True), SeatInfo("Cy", is_ai=True), SeatInfo("Di", is_ai=True)]
+SEATS: list[SeatInfo | None] = [SeatInfo("Ann"), SeatInfo("Bob", is_ai=True), SeatInfo("Cy", is_ai=True), SeatInfo("Di", is_ai=True)]
 PUB = {
     "hand_no": 3, "phase": "playing", "dealer": 0, "declarers": [0, 2], "levels": ["5", "3"], "level": "5",
     "trump": "S", "declaration": {"seat": 0, "cards": ["5S", "5S"]}, "hand_counts": [20, 20, 21, 21],
@@ -21,6 +28,11 @@ PUB = {
     "hand": ["BJ", "SJ", "5S", "5H", "AS", "KS", "QS", "9S", "3S", "AH", "JH", "8H", "7H", "AC", "KC", "QC", "2C",
              "AD", "TD", "4D"],
 }
+
+
+def _scenes() -> tuple[Scene, Scene]:
+    sc = table_scene(cast(PublicView, PUB), match_id=1, status="active", preset="classic", seats=SEATS)
+    return Scene(sc, None, "en"), Scene(sc, 0, "en", hand_scene(cast(SeatView, PUB), Choices(play=True)))
 
 
 def _screen() -> tuple[FullScreen, Console]:
@@ -42,9 +54,8 @@ def test_one_move_is_one_screen_of_80_by_24() -> None:
     for i in range(8):
         screen.announce(f"Trick {i}: ①Ann ♠A · ②Bob 🤖 ♠3 · ③Cy 🤖 ♠10 · ④Di 🤖 ♠4 → ①Ann wins; 10 points not counted")
     screen.notice("It is not your turn.")
-    table = table_text(PUB, SEATS, "en", preset="classic")
-    hand = hand_text(PUB, SEATS, "en")
-    screen.draw({"table": table, "hand": hand})
+    table, hand = _scenes()
+    screen.draw(Panels(View("", scene=table), View("", scene=hand)))
     shown = console.export_text(styles=False).splitlines()
     assert len(shown) <= 22  # the prompt and its toolbar take the last two rows
     assert all(len(line) <= 80 for line in shown)
@@ -55,7 +66,7 @@ def test_one_move_is_one_screen_of_80_by_24() -> None:
 
 
 def test_the_seats_take_two_lines() -> None:
-    lines = table_lines(table_text(PUB, SEATS, "en", preset="classic"))
+    lines = table_lines(scene_text.table_text(_scenes()[0].table, "en"))
     assert lines[1].startswith("①Ann") and "②Bob" in lines[1]
     assert lines[2].startswith("③Cy") and "④Di" in lines[2]
 

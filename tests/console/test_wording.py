@@ -32,7 +32,7 @@ def test_help_says_how_to_type_cards_and_jokers_and_names_hint_and_auto() -> Non
         for word in ("play AS AS", "sj", "bj", "hint", "auto", "declare 2H", "lang zh|en"):
             assert word in text, (lang, word)
         assert "press" not in text.lower() and "按「" not in text  # no buttons at a terminal
-        chat = tr(lang, "help.text")
+        chat = tr(lang, "help.play")
         assert "sj" in chat and "bj" in chat and "hint" in chat and "auto" in chat
 
 

@@ -7,6 +7,7 @@ buttons and select menus on the messages the fake shows them.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -15,13 +16,26 @@ from typing import Any
 from adapters.discord.components import PLAYS_PREFIX, SELECT_PREFIX
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
-from bot import tokens
+from app.features import build_host
 from bot.cardtext import card_text
 from bot.host import Host
+from bot.intents import codec
+from bot.intents.types import (
+    BurySelection,
+    ButtonAct,
+    Chao,
+    Declare,
+    Drawn,
+    Pass,
+    PlayCards,
+    PlaySelection,
+    Revolt,
+    Toggle,
+)
 from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
-from fakes.discord_api import FakeDiscord, FakeMessage, FakeUser
+from fakes.discord_api import FakeDiscord, FakeMessage, FakeUser, handled
 
 ALICE = FakeUser(201, "alice", admin=True)
 BOB = FakeUser(202, "bob")
@@ -35,18 +49,27 @@ _FACES = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["SJ", "BJ"]
 TEXT_TO_CODE = {card_text(c): c for c in _FACES}
 
 SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, next=30, lobby=0, ai_budget=0.05)
+# Discord's clock in the tests (FakeDiscord's `scale`): one Discord second lasts 50 ms, so a channel's
+# 5-second window is a quarter of a real second, about the pace of the simulated people: the limits
+# still bind and are waited out, in real time twenty times shorter.
+FAST = 0.05
 
 
 JSONish = dict[str, Any]
 
 
-def token_of(custom_id: str) -> tokens.Token | None:
+def token_of(custom_id: str) -> tuple[Drawn, ButtonAct] | None:
+    """What a button's custom id stands for, read by the codec (None: no button of the host's)."""
     if not custom_id.startswith("b:"):
         return None
     try:
-        return tokens.parse(custom_id[2:])
-    except tokens.BadToken:
+        return codec.parse(custom_id[2:])
+    except codec.BadToken:
         return None
+
+
+def _is(act: ButtonAct, want: ButtonAct | type[ButtonAct]) -> bool:
+    return isinstance(act, want) if isinstance(want, type) else act == want
 
 
 def cards_named(text: str) -> Counter[str]:
@@ -73,12 +96,13 @@ class Rig:
     _observed: tuple[Any, int] | None = None
     _last_snapshot: dict[str, Any] | None = None
     runner: DiscordRunner = field(init=False)
+    rng: random.Random | None = None  # the host's, for its deals (None: a fresh system one)
 
     async def boot(self) -> None:
         """A fresh host and adapter on the same store (first start, or after a restart)."""
-        self.host = Host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
+        self.host = build_host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False, rng=self.rng)
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
-                               gateway_url=self.fake.gateway_url, edit_interval=0.0)
+                               gateway_url=self.fake.gateway_url, edit_interval=0.0, scale=self.fake.scale)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)
         self.runner.platform.routes.clock = self.fake.now  # the bot's clock is Discord's: tokens age alike
         await self.runner.start()
@@ -91,16 +115,20 @@ class Rig:
         await self.runner.stop()
 
     async def idle(self) -> None:
-        """Until the host, the people's hands and the fake server are quiet. A channel message's edit
-        waiting out Discord's rate limit goes on meanwhile (people at the table do not wait for it
-        either); `settled` waits for that too."""
+        """Until the host, the people's hands and the fake server are quiet: every interaction answered
+        and handled, the host settled, private views out, no request open; again while that made
+        new requests (events all, no quiet periods). A channel message's edit waiting out Discord's
+        rate limit goes on meanwhile (people at the table do not wait for it either); `settled` waits
+        for that too."""
         seen = -1
         while seen != len(self.fake.requests):
             seen = len(self.fake.requests)
+            await self.fake.answered()
+            await handled()
             await self.runner.inbound.idle()
             await self.host.settle()
             await self.runner.platform.flush(private_only=True)
-            await self.fake.settle(quiet_s=0.01)
+            await self.fake.quiet()
 
     async def settled(self) -> None:
         """Until everything queued went out, channel messages included."""
@@ -180,12 +208,13 @@ class Rig:
         t = action["t"]
         for _ in range(3):
             if t in ("pass", "declare", "chao", "revolt"):
-                code = {"pass": tokens.PASS, "declare": tokens.DECLARE, "chao": tokens.CHAO,
-                        "revolt": tokens.REVOLT}[t]
-                if self._find(hand, code, "".join(action.get("cards", [])) if t != "pass" else None) is None:
+                cards = tuple(action.get("cards", []))
+                want: ButtonAct = {"pass": Pass(), "declare": Declare(cards), "chao": Chao(cards),
+                                   "revolt": Revolt()}[t]
+                if self._find(hand, want) is None:
                     spent += await self._poke(user, hand)  # an old message: any press brings the hand up to date
                 else:
-                    await self.press_code(user, hand, code, "".join(action.get("cards", [])) if t != "pass" else None)
+                    await self.press_code(user, hand, want)
                     spent += 1
             elif t == "play" and style == "menu" and await self._from_menu(user, hand, list(action["cards"])):
                 spent += self._last_menu_clicks
@@ -193,7 +222,7 @@ class Rig:
                 spent += await self.choose_cards(user, s, list(action["cards"]), count=True)
                 hand = self.hand_message(user)
                 assert hand is not None
-                await self.press_code(user, hand, tokens.PLAY if t == "play" else tokens.BURY)
+                await self.press_code(user, hand, PlaySelection() if t == "play" else BurySelection())
                 spent += 1
             await self.idle()
             if not self.host.tables or self.table().match.version > version:  # type: ignore[union-attr]
@@ -212,7 +241,7 @@ class Rig:
         want = Counter(cards)
         for b in hand.buttons():
             tok = token_of(str(b.get("custom_id", "")))
-            if tok is not None and tok.code == tokens.PLAY_CARDS and cards_named(str(b.get("label", ""))) == want:
+            if tok is not None and isinstance(tok[1], PlayCards) and cards_named(str(b.get("label", ""))) == want:
                 await self.fake.press(user, hand, b["custom_id"])
                 self._last_menu_clicks = 1
                 return True
@@ -226,10 +255,10 @@ class Rig:
                     return True
         return False
 
-    def _find(self, message: FakeMessage, code: str, arg: str | None) -> JSONish | None:
+    def _find(self, message: FakeMessage, want: ButtonAct | type[ButtonAct]) -> JSONish | None:
         for b in message.buttons():
             tok = token_of(str(b.get("custom_id", "")))
-            if tok is not None and tok.code == code and (arg is None or tok.arg == arg):
+            if tok is not None and _is(tok[1], want):
                 return b
         return None
 
@@ -248,17 +277,16 @@ class Rig:
         for b in message.buttons():
             tok = token_of(str(b.get("custom_id", "")))
             if tok is not None:
-                out.add(tok.version)
+                out.add(tok[0].version)
         return out
 
-    async def press_code(self, user: FakeUser, message: FakeMessage, code: str, arg: str | None = None) -> None:
-        for b in message.buttons():
-            tok = token_of(str(b.get("custom_id", "")))
-            if tok is not None and tok.code == code and (arg is None or tok.arg == arg):
-                interaction = await self.fake.press(user, message, b["custom_id"])
-                assert interaction.callback_type is not None
-                return
-        raise AssertionError(f"no {code}/{arg} button for {user.name}: {[b.get('label') for b in message.buttons()]}")
+    async def press_code(self, user: FakeUser, message: FakeMessage, want: ButtonAct | type[ButtonAct]) -> None:
+        """Presses the button standing for `want` (an act, or any act of that kind)."""
+        b = self._find(message, want)
+        if b is None:
+            raise AssertionError(f"no {want} button for {user.name}: {[b.get('label') for b in message.buttons()]}")
+        interaction = await self.fake.press(user, message, b["custom_id"])
+        assert interaction.callback_type is not None
 
     async def choose_cards(self, user: FakeUser, seat: int, cards: list[str], *, count: bool = False) -> Any:
         """Picks `cards` in the hand's select menus (each menu holds part of the hand); with `count`,
@@ -277,8 +305,8 @@ class Rig:
                 continue  # the menu of whole plays
             values = []
             for option in select["options"]:
-                tok = tokens.parse(option["value"])
-                if tokens.from_b36(tok.arg) in wanted:
+                act = codec.parse(option["value"])[1]
+                if isinstance(act, Toggle) and act.index in wanted:
                     values.append(option["value"])
             previous = [o["value"] for o in select["options"] if o.get("default")]
             if sorted(values) != sorted(previous):
@@ -305,6 +333,7 @@ async def open_table(rig: Rig) -> None:
     for person in (CAROL, DAVE):
         await fake.click(person, lobby, "Join")
         await rig.idle()
+    await rig.settled()  # the lobby is a channel message: its edits may wait out the channel's limit
     assert "4/4" in lobby.content
     await fake.click(ALICE, lobby, "Start")
     await rig.idle()
@@ -326,6 +355,13 @@ async def play_until(rig: Rig, done: object, limit: int = 600) -> None:
             rig.clock.advance(31)
             await rig.idle()
     raise AssertionError("the hand did not finish")
+
+
+def to_act(rig: Rig) -> set[int]:
+    """The user ids of the people who must act now."""
+    table = rig.table()
+    m = table.match
+    return set() if m is None else {int(table.seats[s]["user_id"]) for s in m.to_act()}
 
 
 def hand_over(rig: Rig) -> bool:

@@ -15,11 +15,13 @@ from tests.discord.rig import ALICE
 
 
 class ScriptedHost:
-    """Answers commands as told: "slow" speaks after the adapter's budget, "quiet" never speaks."""
+    """Answers commands as told: "rules" speaks once the test releases it (after the adapter's budget:
+    the adapter has deferred by then), "help" at once, anything else never."""
 
     def __init__(self) -> None:
         self.events: list[Incoming] = []
         self.later: list[asyncio.Task[None]] = []
+        self.release = asyncio.Event()
 
     async def handle(self, event: Incoming) -> None:
         self.events.append(event)
@@ -34,7 +36,7 @@ class ScriptedHost:
             await asyncio.wait(self.later)
 
     async def _later(self, event: Incoming) -> None:
-        await asyncio.sleep(0.3)
+        await self.release.wait()
         assert event.reply is not None
         await event.reply.notice("late words")
 
@@ -43,22 +45,25 @@ class ScriptedHost:
 async def scripted(fake_discord: FakeDiscord) -> AsyncIterator[tuple[ScriptedHost, DiscordRunner]]:
     host = ScriptedHost()
     config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
-                           gateway_url=fake_discord.gateway_url, edit_interval=0.0)
+                           gateway_url=fake_discord.gateway_url, edit_interval=0.0,
+                           scale=fake_discord.scale)
     runner = DiscordRunner(host, config, ready_timeout=10)
-    runner.inbound.budget = 0.05  # a slow host, as Discord's 3 seconds would see it
     await runner.start()
     try:
         yield host, runner
     finally:
+        host.release.set()
         await asyncio.gather(*host.later)
         await runner.stop()
 
 
 async def test_slow_words_fill_the_deferred_reply(scripted: tuple[ScriptedHost, DiscordRunner],
                                                   fake_discord: FakeDiscord) -> None:
-    host, _ = scripted
+    host, runner = scripted
+    runner.inbound.budget = 0.05  # the adapter's budget, short: the host keeps quiet for longer
     slow = await fake_discord.slash(ALICE, "rules", {"preset": "classic"})
     assert slow.callback_type == 5 and slow.ephemeral_reply  # deferred in time, "thinking"
+    host.release.set()  # the host's words come now, after the deferral
     await asyncio.gather(*host.later)
     await fake_discord.settle()
     assert fake_discord.messages[slow.original_id or 0].content == "late words"

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 
 import discord
 from discord import app_commands
 
-from fakes.discord_api import FakeDiscord, FakeUser
+from fakes.discord_api import IDENTIFY_WINDOW_S, FakeDiscord, FakeUser
 
 ALICE = FakeUser(101, "alice")
 BOB = FakeUser(102, "bob")
-BLOCK_S = 3.5
+BLOCK_S = 3.5  # how long the careless computation lasts by Discord's clock
 
 
 class Echo(discord.ui.View):
@@ -34,8 +34,11 @@ class Echo(discord.ui.View):
 
 
 class EchoBot(discord.Client):
-    def __init__(self) -> None:
+    def __init__(self, scale: float) -> None:
         super().__init__(intents=discord.Intents.none(), guild_ready_timeout=0.05, chunk_guilds_at_startup=False)
+        self.scale = scale  # the fake's: real seconds a Discord second lasts
+        self.computing = threading.Event()  # /tractor slow has started its computation
+        self.computed = threading.Event()  # ... and may end it
         self.tree = app_commands.CommandTree(self)
         self.log: list[str] = []
         self.errors: list[BaseException] = []
@@ -62,7 +65,10 @@ class EchoBot(discord.Client):
 
         @group.command(name="slow", description="Hold the bot's loop, then answer")
         async def slow(interaction: discord.Interaction) -> None:
-            time.sleep(BLOCK_S)  # a computation on the loop, as a careless bot might do
+            # a computation on the loop, as a careless bot might do: it blocks the loop until the
+            # test says it is over (by then BLOCK_S have passed on the fake's clock)
+            self.computing.set()
+            self.computed.wait(30)
             await self._answer(interaction, "slow")
 
         @group.command(name="quick", description="Answer at once")
@@ -88,6 +94,11 @@ class EchoBot(discord.Client):
         self.add_view(Echo(self.log))
         await self.tree.sync()
 
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """discord.py's 5 s before identifying again, on the fake's clock."""
+        if not initial:
+            await asyncio.sleep(IDENTIFY_WINDOW_S * self.scale)
+
 
 async def _start(bot: discord.Client) -> asyncio.Task[None]:
     await bot.login("fake-token")
@@ -97,7 +108,7 @@ async def _start(bot: discord.Client) -> asyncio.Task[None]:
 
 
 async def test_real_client_round_trip(fake_discord: FakeDiscord) -> None:
-    bot = EchoBot()
+    bot = EchoBot(fake_discord.scale)
     task = await _start(bot)
     try:
         assert bot.user is not None and bot.user.id == fake_discord.app_id
@@ -137,7 +148,7 @@ async def test_real_client_round_trip(fake_discord: FakeDiscord) -> None:
 
 
 async def test_persistent_view_survives_a_new_client(fake_discord: FakeDiscord) -> None:
-    first = EchoBot()
+    first = EchoBot(fake_discord.scale)
     task = await _start(first)
     await fake_discord.slash(ALICE, "say", {"text": "board"})
     await fake_discord.settle()
@@ -145,7 +156,7 @@ async def test_persistent_view_survives_a_new_client(fake_discord: FakeDiscord) 
     await first.close()
     await task
 
-    second = EchoBot()
+    second = EchoBot(fake_discord.scale)
     task = await _start(second)
     try:
         assert fake_discord.identified == 2
@@ -158,7 +169,7 @@ async def test_persistent_view_survives_a_new_client(fake_discord: FakeDiscord) 
 
 
 async def test_unanswered_interactions_are_flagged(fake_discord: FakeDiscord) -> None:
-    bot = EchoBot()
+    bot = EchoBot(fake_discord.scale)
     task = await _start(bot)
     try:
         board_msg = await fake_discord.slash(ALICE, "say", {"text": "x"})
@@ -176,7 +187,7 @@ async def test_unanswered_interactions_are_flagged(fake_discord: FakeDiscord) ->
 
 
 async def _strict_bot(fake: FakeDiscord) -> tuple[EchoBot, asyncio.Task[None]]:
-    bot = EchoBot()
+    bot = EchoBot(fake.scale)
     return bot, await _start(bot)
 
 
@@ -257,10 +268,10 @@ async def test_rate_limits_are_on_with_headers_and_429s(fake_discord: FakeDiscor
         start = loop.time()
         for n in range(7):  # Discord's 5 per 5 s in a channel: the last two wait for the bucket
             await channel.send(f"m{n}")
-        assert loop.time() - start >= 4.0
+        assert loop.time() - start >= fake_discord.real(4.0)  # 4 Discord seconds, on the fake's clock
         assert len(fake_discord.channel_messages()) == 7
         assert fake_discord.rate_limited == 0  # discord.py read X-RateLimit-Remaining and waited, no 429
-        fake_discord._hits["global"] = [fake_discord.now()] * 50  # the bot's 50 a second are spent
+        fake_discord.spend("global")  # the bot's 50 a second are spent
         await channel.send("after the global wait")
         assert fake_discord.global_limited == 1 and fake_discord.channel_messages()[-1].content.startswith("after")
     finally:
@@ -285,13 +296,23 @@ async def test_gateway_invalid_session_and_resume(fake_discord: FakeDiscord) -> 
 
 async def test_a_bot_that_blocks_its_loop_is_refused(fake_discord: FakeDiscord) -> None:
     """Discord's clock runs on while the bot's loop is blocked. Alice's command holds the loop 3.5 s;
-    Bob types his a moment later, during the block: both answers come more than 3 s after the user
-    acted and Discord refuses both (10062). A fake on the bot's loop caught Alice's but not Bob's: his
-    command could only be sent, and stamped, once the block was over."""
+    Bob types his during the block: both answers come more than 3 s after the user acted and Discord
+    refuses both (10062). A fake on the bot's loop caught Alice's but not Bob's: his command could only
+    be sent, and stamped, once the block was over. The block's 3.5 s pass on the fake's clock
+    (`advance`), not in real time: the bot's loop stays blocked until they have."""
     bot, task = await _strict_bot(fake_discord)
+
+    async def during_the_block() -> object:  # on the fake's loop, while the bot's is blocked
+        await asyncio.to_thread(bot.computing.wait, 30)
+        bob = asyncio.ensure_future(fake_discord.slash(BOB, "quick"))  # by the fake's clock, not the bot's
+        await fake_discord.until(lambda: len(fake_discord.interactions) == 2, "Bob's command sent")
+        fake_discord.advance(BLOCK_S)
+        bot.computed.set()
+        return await bob
+
     try:
         alice = asyncio.ensure_future(fake_discord.slash(ALICE, "slow"))
-        bob = fake_discord.after(0.2, fake_discord.slash(BOB, "quick"))  # by the fake's clock, not the bot's
+        bob = fake_discord.after(0.0, during_the_block())
         late = await asyncio.gather(alice, bob)
         await fake_discord.settle()
         assert [i.late for i in late] == [True, True]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.i18n import tr
+from bot.intents.types import PlaySelection
 from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord, FakeMessage
 from persistence.store import SqliteStore
@@ -56,7 +57,7 @@ async def test_1_after_a_restart_the_first_pick_on_an_old_hand_counts(fake_disco
     await rig.choose_cards(mover, seat, card)
     assert rig.hand_message(mover) is old
     assert not any(s in old.content for s in STALE)
-    await rig.press_code(mover, old, "p")
+    await rig.press_code(mover, old, PlaySelection())
     await rig.idle()
     assert table.match.version == version + 1, old.content
     assert [a for a in table.match.actions_json()][version]["cards"] == card
@@ -137,7 +138,7 @@ async def test_5_a_refusal_on_the_current_hand_is_seen_there(rig: Rig) -> None:
     seat = table.seat_of(str(waiter.id))
     assert seat is not None
     await rig.choose_cards(waiter, seat, list(m.view(seat)["hand"])[:1])
-    await rig.press_code(waiter, hand, "p")  # not their turn
+    await rig.press_code(waiter, hand, PlaySelection())  # not their turn
     await rig.idle()
     assert tr("en", "refuse.not_your_turn") in hand.content or tr("zh", "refuse.not_your_turn") in hand.content
     _clean(rig)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from tests.discord.rig import Rig, hand_over, leaks, open_table, play_until
 
 
-async def test_four_people_play_a_whole_hand(rig: Rig) -> None:
+async def test_real_time_whole_hand_four_people_on_discord(real_time_rig: Rig) -> None:
+    """A whole hand against the fake at Discord's own speed: every rate-limit window, `retry_after`
+    and identify window in real seconds (the other Discord tests run them on a clock twenty times
+    faster). It keeps real time on purpose, as the one whole-hand compliance test: the adapter's
+    pacing (coalesced table edits, the channel's 5 writes in 5 s, a token's webhook) is checked
+    against Discord's windows as they really pass. It waits on events only; its wall time is mostly
+    the channel's window, as the bot's would be."""
+    rig = real_time_rig
     fake = rig.fake
     await open_table(rig)
     table = rig.table()

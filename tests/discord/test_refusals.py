@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.i18n import tr
+from bot.intents.types import ClearSelection, PlaySelection
 from fakes.discord_api import FakeMessage, FakeUser
 from tests.discord.rig import PEOPLE, Rig, open_table, play_until
 
@@ -45,7 +46,7 @@ async def test_out_of_turn_play_is_explained_in_the_same_hand_message(rig: Rig) 
     await rig.choose_cards(person, seat, [card])
     count = len(rig.fake.private_messages(person))
     v = version(rig)
-    await rig.press_code(person, hand, "p")
+    await rig.press_code(person, hand, PlaySelection())
     await rig.idle()
     assert version(rig) == v
     assert len(rig.fake.private_messages(person)) == count  # no new message: the hand itself says why
@@ -95,7 +96,7 @@ async def test_forged_and_stale_presses_change_nothing(rig: Rig) -> None:
 
     # a button on a hand message drawn before the last play: refused as stale, in that message,
     # which shows the current hand from now on (the newer one is removed: one hand a channel)
-    await rig.press_code(mover, older, "c")  # "Clear"
+    await rig.press_code(mover, older, ClearSelection())  # "Clear"
     await rig.idle()
     assert any(tr(lang, "err.stale") in older.content for lang in ("en", "zh"))  # in the mover's language
     assert newer.deleted and rig.hand_message(mover) is older

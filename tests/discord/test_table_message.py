@@ -7,7 +7,7 @@ import asyncio
 from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from bot.platform import Button, Incoming, View, Where
-from fakes.discord_api import FakeDiscord
+from fakes.discord_api import FakeDiscord, running_fake
 from tests.discord.rig import ALICE
 
 
@@ -16,10 +16,16 @@ class NoHost:
         """This test speaks to the platform directly."""
 
 
-async def test_a_burst_of_updates_is_coalesced_into_a_few_edits(fake_discord: FakeDiscord) -> None:
-    fake_discord.channel_limit = (5, 0.5)  # Discord's 5 per 5 s, ten times faster
+async def test_a_burst_of_updates_is_coalesced_into_a_few_edits() -> None:
+    """Discord's 5 writes per 5 s in a channel and the adapter's usual pause between edits, both on a
+    clock ten times faster than Discord's."""
+    async with running_fake(scale=0.1) as fake:
+        await _burst(fake)
+
+
+async def _burst(fake_discord: FakeDiscord) -> None:
     config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
-                           gateway_url=fake_discord.gateway_url, edit_interval=0.05)
+                           gateway_url=fake_discord.gateway_url, edit_interval=0.5, scale=fake_discord.scale)
     runner = DiscordRunner(NoHost(), config, ready_timeout=10)
     await runner.start()
     try:
@@ -29,7 +35,7 @@ async def test_a_burst_of_updates_is_coalesced_into_a_few_edits(fake_discord: Fa
         for i in range(1, 41):  # 40 plays in quick succession, each re-rendering the table
             await platform.edit(where, table, View(f"trick {i}", ((Button("My hand", "1.1.0.h..00"),),)))
             if i % 10 == 0:
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(fake_discord.real(0.1))  # a tenth of a Discord second between bursts
         await platform.edit(where, table, View("trick 40", ((Button("My hand", "1.1.0.h..00"),),)))  # same
         await runner.idle()
         message = fake_discord.messages[int(table)]
@@ -43,16 +49,15 @@ async def test_a_burst_of_updates_is_coalesced_into_a_few_edits(fake_discord: Fa
 
 
 async def test_a_rate_limited_edit_is_retried(fake_discord: FakeDiscord) -> None:
-    fake_discord.channel_limit = (2, 0.3)
     config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
-                           gateway_url=fake_discord.gateway_url, edit_interval=0.0)
+                           gateway_url=fake_discord.gateway_url, edit_interval=0.0, scale=fake_discord.scale)
     runner = DiscordRunner(NoHost(), config, ready_timeout=10)
     await runner.start()
     try:
         where = Where("discord", str(fake_discord.channel_id))
         table = await runner.platform.send(where, View("v0"))
         # another process of the bot spent the channel's bucket: this one learns it from a 429
-        fake_discord._hits[f"channel{fake_discord.channel_id}"] = [fake_discord.now()] * 2
+        fake_discord.spend(f"channel{fake_discord.channel_id}")
         await runner.platform.edit(where, table, View("v1"))
         await runner.idle()
         assert fake_discord.rate_limited >= 1  # Discord said 429; the client waited and tried again
@@ -73,7 +78,8 @@ async def test_the_gateway_resumes_after_a_reconnect_request(fake_discord: FakeD
 
     host = Echo()
     config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
-                           gateway_url=fake_discord.gateway_url, edit_interval=0.0)
+                           gateway_url=fake_discord.gateway_url, edit_interval=0.0,
+                           scale=fake_discord.scale)
     runner = DiscordRunner(host, config, ready_timeout=10)
     await runner.start()
     try:
@@ -87,7 +93,8 @@ async def test_the_gateway_resumes_after_a_reconnect_request(fake_discord: FakeD
 
 async def test_a_deleted_table_message_comes_back(fake_discord: FakeDiscord) -> None:
     config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
-                           gateway_url=fake_discord.gateway_url, edit_interval=0.0)
+                           gateway_url=fake_discord.gateway_url, edit_interval=0.0,
+                           scale=fake_discord.scale)
     runner = DiscordRunner(NoHost(), config, ready_timeout=10)
     await runner.start()
     try:

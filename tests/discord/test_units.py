@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
 import pytest
 
@@ -11,20 +12,34 @@ from adapters.discord.config import DEFAULT_API_BASE, DiscordConfig
 from adapters.discord.outbox import Coalescer
 from adapters.discord.private import Recent
 from adapters.discord.run import DiscordRunner
-from bot import tokens
+from bot.intents import codec
+from bot.intents.types import (
+    BurySelection,
+    ButtonAct,
+    ClearSelection,
+    Declare,
+    Drawn,
+    Page,
+    PlaySelection,
+    Toggle,
+)
 from bot.platform import Button, CredentialsRefused, View, Where
+from engine.cards import RANKS
 from fakes.discord_api import FakeDiscord
 
 
-def tok(code: str, arg: str = "", version: int = 3) -> str:
-    return tokens.Token(7, version, code, arg).pack()
+def tok(act: ButtonAct, version: int = 3) -> str:
+    return codec.pack(Drawn(7, version), act)
+
+
+def btn(label: str, act: ButtonAct, style: Literal["default", "primary", "selected", "danger"] = "default") -> Button:
+    return Button.press(label, Drawn(7, 3), act, style)
 
 
 def hand_of(n: int, selected: set[int]) -> View:
-    toggles = [Button(f"♠{i % 9 + 2}", tok(tokens.TOGGLE, tokens.to_b36(i)),
-                      style="selected" if i in selected else "default") for i in range(n)]
+    toggles = [btn(f"♠{i % 9 + 2}", Toggle(i), style="selected" if i in selected else "default") for i in range(n)]
     rows = [tuple(toggles[i:i + 5]) for i in range(0, n, 5)]
-    controls = (Button("Bury", tok(tokens.BURY), style="primary"), Button("Clear", tok(tokens.CLEAR)),
+    controls = (btn("Bury", BurySelection(), style="primary"), btn("Clear", ClearSelection()),
                 Button("Play here", "", kind="inline_query"))
     return View("Your hand", (*rows, controls))
 
@@ -38,7 +53,7 @@ def test_a_33_card_bury_becomes_two_selects_and_a_row_of_buttons() -> None:
     assert [len(s["options"]) for s in selects] == [25, 8]
     assert [s["max_values"] for s in selects] == [25, 8] and all(s["min_values"] == 0 for s in selects)
     chosen = [o["value"] for s in selects for o in s["options"] if o.get("default")]
-    assert chosen == [tok(tokens.TOGGLE, "0"), tok(tokens.TOGGLE, tokens.to_b36(30))]
+    assert chosen == [tok(Toggle(0)), tok(Toggle(30))]
     buttons = [c for c in rows[2]["components"]]
     assert [b["label"] for b in buttons] == ["Bury", "Clear"]  # the Telegram inline-query button is dropped
     assert all(is_ours(c["custom_id"]) for row in rows for c in row["components"])
@@ -49,20 +64,20 @@ def test_a_33_card_bury_becomes_two_selects_and_a_row_of_buttons() -> None:
 def test_menus_are_cut_where_the_suit_changes() -> None:
     labels = ["大王", "♥2"] + [f"♠{r}" for r in "AKQJ98765432"] * 1 + [f"♥{r}" for r in "AKQJ9876"] \
         + [f"♣{r}" for r in "AKQJ98765"] + ["♦A", "♦K"]
-    cards = [Button(label, tok(tokens.TOGGLE, tokens.to_b36(i))) for i, label in enumerate(labels)]
+    cards = [btn(label, Toggle(i)) for i, label in enumerate(labels)]
     menus = split_by_suit(cards)
     assert [len(m) for m in menus] == [22, 11]  # trumps, spades and hearts; then clubs and diamonds
     assert menus[1][0].label == "♣A"
-    long_run = [Button("♠A", tok(tokens.TOGGLE, tokens.to_b36(i))) for i in range(30)]
+    long_run = [btn("♠A", Toggle(i)) for i in range(30)]
     assert [len(m) for m in split_by_suit(long_run)] == [25, 5]
 
 
 def test_wide_rows_are_split_and_rows_capped_at_five() -> None:
-    wide = tuple(Button(str(i), tok(tokens.DECLARE, f"{i}S")) for i in range(12))
+    wide = tuple(btn(str(i), Declare((f"{RANKS[i]}S",))) for i in range(12))
     _, ui = render(View("x" * 2500, (wide,)))
     rows = ui.to_components()
     assert [len(r["components"]) for r in rows] == [5, 5, 2]
-    _, ui = render(View("t", tuple((Button(str(i), tok(tokens.PASS, str(i))),) for i in range(8))))
+    _, ui = render(View("t", tuple((btn(str(i), Page(i)),) for i in range(8))))
     assert len(ui.to_components()) == 5
     long, _ = render(View("x" * 2500))
     assert len(long) == 2000
@@ -81,8 +96,8 @@ def test_a_select_choice_means_the_options_that_changed() -> None:
 
 
 def test_custom_id_shapes() -> None:
-    assert is_ours("b:" + tok(tokens.PLAY))
-    assert is_ours("s:0:" + tok(tokens.TOGGLE, "1"))
+    assert is_ours("b:" + tok(PlaySelection()))
+    assert is_ours("s:0:" + tok(Toggle(1)))
     assert not is_ours("hello") and not is_ours("b:") and not is_ours("b:" + "x" * 99)
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from app.features import build_host
 from bot.duplicate.events import pairs_ranking
-from bot.host import Host
 from persistence.board_store import BoardStore
 from tests.duplicate.conftest import chat, texts_to
 from tests.host.conftest import FAST, Rig, make_rig
@@ -85,7 +85,7 @@ async def test_a_team_match_goes_on_after_a_restart() -> None:
     await send(rig, rig.d.command("u1", "duplicate", "start"))
     eid = (await BoardStore.of(rig.store).all_open_events())[-1].id
     await rig.host.stop()  # the bot goes down with board 1 dealt in the open room
-    host = Host(rig.store, clock=rig.clock, defaults=FAST, use_ai_threads=False)
+    host = build_host(rig.store, clock=rig.clock, defaults=FAST, use_ai_threads=False)
     host.register(rig.platform)
     await host.start()
     rig2 = Rig(host, rig.store, rig.platform, rig.clock, rig.d)

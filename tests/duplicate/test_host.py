@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from app.features import build_host
 from bot.cardtext import card_text
 from bot.duplicate.events import team_score
 from bot.duplicate.scoring import board_swing
-from bot.host import Host
 from bot.table import Table
 from engine.boards import board_cards, parse_board
 from engine.cards import cards_str
@@ -36,7 +36,7 @@ async def ai_rig() -> AsyncIterator[Rig]:
     store = await open_sqlite()
     platform = RecordingPlatform()
     clock = FakeClock()
-    host = Host(store, clock=clock, defaults=FAST, use_ai_threads=True, rng=random.Random(5))
+    host = build_host(store, clock=clock, defaults=FAST, use_ai_threads=True, rng=random.Random(5))
     host.register(platform)
     await host.start()
     r = Rig(host, store, platform, clock, Driver(platform))
@@ -204,4 +204,4 @@ async def test_a_daily_board_in_three_chats_compared_and_never_seen_before_it_is
 
 def _day(rig: Rig) -> str:
     from bot.duplicate.daily import today
-    return today(rig.host).isoformat()
+    return today(rig.host.clock).isoformat()

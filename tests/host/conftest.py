@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from app.features import build_host
 from bot.host import Host
 from bot.settings import TableSettings
 from fakes.clock import FakeClock
@@ -41,7 +42,7 @@ async def make_rig(settings: TableSettings = FAST, store: Any = None, seed: int 
     store = store if store is not None else await open_sqlite()
     platform = platform if platform is not None else RecordingPlatform()
     clock = FakeClock()
-    host = Host(store, clock=clock, defaults=settings, use_ai_threads=False, rng=random.Random(seed))
+    host = build_host(store, clock=clock, defaults=settings, use_ai_threads=False, rng=random.Random(seed))
     host.register(platform)
     await host.start()
     return Rig(host, store, platform, clock, Driver(platform))

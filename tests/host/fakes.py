@@ -6,6 +6,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.intents import codec
 from bot.platform import Incoming, Unreachable, User, View, Where
 from bot.views import HAND_PAGE_SIZE
 
@@ -110,6 +111,8 @@ class Driver:
         u = self.user(uid)
         where = Where(self.platform.name, uid if private else self.chat_id, private=private)
         self.last = Recorder(self.platform, u)
+        if "token" in kw:  # button data, read by the one codec as an adapter does
+            kw["intent"] = codec.read(kw.pop("token"))
         return Incoming(kind, u, where, key=key or f"k{next(self.keys)}", reply=self.last, **kw)  # type: ignore[arg-type]
 
     def command(self, uid: str, name: str, *args: str, **kw: Any) -> Incoming:

@@ -5,9 +5,19 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot import tokens
+from app.features import build_host
 from bot.cardtext import cards_text
-from bot.host import Host
+from bot.intents import codec
+from bot.intents.types import (
+    BurySelection,
+    ButtonAct,
+    Declare,
+    Drawn,
+    Page,
+    Pass,
+    PlaySelection,
+    Toggle,
+)
 from bot.platform import Button, View
 from bot.table import Table
 from persistence.store import Store
@@ -24,7 +34,7 @@ async def send(rig: Rig, ev: Any) -> list[str]:
     await rig.host.settle()
     texts = list(rec.texts) if rec is not None else []
     if ev.kind in ("press", "chosen"):
-        assert len(texts) == 1, (ev.token, texts)
+        assert len(texts) == 1, (ev.intent, texts)
     return texts
 
 
@@ -32,15 +42,17 @@ def hand_message(rig: Rig, table: Table, s: int) -> View:
     return rig.platform.messages[table.messages[f"hand{s}"]][1]
 
 
-def buttons(view: View) -> list[tuple[tokens.Token, Button]]:
-    return [(tokens.parse(b.token), b) for row in view.buttons for b in row if b.kind == "callback"]
+def buttons(view: View) -> list[tuple[Drawn, ButtonAct, Button]]:
+    """The view's callback buttons with what their data says (read by the codec, as a press is)."""
+    return [(*codec.parse(b.token), b) for row in view.buttons for b in row if b.kind == "callback"]
 
 
-def find(view: View, code: str, arg: str | None = None) -> str:
-    for t, b in buttons(view):
-        if t.code == code and (arg is None or t.arg == arg):
+def find(view: View, want: ButtonAct | type[ButtonAct]) -> str:
+    """The data of the first button standing for `want` (an act, or any act of that kind)."""
+    for _, act, b in buttons(view):
+        if act == want if not isinstance(want, type) else isinstance(act, want):
             return b.token
-    raise AssertionError(f"no {code} {arg} button in {view.text!r}")
+    raise AssertionError(f"no {want} button in {view.text!r}")
 
 
 async def press_cards(rig: Rig, table: Table, uid: str, s: int, cards: list[str]) -> None:
@@ -52,11 +64,10 @@ async def press_cards(rig: Rig, table: Table, uid: str, s: int, cards: list[str]
         used.add(i)
         for _ in range(5):
             v = hand_message(rig, table, s)
-            toggles = {t.arg for t, _ in buttons(v) if t.code == tokens.TOGGLE}
-            if tokens.to_b36(i) in toggles:
+            if Toggle(i) in {act for _, act, _ in buttons(v)}:
                 break
-            await send(rig, rig.d.press(uid, find(v, tokens.PAGE)))
-        await send(rig, rig.d.press(uid, find(hand_message(rig, table, s), tokens.TOGGLE, tokens.to_b36(i))))
+            await send(rig, rig.d.press(uid, find(v, Page)))
+        await send(rig, rig.d.press(uid, find(hand_message(rig, table, s), Toggle(i))))
 
 
 async def act_as_human(rig: Rig, table: Table, uid: str, style: str) -> bool:
@@ -73,9 +84,9 @@ async def act_as_human(rig: Rig, table: Table, uid: str, style: str) -> bool:
     t = action["t"]
     v = hand_message(rig, table, s)
     if t == "pass":
-        notes = await send(rig, rig.d.press(uid, find(v, tokens.PASS)))
+        notes = await send(rig, rig.d.press(uid, find(v, Pass())))
     elif t == "declare":
-        notes = await send(rig, rig.d.press(uid, find(v, tokens.DECLARE, "".join(action["cards"]))))
+        notes = await send(rig, rig.d.press(uid, find(v, Declare(tuple(action["cards"])))))
     elif style == "text":
         word = "play" if t == "play" else "bury"
         notes = await send(rig, rig.d.text(uid, f"{word} {' '.join(action['cards'])}"))
@@ -89,8 +100,8 @@ async def act_as_human(rig: Rig, table: Table, uid: str, style: str) -> bool:
         notes = await send(rig, rig.d.event("chosen", uid, token=choice.token))
     else:
         await press_cards(rig, table, uid, s, list(action["cards"]))
-        code = tokens.PLAY if t == "play" else tokens.BURY
-        notes = await send(rig, rig.d.press(uid, find(hand_message(rig, table, s), code)))
+        act = PlaySelection() if t == "play" else BurySelection()
+        notes = await send(rig, rig.d.press(uid, find(hand_message(rig, table, s), act)))
     assert table.match.version > version, (action, notes)
     return True
 
@@ -144,7 +155,7 @@ async def restart_mid_hand(rig: Rig, reopen: Callable[[], Awaitable[Store]]) -> 
     await rig.store.close()
 
     store2 = await reopen()
-    host2 = Host(store2, clock=rig.clock, defaults=PACED, use_ai_threads=False)
+    host2 = build_host(store2, clock=rig.clock, defaults=PACED, use_ai_threads=False)
     host2.register(rig.platform)
     edits_before = len(rig.platform.log)
     await host2.start()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import engine
+from app.features import build_host
 from bot import host as host_module
 from bot.host import Host
 from fakes.clock import FakeClock
@@ -40,7 +41,7 @@ async def ai_only_host(clock: Any, *, target: str = "3", seats: list[dict[str, A
     mid = await store.create_match("fake", "g1", rules.to_dict(), seats or AI_SEATS, 11,
                                    {"preset": "classic", "settings": FAST.to_dict()}, status="active")
     platform = RecordingPlatform()
-    host = Host(store, clock=clock, defaults=FAST, rng=random.Random(5), **kw)
+    host = build_host(store, clock=clock, defaults=FAST, rng=random.Random(5), **kw)
     host.register(platform)
     return host, store, platform, mid
 
@@ -88,8 +89,13 @@ async def test_quick_levels_decide_on_the_loop_and_slow_ones_in_threads(monkeypa
     calls: list[tuple[str, str]] = []
     from engine.ai import choose
 
+    loop = asyncio.get_running_loop()
+    every_level = asyncio.Event()
+
     def chooser(view: dict[str, Any], level: str, seed: int, budget: float) -> dict[str, Any]:
         calls.append((threading.current_thread().name, level))
+        if len({lv for _, lv in calls}) == 3:
+            loop.call_soon_threadsafe(every_level.set)
         return choose(view, "basic", seed, budget)
 
     monkeypatch.setattr("bot.table.ai_moves.find_chooser", lambda: chooser)
@@ -98,10 +104,7 @@ async def test_quick_levels_decide_on_the_loop_and_slow_ones_in_threads(monkeypa
     host, store, _platform, _mid = await ai_only_host(FakeClock(), target="3", seats=seats)
     try:
         await host.start()
-        for _ in range(200):
-            await asyncio.sleep(0.01)
-            if len({lv for _, lv in calls}) == 3:
-                break
+        await asyncio.wait_for(every_level.wait(), 60)
         loop_thread = threading.current_thread().name
         by_level = {lv: {name for name, lvl in calls if lvl == lv} for lv in ("basic", "random", "strong")}
         assert by_level["basic"] == {loop_thread}
@@ -138,7 +141,9 @@ async def test_stopping_the_host_ends_a_burst_of_ai_moves_at_once() -> None:
         await asyncio.wait_for(host.stop(), 5)
         version = table.match.version
         assert table.match.phase != "match_over"
-        await asyncio.sleep(0.05)
+        assert table.task is None or table.task.done()  # nothing left that could move it
+        for _ in range(100):
+            await asyncio.sleep(0)
         assert table.match.version == version  # nothing moves after stop
         stored = await store.get_match(mid)
         assert stored is not None and stored.version == version
@@ -156,16 +161,17 @@ async def test_resuming_loads_every_table_before_any_starts_playing() -> None:
                      for i in range(2, 5)]
     tables_at_append: list[int] = []
     append = store.append_action
+    playing = asyncio.Event()
 
     async def counting(*args: Any, **kwargs: Any) -> Any:
         tables_at_append.append(len(host.tables))
+        playing.set()
         return await append(*args, **kwargs)
 
     store.append_action = counting
     try:
         await host.start()
-        for _ in range(200):
-            await asyncio.sleep(0)
+        await asyncio.wait_for(playing.wait(), 60)  # the first move of any table
         assert sorted(host.tables) == sorted(ids)
         assert tables_at_append and set(tables_at_append) == {len(ids)}
     finally:
@@ -239,6 +245,7 @@ async def test_only_move_slots_tables_are_in_the_middle_of_an_automatic_step_at_
     inside = 0
     most = 0
     append = store.append_action
+    moved_on = asyncio.Event()
 
     async def slow(*args: Any, **kwargs: Any) -> Any:
         nonlocal inside, most
@@ -250,14 +257,13 @@ async def test_only_move_slots_tables_are_in_the_middle_of_an_automatic_step_at_
             return await append(*args, **kwargs)
         finally:
             inside -= 1
+            if all(mid in host.tables and host.tables[mid].match.version > 20 for mid in ids):
+                moved_on.set()
 
     store.append_action = slow
     try:
         await host.start()
-        for _ in range(1000):
-            await asyncio.sleep(0.01)
-            if all(host.tables[mid].match.version > 20 for mid in ids):
-                break
+        await asyncio.wait_for(moved_on.wait(), 60)
         assert most == 2
         assert all(host.tables[mid].match.version > 20 for mid in ids)  # every table moves on
     finally:
@@ -268,13 +274,19 @@ async def test_only_move_slots_tables_are_in_the_middle_of_an_automatic_step_at_
 async def test_tables_resumed_together_do_not_all_draw_at_the_same_moments() -> None:
     clock = TickingClock(0.01)
     host, store, platform, ids = await several_ai_tables(clock, 5, ai_refresh=2.0)
-    platform.observer = lambda: clock._now
+    drawn = asyncio.Event()
+
+    def observe() -> float:
+        drawn.set()  # something was sent or edited (its entry is logged right after)
+        return clock._now
+
+    platform.observer = observe
     try:
         await host.start()
-        for _ in range(200):
-            await asyncio.sleep(0.01)
-            if len({s.where.chat_id for s in table_edits(platform)}) == len(ids):
-                break
+        async with asyncio.timeout(60):
+            while len({s.where.chat_id for s in table_edits(platform)}) < len(ids):
+                drawn.clear()
+                await drawn.wait()
         first: dict[str, float] = {}
         for s in table_edits(platform):
             first.setdefault(s.where.chat_id, s.snapshot)
@@ -287,23 +299,43 @@ async def test_tables_resumed_together_do_not_all_draw_at_the_same_moments() -> 
 
 
 async def test_stopping_many_busy_tables_waits_for_them_together() -> None:
-    import time
-
-    host, store, platform, _ids = await several_ai_tables(FakeClock(), 40, ai_refresh=0.0)
+    """A message takes a while to go out. Here it takes a round: the edits then waiting go out
+    together when the test says. Stopping forty tables each busy with a message may take no more
+    rounds than it took 0.05 s messages to stop in under 0.2 s: three. (One after the other, each
+    table would send again while the others are being stopped.) The clock ticks as it is read, so
+    that the tables redraw mid-burst."""
+    host, store, platform, ids = await several_ai_tables(TickingClock(0.01), 40, ai_refresh=0.0)
     edit = platform.edit
+    waiting: list[asyncio.Future[None]] = []
+    arrived = asyncio.Event()
 
     async def slow_edit(where: Any, message_id: str, view: Any) -> None:
-        await asyncio.sleep(0.05)  # a message takes a while to go out
+        out: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiting.append(out)
+        arrived.set()
+        await out  # until its round
         await edit(where, message_id, view)
 
     platform.edit = slow_edit  # type: ignore[method-assign]
     try:
         await host.start()
-        for _ in range(30):
-            await asyncio.sleep(0.01)
-        t = time.monotonic()
-        await host.stop()
-        assert time.monotonic() - t < 0.2  # one after the other: about 0.6 s here, together 0.05 s
+        async with asyncio.timeout(60):
+            while len(waiting) < len(ids):  # every table is busy with a message going out
+                arrived.clear()
+                await arrived.wait()
+        stopping = asyncio.create_task(host.stop())
+        rounds = 0
+        while not stopping.done():
+            assert rounds < 3, "stopping took more than three rounds of messages"
+            rounds += 1
+            going, waiting[:] = list(waiting), []
+            arrived.clear()
+            for out in going:
+                out.set_result(None)
+            # the round's messages went out: the tables stop, or another message waits for the next round
+            await asyncio.wait([stopping, asyncio.ensure_future(arrived.wait())], timeout=60,
+                               return_when=asyncio.FIRST_COMPLETED)
+        await stopping
     finally:
         await host.stop()
         await store.close()
@@ -333,8 +365,8 @@ async def test_a_store_that_fsyncs_every_commit_gets_more_tables_per_commit(
 
     store = await SqliteStore.open(str(tmp_path / "s.sqlite3"), synchronous=synchronous)  # type: ignore[arg-type]
     try:
-        host = Host(store)
+        host = build_host(store)
         assert host.move_slots._value == slots  # type: ignore[attr-defined]
-        assert Host(store, move_slots=3).move_slots._value == 3  # type: ignore[attr-defined]
+        assert build_host(store, move_slots=3).move_slots._value == 3  # type: ignore[attr-defined]
     finally:
         await store.close()

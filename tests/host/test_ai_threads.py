@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.host import Host
+from app.features import build_host
 from fakes.clock import FakeClock
 from tests.host.conftest import FAST, Rig, open_sqlite
 from tests.host.fakes import Driver, RecordingPlatform
@@ -27,7 +27,7 @@ async def test_ai_runs_in_worker_threads_and_bad_choices_fall_back(monkeypatch: 
     store = await open_sqlite()
     platform = RecordingPlatform()
     # no level is "quick" here, so every decision goes to the worker threads (quick ones: test_ai_bursts.py)
-    host = Host(store, clock=FakeClock(), defaults=FAST, ai_threads=2, rng=random.Random(3), inline_levels=frozenset())
+    host = build_host(store, clock=FakeClock(), defaults=FAST, ai_threads=2, rng=random.Random(3), inline_levels=frozenset())
     host.register(platform)
     await host.start()
     rig = Rig(host, store, platform, FakeClock(), Driver(platform))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from bot import tokens
 from bot.i18n import tr
+from bot.intents import codec
+from bot.intents.types import ClearSelection, Drawn, PlayCards, PlaySelection, Toggle
 from bot.table import Table
 from tests.host.conftest import Rig
 from tests.host.helpers import act_as_human, buttons, find, hand_message, open_table, send
@@ -38,8 +39,8 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
 
     # out of turn: the waiting person selects a card and presses Play
     v = hand_message(rig, table, ws)
-    await send(rig, rig.d.press(waiter, find(v, tokens.TOGGLE, "0")))
-    notes = await send(rig, rig.d.press(waiter, find(hand_message(rig, table, ws), tokens.PLAY)))
+    await send(rig, rig.d.press(waiter, find(v, Toggle(0))))
+    notes = await send(rig, rig.d.press(waiter, find(hand_message(rig, table, ws), PlaySelection())))
     assert notes == [tr(en, "refuse.not_your_turn")]
     assert (await state(rig, table)) == before
 
@@ -52,15 +53,15 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     assert (await state(rig, table)) == before
 
     # not seated: a stranger presses a seated person's button, or types a play
-    assert await send(rig, rig.d.press("u9", find(v, tokens.CLEAR))) == [tr(en, "err.not_seated")]
+    assert await send(rig, rig.d.press("u9", find(v, ClearSelection()))) == [tr(en, "err.not_seated")]
     assert await send(rig, rig.d.text("u9", "play AS")) == [tr(en, "err.not_seated")]
 
     # unknown, garbage and forged tokens
     for junk in ["hello", "", "1.1.0.p..zz", "x" * 300, "1.1.0.p.." + "0" * 70]:
         assert await send(rig, rig.d.press(waiter, junk)) == [tr(en, "err.bad_token")]
-    forged = tokens.Token(table.id + 50, m.version, tokens.PLAY).pack()
+    forged = codec.pack(Drawn(table.id + 50, m.version), PlaySelection())
     assert await send(rig, rig.d.press(waiter, forged)) == [tr(en, "err.wrong_match")]
-    other_chat = rig.d.event("press", waiter, token=find(v, tokens.PLAY))
+    other_chat = rig.d.event("press", waiter, token=find(v, PlaySelection()))
     other_chat = type(other_chat)(**{**other_chat.__dict__, "where": type(other_chat.where)("fake", "g2")})
     assert await send(rig, other_chat) == [tr(en, "err.wrong_match")]
 
@@ -74,13 +75,8 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     ms = table.seat_of(mover)
     assert ms is not None
     action = m.auto_action(ms, rng_seed=1).to_json()
-    hand = list(m.view(ms)["hand"])
-    idx = []
-    for c in action["cards"]:
-        idx.append(next(i for i, h in enumerate(hand) if h == c and i not in idx))
     old_view = hand_message(rig, table, ms)
-    tok = tokens.Token(table.id, table.screen.view_version[ms], tokens.PLAY_CARDS,
-                       "".join(tokens.to_b36(i) for i in idx)).pack()
+    tok = codec.pack(Drawn(table.id, m.version), PlayCards(tuple(action["cards"])))
     ev = rig.d.event("chosen", mover, token=tok)
     assert await send(rig, ev) == ["✓"]
     after = (await state(rig, table))
@@ -90,8 +86,8 @@ async def test_each_bad_input_gets_an_answer_and_changes_nothing(rig: Rig) -> No
     assert (await state(rig, table)) == after
 
     # stale: a toggle from the view drawn before the hand changed is refused politely
-    assert table.screen.view_version[ms] > tokens.parse(find(old_view, tokens.TOGGLE)).version
-    assert await send(rig, rig.d.press(mover, find(old_view, tokens.TOGGLE))) == [tr(en, "err.stale")]
+    assert table.screen.view_version[ms] > codec.parse(find(old_view, Toggle))[0].version
+    assert await send(rig, rig.d.press(mover, find(old_view, Toggle))) == [tr(en, "err.stale")]
     assert table.screen.selection[ms] == set()
     assert (await state(rig, table)) == after
-    assert all(t.code for t, _ in buttons(hand_message(rig, table, ms)))
+    assert all(act for _, act, _ in buttons(hand_message(rig, table, ms)))

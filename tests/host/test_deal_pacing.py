@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bot.host import Host
+from app.features import build_host
 from bot.settings import TableSettings
 from fakes.clock import FakeClock
 from persistence.memory import MemoryStore
@@ -19,7 +19,7 @@ async def _first_ai_declaration(ai_declare: float, seed: int) -> tuple[float, fl
     clock = FakeClock()
     platform = RecordingPlatform()
     settings = TableSettings(deal=0.5, declare=10**6, next=0, turn=0, bury=0, lobby=0, ai_declare=ai_declare)
-    host = Host(MemoryStore(), clock=clock, defaults=settings, use_ai_threads=True, rng=random.Random(seed))
+    host = build_host(MemoryStore(), clock=clock, defaults=settings, use_ai_threads=True, rng=random.Random(seed))
     host.register(platform)
     await host.start()
     d = Driver(platform)

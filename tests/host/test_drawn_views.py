@@ -6,9 +6,11 @@ refused as out of date although nothing in the hand had changed, and the cards p
 
 from __future__ import annotations
 
-from bot import tokens
+from app.features import build_host
 from bot.host import Host
 from bot.i18n import tr
+from bot.intents import codec
+from bot.intents.types import Drawn, PlayCards, PlaySelection, Toggle
 from bot.table import Table
 from persistence.store import SqliteStore
 from tests.host.conftest import PACED, Rig, make_rig
@@ -43,7 +45,7 @@ async def _restart(rig: Rig) -> Host:
     await rig.host.stop()
     await rig.store.close()
     store = await SqliteStore.open(path, synchronous="OFF")
-    host = Host(store, clock=rig.clock, defaults=PACED, use_ai_threads=False)
+    host = build_host(store, clock=rig.clock, defaults=PACED, use_ai_threads=False)
     host.register(rig.platform)
     await host.start()
     await host.settle()
@@ -65,7 +67,7 @@ async def test_a_hand_drawn_before_a_restart_still_plays_and_keeps_its_picks() -
             idx.append(next(i for i, h in enumerate(hand) if h == c and i not in idx))
         old = hand_message(rig, table, s)  # the message as the person sees it before the restart
         # the first card is picked before the restart, the rest after it, on the same old message
-        await send(rig, rig.d.press(mover, find(old, tokens.TOGGLE, tokens.to_b36(idx[0]))))
+        await send(rig, rig.d.press(mover, find(old, Toggle(idx[0]))))
         version = m.version
 
         host = await _restart(rig)
@@ -73,16 +75,16 @@ async def test_a_hand_drawn_before_a_restart_still_plays_and_keeps_its_picks() -
         assert t2.match.version == version
         assert t2.screen.selection[s] == {idx[0]}
         for i in idx[1:]:
-            notes = await send(rig, rig.d.press(mover, find(old, tokens.TOGGLE, tokens.to_b36(i))))
+            notes = await send(rig, rig.d.press(mover, find(old, Toggle(i))))
             assert notes != [tr("en", "err.stale")]
-        notes = await send(rig, rig.d.press(mover, find(old, tokens.PLAY)))
+        notes = await send(rig, rig.d.press(mover, find(old, PlaySelection())))
         assert notes == ["✓"], notes
         assert t2.match.version > version
         assert t2.match.actions[version].to_json()["cards"] == want
 
         # the hand changed: the old message's buttons are now refused, politely, and change nothing
         now = t2.match.version
-        assert await send(rig, rig.d.press(mover, find(old, tokens.PLAY))) == [tr("en", "err.stale")]
+        assert await send(rig, rig.d.press(mover, find(old, PlaySelection()))) == [tr("en", "err.stale")]
         assert t2.match.version == now
     finally:
         await rig.host.stop()
@@ -95,7 +97,7 @@ async def test_a_button_from_a_version_not_reached_yet_is_refused() -> None:
         table, mover, _ = await _at_a_persons_turn(rig)
         m = table.match
         version = m.version
-        forged = tokens.Token(table.id, version + 40, tokens.PLAY_CARDS, "0").pack()
+        forged = codec.pack(Drawn(table.id, version + 40), PlayCards((m.view(table.seat_of(mover))["hand"][0],)))
         assert await send(rig, rig.d.press(mover, forged)) == [tr("en", "err.stale")]
         assert table.match.version == version
     finally:

@@ -8,7 +8,27 @@ import random
 import pytest
 
 import engine
-from bot import tokens
+from bot.intents import codec
+from bot.intents.types import (
+    BurySelection,
+    ButtonAct,
+    Chao,
+    ClearSelection,
+    Declare,
+    Drawn,
+    LobbyAddBot,
+    LobbyJoin,
+    LobbyLeave,
+    LobbyStart,
+    Page,
+    Pass,
+    PlayCards,
+    PlaySelection,
+    Revolt,
+    ShowHand,
+    TakeSeatBack,
+    Toggle,
+)
 from tests.host.conftest import Rig
 from tests.host.helpers import act_as_human, open_table
 from tests.host.leaks import scan, snapshot
@@ -18,15 +38,29 @@ WORDS = ["play", "bury", "declare", "pass", "chao", "revolt", "auto", "hint", "b
          "", "💥", "x" * 300, "/start", "join-1", "-1", "999999999999"]
 
 
+CARDS = [r + u for r in "23456789TJQKA" for u in "SHDC"] + ["SJ", "BJ"]
+
+
+def random_act(rng: random.Random) -> ButtonAct:
+    """Any kind of button, with a random argument of its kind."""
+    cards = tuple(rng.choice(CARDS) for _ in range(rng.randint(1, 6)))
+    return rng.choice([
+        LobbyJoin(), LobbyLeave(), LobbyStart(), LobbyAddBot(), Toggle(rng.randint(0, 40)), ClearSelection(),
+        PlaySelection(), PlayCards(cards), Declare(cards[:2]), Chao(cards[:2]), Pass(), BurySelection(), Revolt(),
+        ShowHand(), Page(rng.randint(0, 3)), TakeSeatBack()])
+
+
 def random_token(rng: random.Random, match_id: int, version: int) -> str:
     kind = rng.random()
-    if kind < 0.5:  # well-formed, maybe for this match, maybe not, random version and argument
-        code = rng.choice(sorted(tokens.CODES))
+    mid = match_id if rng.random() < 0.8 else rng.randint(0, 10**6)
+    if kind < 0.4:  # well-formed, maybe for this match, maybe not, random version and argument
+        return codec.pack(Drawn(mid, max(0, version + rng.randint(-5, 2))), random_act(rng))
+    if kind < 0.55:  # a good checksum over a random kind and argument
         arg = "".join(rng.choice("0123456789abcdefghijklmnopqrstuvwxyzASHDC") for _ in range(rng.randint(0, 12)))
-        mid = match_id if rng.random() < 0.8 else rng.randint(0, 10**6)
-        return tokens.Token(mid, max(0, version + rng.randint(-5, 2)), code, arg).pack()
+        body = f"{rng.choice('12')}.{codec.to_b36(mid)}.{codec.to_b36(version)}.{rng.choice('jlsbtcpidxurhgkqz')}.{arg}"
+        return f"{body}.{codec._check(body)}"
     if kind < 0.8:  # a real token, cut or altered
-        good = tokens.Token(match_id, version, tokens.PLAY).pack()
+        good = codec.pack(Drawn(match_id, version), PlaySelection())
         i = rng.randrange(len(good))
         return good[:i] + rng.choice(["", "x", ".", "0"]) + good[i + 1:]
     return "".join(chr(rng.randint(32, 0x3000)) for _ in range(rng.randint(0, 80)))
@@ -59,7 +93,7 @@ async def test_random_hostile_events(rig: Rig, caplog: pytest.LogCaptureFixture)
         await rig.host.handle(ev)
         await rig.host.settle()
         if ev.kind in ("press", "chosen"):
-            assert len(ev.reply.texts) == 1, (ev.token, ev.reply.texts)
+            assert len(ev.reply.texts) == 1, (ev.intent, ev.reply.texts)
         if step % 5 == 0:  # the seated people also play properly now and then, so the match moves on
             for u in ("u1", "u2"):
                 if table.status == "paused":

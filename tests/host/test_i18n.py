@@ -126,7 +126,8 @@ async def test_lang_zht_and_a_hong_kong_platform_language_read_traditional(rig: 
     await send(rig, rig.d.command("u1", "lang", "zht"))
     assert rig.platform.group_texts()[-1] == tr("zh-Hant", "lang.set") == "語言：繁體中文。"
     await send(rig, rig.d.command("u1", "help"))
-    assert rig.platform.group_texts()[-1] == tr("zh-Hant", "help.text")
+    help_zht = rig.host.registry.help("zh-Hant", True, after=tr("zh-Hant", "help.play"))
+    assert rig.platform.group_texts()[-1] == help_zht and help_zht.startswith("命令：")
     await send(rig, rig.d.command("u1", "lang", "zh-Hant"))
     assert rig.platform.group_texts()[-1] == tr("zh-Hant", "lang.set")
     # nobody chose a language in private: the platform's zh-HK picks Traditional
@@ -134,7 +135,7 @@ async def test_lang_zht_and_a_hong_kong_platform_language_read_traditional(rig: 
     ev = type(ev)(**{**ev.__dict__, "user": replace(ev.user, language="zh-HK")})
     await send(rig, ev)
     private = [s.view.text for s in rig.platform.log if s.where.chat_id == "u5"]
-    assert private and private[-1] == tr("zh-Hant", "help.text")
+    assert private and private[-1] == rig.host.registry.help("zh-Hant", False, after=tr("zh-Hant", "help.play"))
 
 
 async def test_the_terminal_table_reads_its_locale(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,115 +1,90 @@
-"""One press, one action (issue 32 item 6): a press the person repeats because the first answer was
-slow is refused, not stored a second time; the answer to an applied press comes as soon as it is
-stored, before the table speaks of it.
-"""
+"""Every intent is bound to the version it was drawn for: a move made for one turn is refused as out
+of date at any other, and never played later. (Issue 28, item 1; issue 29, finding 1.)"""
 
 from __future__ import annotations
 
-from bot import tokens
 from bot.i18n import tr
+from bot.intents import codec, text
+from bot.intents.types import Command, Declare, Drawn, Intent, PlayCards, Unreadable
 from bot.table import Table
+from engine.actions import Play
 from tests.host.conftest import PACED, Rig, make_rig
-from tests.host.helpers import find, hand_message, open_table, send
-from tests.host.test_drawn_views import _to_a_persons_turn
+from tests.host.helpers import act_as_human, open_table, send
 
 
-async def _declaring(rig: Rig) -> Table:
-    table = await open_table(rig, ["u1", "u2", "u3", "u4"], 0, "classic", "target=3")
-    for _ in range(50):
-        if table.match is not None and table.match.phase == "declaring":
-            return table
-        rig.clock.advance(0.5)
-        await rig.host.settle()
-    raise AssertionError("the deal never ended")
-
-
-async def _passes(rig: Rig, table: Table, seat: int) -> int:
-    stored = await rig.store.get_match(table.id)
-    assert stored is not None
-    return sum(1 for a in stored.actions if a == {"t": "pass", "seat": seat})
-
-
-async def test_a_second_pass_after_a_late_first_one_is_refused_not_stored() -> None:
-    rig = await make_rig(PACED)
-    try:
-        table = await _declaring(rig)
-        s = table.seat_of("u2")
-        assert s is not None
-        pass_button = find(hand_message(rig, table, s), tokens.PASS)
-        first, again = rig.d.press("u2", pass_button), rig.d.press("u2", pass_button)  # two updates
-        await rig.host.handle(first)  # the person presses again before the first answer arrived
-        await rig.host.handle(again)
-        await rig.host.settle()
-        assert first.reply.texts == ["✓"]  # type: ignore[union-attr]
-        assert again.reply.texts == [tr("en", "err.duplicate")]  # type: ignore[union-attr]
-        assert await _passes(rig, table, s) == 1
-        # a declaration by another seat opens the window again: the same Pass button counts once more
-        assert table.match is not None and table.match.phase == "declaring"
-    finally:
-        await rig.host.stop()
-        await rig.store.close()
-
-
-async def test_the_same_play_pressed_twice_is_one_action_refused_by_its_key() -> None:
-    rig = await make_rig(PACED)
-    try:
-        table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
-        mover = await _to_a_persons_turn(rig, table, ["u1", "u2"])
-        s = table.seat_of(mover)
+async def to_my_lead(rig: Rig, table: Table, uid: str) -> int:
+    """Acts for `uid` (by typing) until they lead a trick; their seat."""
+    s = table.seat_of(uid)
+    assert s is not None
+    for _ in range(300):
         m = table.match
-        assert s is not None and m is not None
-        action = m.auto_action(s, rng_seed=m.version)
-        hand = list(m.view(s)["hand"])
-        idx: list[int] = []
-        for c in action.cards:  # type: ignore[union-attr]
-            idx.append(next(i for i, h in enumerate(hand) if h == c and i not in idx))
-        token = tokens.Token(table.id, table.screen.view_version[s], tokens.PLAY_CARDS,
-                             "".join(tokens.to_b36(i) for i in idx)).pack()
-        version = m.version
-        first, again = rig.d.event("chosen", mover, token=token), rig.d.event("chosen", mover, token=token)
-        await rig.host.handle(first)  # both queued at the table before either is served
-        await rig.host.handle(again)
-        await rig.host.settle()
-        assert first.reply.texts == ["✓"]  # type: ignore[union-attr]
-        assert again.reply.texts == [tr("en", "err.duplicate")]  # type: ignore[union-attr]
-        stored = await rig.store.get_match(table.id)
-        assert stored is not None
-        assert stored.actions[version]["cards"] == list(action.cards)  # type: ignore[union-attr]
-        assert [a.get("seat") for a in stored.actions[version:]].count(s) == 1
-    finally:
-        await rig.host.stop()
-        await rig.store.close()
+        if m.phase == "playing" and m.to_act() == [s] and not m.public_view().get("trick"):
+            return s
+        if not await act_as_human(rig, table, uid, "text"):
+            rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
+            await rig.host.settle()
+    raise AssertionError("never led")
 
 
-async def test_a_press_is_answered_once_stored_before_the_table_speaks() -> None:
-    rig = await make_rig(PACED)
+async def test_a_play_typed_for_one_turn_is_not_played_at_the_next() -> None:
+    """Two plays typed in a row reach the host before the table has taken the first: the second was
+    typed for the same turn, so once the first is played (and the AIs have followed) it is out of
+    date, even when the same person leads the next trick."""
+    rig = await make_rig(PACED, seed=3)
     try:
-        table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
-        mover = await _to_a_persons_turn(rig, table, ["u1", "u2"])
-        s = table.seat_of(mover)
-        assert s is not None and table.match is not None
-        action = table.match.auto_action(s, rng_seed=table.match.version)
-        hand = list(table.match.view(s)["hand"])
-        idx: list[int] = []
-        for c in action.cards:  # type: ignore[union-attr]
-            idx.append(next(i for i, h in enumerate(hand) if h == c and i not in idx))
-        token = tokens.Token(table.id, table.screen.view_version[s], tokens.PLAY_CARDS,
-                             "".join(tokens.to_b36(i) for i in idx)).pack()
-        sent_before = len(rig.platform.log)
-        ev = rig.d.event("chosen", mover, token=token)
-        said_when_answered: list[int] = []
-        reply = ev.reply
-        assert reply is not None
-        original = reply.notice
-
-        async def notice(text: str, alert: bool = False) -> None:
-            said_when_answered.append(len(rig.platform.log))
-            await original(text, alert)
-
-        reply.notice = notice  # type: ignore[method-assign]
-        assert await send(rig, ev) == ["✓"]
-        assert said_when_answered == [sent_before]  # nothing sent or edited before the answer
-        assert len(rig.platform.log) > sent_before  # and the table spoke after it
+        table = await open_table(rig, ["u1"], 3, "classic")
+        s = await to_my_lead(rig, table, "u1")
+        m = table.match
+        first, second = [Play(s, (c,)) for c in list(m.view(s)["hand"])[:2]]
+        version = m.version
+        ev1 = rig.d.text("u1", f"play {first.cards[0]}", private=True)
+        ev2 = rig.d.text("u1", f"play {second.cards[0]}", private=True)
+        await rig.host.handle(ev1)
+        await rig.host.handle(ev2)  # before the table has taken the first
+        await rig.host.settle()
+        assert ev1.reply is not None and ev2.reply is not None
+        assert ev1.reply.texts == ["✓"] and ev2.reply.texts == [tr("en", "err.old_turn")]
+        mine = [a for a in m.actions[version:] if isinstance(a, Play) and a.seat == s]
+        assert mine == [first]
     finally:
         await rig.host.stop()
         await rig.store.close()
+
+
+async def test_an_inline_choice_is_good_for_its_turn_only(rig: Rig) -> None:
+    table = await open_table(rig, ["u1", "u2"], 2, "classic")
+    for _ in range(300):
+        m = table.match
+        if m.phase == "playing" and table.seats[m.to_act()[0]].get("kind") == "human":
+            break
+        for u in ("u1", "u2"):
+            await act_as_human(rig, table, u, "text")
+    m = table.match
+    s = m.to_act()[0]
+    uid = str(table.seats[s]["user_id"])
+    choices = await rig.host.inline_choices(rig.d.user(uid), rig.d.event("text", uid).where, "")
+    assert len(choices) >= 2
+    version = m.version
+    assert await send(rig, rig.d.event("chosen", uid, token=choices[0].token)) == ["✓"]
+    assert m.version > version
+    late = m.version
+    assert await send(rig, rig.d.event("chosen", uid, token=choices[1].token)) == [tr("en", "err.old_turn")]
+    assert m.version == late
+
+
+def test_the_text_parser_reads_moves_and_leaves_commands_to_the_registry() -> None:
+    assert text.parse("play ♠A ♠A") == PlayCards(("AS", "AS"))
+    assert text.parse("/出 大王") == PlayCards(("BJ",))
+    assert text.parse("declare 2H 2H") == Declare(("2H", "2H"))
+    assert text.parse("declare 2H 3H") == Unreadable("bad_declaration")
+    assert text.parse("play ZZ") == Unreadable("bad_card", "ZZ")
+    assert text.parse("play joker") == Unreadable("which_joker")
+    assert text.parse("play") == Unreadable("select_first")
+    assert text.parse("new classic turn=30") == Command("new", ("classic", "turn=30"))
+    assert text.parse("   ") == Unreadable("garbage") and text.parse("x" * 2001) == Unreadable("garbage")
+
+
+def test_intents_cross_workers_as_json_unchanged() -> None:
+    for intent in (Intent(PlayCards(("BJ", "SJ")), Drawn(5, 9)), Intent(Command("new", ("classic",))),
+                   Intent(Unreadable("bad_card", "ZZ")), codec.read(codec.pack(Drawn(1, 2), Declare(("2H",))))):
+        assert codec.from_json(codec.to_json(intent)) == intent

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.i18n import tr
+from bot.settings import SETTING_RANGES
 from persistence.store import SqliteStore
 from tests.host.conftest import PACED, Rig, make_rig
 from tests.host.helpers import act_as_human, open_table, restart_mid_hand, send
@@ -200,7 +201,8 @@ async def test_an_unstarted_lobby_expires() -> None:
 
 
 async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
-    from bot import tokens
+    from bot.intents import codec
+    from bot.intents.types import Declare, Drawn, Pass
     from tests.host.conftest import PACED
     from tests.host.helpers import find, hand_message
 
@@ -216,8 +218,7 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
                 s = table.seat_of(u)
                 bids = [a for a in table.match.legal_actions(s) if a.t == "declare"]
                 if bids and not declared:
-                    arg = "".join(bids[0].cards)
-                    notes = await send(rig, rig.d.press(u, find(hand_message(rig, table, s), tokens.DECLARE, arg)))
+                    notes = await send(rig, rig.d.press(u, find(hand_message(rig, table, s), Declare(bids[0].cards))))
                     assert notes == ["✓"]
                     declared = True
             rig.clock.advance(2.0)
@@ -228,7 +229,7 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
         s2 = table.seat_of("u2")
         await send(rig, rig.d.command("u1", "kick", str(s2 + 1)))
         assert table.seats[s2]["kicked"] and table.seats[s2]["away"]
-        press = tokens.Token(table.id, table.match.version, tokens.PASS).pack()
+        press = codec.pack(Drawn(table.id, table.match.version), Pass())
         assert await send(rig, rig.d.press("u2", press)) == [tr("en", "err.not_seated")]
         assert await send(rig, rig.d.command("u2", "back")) == [tr("en", "err.not_seated")]
     finally:
@@ -237,14 +238,17 @@ async def test_declare_while_the_cards_arrive_and_kick_during_play() -> None:
 
 
 async def test_timers_given_to_new_become_the_chats_own(rig: Rig) -> None:
-    await send(rig, rig.d.command("u1", "new", "classic", "turn=45", "away_after=3"))
+    """A group admin's timers do (a member's hold for their table only: tests/host/test_options.py)."""
+    admin = {"admin": "1"}
+    await send(rig, rig.d.command("u1", "new", "classic", "turn=45", "away_after=3", extra=admin))
     table = rig.host.by_chat[("fake", "g1")]
     assert table.settings.turn == 45 and table.settings.away_after == 3
     await send(rig, rig.d.command("u1", "abandon"))
-    await send(rig, rig.d.command("u1", "new", "bury=70"))
+    await send(rig, rig.d.command("u1", "new", "bury=70", extra=admin))
     table = rig.host.by_chat[("fake", "g1")]
     assert (table.settings.turn, table.settings.away_after, table.settings.bury) == (45, 3, 70)
     assert (await rig.store.get_chat("fake", "g1"))["timers"] == {"turn": "45", "away_after": "3", "bury": "70"}
     await send(rig, rig.d.command("u1", "abandon"))
-    assert await send(rig, rig.d.command("u1", "new", "turn=-5")) == [tr("en", "new.bad_option", option="turn=-5")]
+    assert await send(rig, rig.d.command("u1", "new", "turn=-5", extra=admin)) == [
+        tr("en", "arg.out_of_range", what="turn=-5", name="turn", range=SETTING_RANGES["turn"].range_text("en"))]
     assert (await rig.store.get_chat("fake", "g1"))["timers"]["turn"] == "45"

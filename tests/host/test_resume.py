@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import engine
-from bot.host import Host
+from app.features import build_host
 from fakes.clock import FakeClock
 from persistence.store import BROKEN
 from tests.host.conftest import FAST, open_sqlite
@@ -23,7 +23,7 @@ async def test_a_match_whose_log_the_engine_refuses_is_set_aside_and_the_others_
     other = await store.create_match("elsewhere", "g3", rules, AI_SEATS, 13, meta, status="active")
     await store.append_action(bad, 0, {"t": "play", "seat": 0, "cards": ["AS"]}, None)  # not while dealing
     await store.append_action(other, 0, {"t": "play", "seat": 0, "cards": ["AS"]}, None)
-    host = Host(store, clock=FakeClock(), defaults=FAST, use_ai_threads=False, rng=random.Random(1))
+    host = build_host(store, clock=FakeClock(), defaults=FAST, use_ai_threads=False, rng=random.Random(1))
     host.register(RecordingPlatform())
     try:
         await host.start()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from bot.host import Host
+from app.features import build_host
 from bot.league.tournament import Tournament
 from persistence.store import SqliteStore
 from persistence.tournament_store import TournamentStore
@@ -42,7 +42,7 @@ async def test_a_restart_keeps_the_match_its_reservations_and_the_late_clock() -
     await rig.store.close()
 
     store = await SqliteStore.open(path, synchronous="OFF")
-    host = Host(store, clock=rig.clock, defaults=FAST, use_ai_threads=False, rng=random.Random(2))
+    host = build_host(store, clock=rig.clock, defaults=FAST, use_ai_threads=False, rng=random.Random(2))
     host.register(rig.platform)
     await host.start()
     await host.settle()

@@ -10,6 +10,7 @@ import pytest
 
 from persistence import SqliteStore
 from persistence.postgres import PostgresStore
+from tests.persistence.db_clock import DbClock
 from tests.persistence.pg_server import PgServer, find_bin
 from tests.persistence.pg_server import start as start_pg
 
@@ -65,6 +66,17 @@ def pg_server() -> Iterator[PgServer]:
 def pg_url(pg_server: PgServer) -> str:
     """A new, empty database on the shared server, for one test."""
     return pg_server.new_database()
+
+
+@pytest.fixture
+async def db_clock(pg_url: str) -> AsyncIterator[DbClock]:
+    """The clock of this test's database (`pg_url`), standing still until the test moves it: leases,
+    heartbeats and flood windows run out when the test says, however loaded the machine is."""
+    clock = await DbClock.install(pg_url)
+    try:
+        yield clock
+    finally:
+        await clock.close()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -47,7 +47,7 @@ async def test_backup_while_another_connection_keeps_appending(tmp_path: Path) -
     db = tmp_path / "live.sqlite3"
     (match_id,) = await _seed_db(db, matches=1, n=0)
     writer = await SqliteStore.open(db)
-    stop = asyncio.Event()
+    stop, under_way = asyncio.Event(), asyncio.Event()
 
     async def keep_appending() -> int:
         seq = 0
@@ -56,11 +56,13 @@ async def test_backup_while_another_connection_keeps_appending(tmp_path: Path) -
                 break
             await writer.append_action(match_id, seq, action, None)
             seq += 1
+            if seq == 20:
+                under_way.set()
         return seq
 
     task = asyncio.create_task(keep_appending())
     try:
-        await asyncio.sleep(0.05)
+        await under_way.wait()  # the backup starts mid-stream, however slow the machine
         assert await db_main(["--db", str(db), "backup", str(tmp_path / "copy.sqlite3")], rebuild=standin.rebuild) == 0
         stop.set()
         appended = await task

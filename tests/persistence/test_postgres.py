@@ -26,6 +26,7 @@ from persistence.postgres_migrate import PACKAGE, schema_version
 from tests.league.sim import SEASON
 from tests.league.test_store import TestLeagueStore as _LeagueTests
 from tests.persistence.conftest import RULES, SEATS
+from tests.persistence.db_clock import DbClock
 
 
 @pytest.fixture
@@ -177,7 +178,7 @@ class TestChoosingAndTools:
 class TestLeases:
     """Issue 20's single writer across workers: a table's lease, and writes refused once it is lost."""
 
-    async def test_one_worker_at_a_time_and_a_lost_lease_refuses_writes(self, pg_url: str) -> None:
+    async def test_one_worker_at_a_time_and_a_lost_lease_refuses_writes(self, pg_url: str, db_clock: DbClock) -> None:
         a = await PostgresStore.open(pg_url, worker="w1")
         b = await PostgresStore.open(pg_url, worker="w2")
         try:
@@ -190,7 +191,9 @@ class TestLeases:
             with pytest.raises(LeaseLost, match="does not hold its lease"):
                 await b.append_action(match_id, 1, {"t": "pass", "seat": 0}, "k1")
             assert await a.renew_leases(ttl=0.5) == [match_id]  # the heartbeat
-            await asyncio.sleep(0.6)  # w1 stops beating (its machine died): the lease runs out
+            await db_clock.advance(0.49)
+            assert not await b.acquire_lease(match_id, ttl=30)  # renewed: it runs to the end
+            await db_clock.advance(0.02)  # w1 stops beating (its machine died): the lease runs out
             assert await b.acquire_lease(match_id, ttl=30)
             with pytest.raises(LeaseLost):  # w1 comes back and tries to go on: refused, nothing written
                 await a.append_action(match_id, 1, {"t": "stale"}, "k-stale")

@@ -11,7 +11,10 @@ import pytest
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.render import CallbackAliases
 from adapters.telegram.run import TelegramRunner
+from bot.intents import codec
+from bot.intents.types import Drawn, Intent, LobbyJoin, PlayCards, Unreadable
 from bot.platform import Button, Incoming, PlatformError, Unreachable, View, Where
+from engine.cards import RANKS
 from fakes.players import until
 from fakes.telegram_api import BOT_USERNAME, FakeTelegram
 from tests.telegram.conftest import GROUP, Choice, ScriptedHost
@@ -64,16 +67,18 @@ async def test_press_is_answered_once_with_the_hosts_notice(fake: FakeTelegram, 
         await event.reply.notice("ignored second notice")
 
     host.on_event = refuse
-    mid = await runner.platform.send(G, View("Table", ((Button("Join", "1.a.0.j..xx"),),)))
-    _, qid = fake.press(12, GROUP, int(mid), "1.a.0.j..xx")
+    join = codec.pack(Drawn(10, 0), LobbyJoin())
+    mid = await runner.platform.send(G, View("Table", ((Button("Join", join),),)))
+    _, qid = fake.press(12, GROUP, int(mid), join)
     (event,) = await host.wait_events(1)
-    assert (event.kind, event.token, event.where, event.extra["message_id"]) == ("press", "1.a.0.j..xx", G, mid)
+    assert (event.kind, event.intent, event.where, event.extra["message_id"]) == (
+        "press", Intent(LobbyJoin(), Drawn(10, 0)), G, mid)
     await until(lambda: qid in fake.callback_answers)
     assert fake.callback_answers[qid] == {"text": "Not your seat", "show_alert": True}
     assert len(fake.calls_of("answerCallbackQuery")) == 1
 
     host.on_event = None
-    _, qid2 = fake.press(12, GROUP, int(mid), "1.a.0.j..xx")
+    _, qid2 = fake.press(12, GROUP, int(mid), join)
     await host.wait_events(2)
     await until(lambda: qid2 in fake.callback_answers)
     assert fake.callback_answers[qid2] == {"text": "", "show_alert": False}
@@ -89,7 +94,7 @@ async def test_forged_and_unknown_callback_data(fake: FakeTelegram, adapter: Ada
     assert "expired" in fake.callback_answers[qid]["text"]
     _, qid = fake.press(13, GROUP, int(mid), "garbage", check=False)
     (event,) = await host.wait_events(1)
-    assert event.token == "garbage"  # the host refuses it; the adapter still answers
+    assert event.intent == Intent(Unreadable("bad_token"))  # the host refuses it; the adapter still answers
     await until(lambda: qid in fake.callback_answers)
 
 
@@ -189,7 +194,8 @@ async def test_inline_mode(fake: FakeTelegram, adapter: Adapter) -> None:
     fake.add_user(16, "Fa")
     fake.command(16, GROUP, "/join")
     await host.wait_events(1)
-    host.choices = [Choice(f"♠{i}", "play it", f"1.a.{i}.i.{i}.zz") for i in range(60)]
+    plays = [codec.pack(Drawn(10, i), PlayCards((f"{RANKS[i % 13]}S",))) for i in range(60)]
+    host.choices = [Choice(f"♠{i}", "play it", plays[i]) for i in range(60)]
     qid = fake.inline_query(16, "")
     await until(lambda: qid in fake.inline_answers)
     answer = fake.inline_answers[qid]
@@ -197,16 +203,16 @@ async def test_inline_mode(fake: FakeTelegram, adapter: Adapter) -> None:
     assert len(answer["results"]) == 50
     user, where, query = host.inline_asks[-1]
     assert (user.user_id, where, query) == ("16", G, "")
-    fake.choose_inline(16, qid, "1.a.3.i.3.zz", GROUP)
+    fake.choose_inline(16, qid, plays[3], GROUP)
     events = await host.wait_events(2)
     chosen = events[-1]
-    assert (chosen.kind, chosen.token, chosen.where) == ("chosen", "1.a.3.i.3.zz", G)
+    assert (chosen.kind, chosen.intent, chosen.where) == ("chosen", Intent(PlayCards(("5S",)), Drawn(10, 3)), G)
     # Someone who never acted in a group (joined through the deep link): their private chat.
     fake.add_user(17, "Gu")
     qid = fake.inline_query(17, "")
     await until(lambda: qid in fake.inline_answers)
     assert host.inline_asks[-1][1] == private(17)
-    fake.choose_inline(17, qid, "1.a.4.i.4.zz", GROUP)
+    fake.choose_inline(17, qid, plays[4], GROUP)
     events = await host.wait_events(3)
     assert events[-1].where == private(17)
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bot import tokens
 from bot.cardtext import card_text
 from bot.i18n import tr
+from bot.intents import codec
+from bot.intents.types import BurySelection, ButtonAct, Drawn, LobbyStart, Toggle
 from fakes.telegram_api import BOT_USERNAME, Limits
 from fakes.telegram_rig import boot, booted, start_fake, stop_fake, until
 from tests.telegram.test_capacity import GROUP, PEOPLE, SETTINGS, at_first_lead, seated, to_play, typed
@@ -16,11 +17,11 @@ from tests.telegram.test_capacity import GROUP, PEOPLE, SETTINGS, at_first_lead,
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
 
-def _code(data: str) -> str:
+def _code(data: str) -> type[ButtonAct] | None:
     try:
-        return tokens.parse(data).code
-    except tokens.BadToken:
-        return ""
+        return type(codec.parse(data)[1])
+    except codec.BadToken:
+        return None
 
 
 async def test_a_press_made_before_a_restart_is_taken_after_it(tmp_path: Path) -> None:
@@ -32,7 +33,7 @@ async def test_a_press_made_before_a_restart_is_taken_after_it(tmp_path: Path) -
     try:
         table, seat, uid, hand_mid = await at_first_lead(rig)
         hand = list(table.match.view(seat)["hand"])
-        toggles = [d for d in fake.callback_data_on(uid, hand_mid) if _code(d) == tokens.TOGGLE]
+        toggles = [d for d in fake.callback_data_on(uid, hand_mid) if _code(d) is Toggle]
         await rig.stop()
         update, query = fake.press(uid, uid, hand_mid, toggles[0])
         rig = await boot(fake, db, settings=SETTINGS)
@@ -41,7 +42,7 @@ async def test_a_press_made_before_a_restart_is_taken_after_it(tmp_path: Path) -
         table = rig.host.by_chat[("telegram", str(GROUP))]
         assert table.screen.selection[seat] == {0}
         # a button from before the cards changed is still refused, after a restart too
-        old = next(d for d in fake.callback_data_on(uid, hand_mid) if _code(d) == tokens.TOGGLE)
+        old = next(d for d in fake.callback_data_on(uid, hand_mid) if _code(d) is Toggle)
         await rig.handled(fake.send_text(uid, uid, typed(table.match.auto_action(seat))))
         await rig.stop()
         update, query = fake.press(uid, uid, hand_mid, old, check=False)
@@ -75,7 +76,7 @@ async def test_a_player_who_blocked_the_bot_is_named_once_and_gets_a_fresh_hand_
         new_hand = int(table.messages[f"hand{s}"])
         assert new_hand != old_hand and fake.messages[(blocked, old_hand)].deleted
         assert f"turn{s}" in table.messages  # and it is told that it is its turn
-        toggle = next(d for d in fake.callback_data_on(blocked, new_hand) if _code(d) == tokens.TOGGLE)
+        toggle = next(d for d in fake.callback_data_on(blocked, new_hand) if _code(d) is Toggle)
         update, query = fake.press(blocked, blocked, new_hand, toggle)
         await rig.handled(update)
         assert fake.callback_answers[query]["text"] == card_text(table.match.view(s)["hand"][0])
@@ -125,7 +126,7 @@ async def test_an_unreachable_player_is_told_at_join_and_the_start_waits_for_the
         assert tr(lang, "join.ok_open_bot", name="P3", seat=table.seat_of(str(di)) + 1, how=how) in said  # type: ignore[operator]
         assert all(fake.chat_messages(uid) for uid in (bo, cy))  # the others were told privately where cards go
         lobby_mid = int(table.messages["lobby"])
-        start = next(d for d in fake.callback_data_on(GROUP, lobby_mid) if _code(d) == tokens.START)
+        start = next(d for d in fake.callback_data_on(GROUP, lobby_mid) if _code(d) is LobbyStart)
         update, query = fake.press(ann, GROUP, lobby_mid, start)
         await rig.handled(update)
         refused = tr(lang, "start.unreachable", names="P3", how=how)
@@ -207,12 +208,12 @@ async def test_buttons_from_nowhere_and_of_another_phase_are_refused(tmp_path: P
         fake = rig.fake
         table, seat, uid, hand_mid = await at_first_lead(rig)
         v = table.match.version
-        future = tokens.Token(table.id, v + 1000, tokens.TOGGLE, "0").pack()
+        future = codec.pack(Drawn(table.id, v + 1000), Toggle(0))
         update, query = fake.press(uid, uid, hand_mid, future, check=False)
         await rig.handled(update)
         assert fake.callback_answers[query]["text"] == tr("en", "err.stale")
         assert table.screen.selection[seat] == set()
-        bury = tokens.Token(table.id, v, tokens.BURY, "").pack()
+        bury = codec.pack(Drawn(table.id, v), BurySelection())
         update, query = fake.press(uid, uid, hand_mid, bury, check=False)
         await rig.handled(update)
         assert fake.callback_answers[query]["text"] == tr("en", "refuse.wrong_phase")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -12,8 +13,9 @@ import pytest
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
-from bot import tokens
+from app.features import build_host
 from bot.host import Host
+from bot.intents.types import ShowHand
 from bot.settings import TableSettings
 from fakes.clock import FakeClock
 from fakes.players import Sim, leaks, snapshot_of, until
@@ -37,11 +39,12 @@ class World:
     sim: Sim
 
 
-async def boot(fake: FakeTelegram, store: SqliteStore, clock: FakeClock) -> tuple[Host, TelegramRunner]:
+async def boot(fake: FakeTelegram, store: SqliteStore, clock: FakeClock,
+               scale: float = SCALE) -> tuple[Host, TelegramRunner]:
     """The start-up sequence `tractor-host run` uses: connect, resume matches, then listen."""
-    host = Host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
+    host = build_host(store, clock=clock, defaults=SETTINGS, use_ai_threads=False)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
-                            limits=FloodLimits(scale=SCALE))
+                            limits=FloodLimits(scale=scale))
     runner = TelegramRunner(config, host, order=HandledOrder())
     runner.inbound.answer_deadline = 0.5
     host.register(runner.platform)
@@ -56,23 +59,59 @@ async def shut(host: Host, runner: TelegramRunner) -> None:
     await host.stop()
 
 
-@pytest.fixture
-async def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[World]:
+@contextlib.asynccontextmanager
+async def a_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scale: float = SCALE) -> AsyncIterator[World]:
+    """The fake server (Telegram's limits on a clock `scale` real seconds a second), the bot booted
+    on it and four people, stopped when the block ends."""
     # The host draws each match's seed from the system; a fixed one keeps the test's length
     # (a two-hand match with these people's choices) the same from run to run.
     monkeypatch.setattr(bot.host.random, "SystemRandom", lambda: random.Random(6))
-    fake = FakeTelegram(limits=Limits(scale=SCALE))
+    fake = FakeTelegram(limits=Limits(scale=scale))
     await fake.start()
     fake.add_group(GROUP)
     store, clock = await SqliteStore.open(str(tmp_path / "tractor.sqlite3")), FakeClock()
-    host, runner = await boot(fake, store, clock)
+    host, runner = await boot(fake, store, clock, scale)
     sim = Sim(fake, host, runner, GROUP)
     by_hand: dict[int, set[str]] = {}
     fake.observer = lambda: snapshot_of(sim.host, sim.match_id, by_hand)
-    yield World(fake, store, clock, sim)
-    await shut(sim.host, sim.runner)
-    await store.close()
-    await fake.stop()
+    try:
+        yield World(fake, store, clock, sim)
+    finally:
+        await shut(sim.host, sim.runner)
+        await store.close()
+        await fake.stop()
+
+
+@pytest.fixture
+async def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[World]:
+    async with a_world(tmp_path, monkeypatch) as w:
+        yield w
+
+
+async def test_real_time_a_whole_hand_keeps_telegrams_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one Telegram test at real speed: a whole hand through the real client against the fake
+    with Telegram's limits on the real clock (a chat's second, a group's minute, the bot's 30 a
+    second). Every other Telegram test runs Telegram's clock faster, which shortens its windows but
+    not the network's delays; only at real speed does the adapter's headroom meet the jitter of
+    real requests as it will in production. The people play inline: by buttons, each card is a
+    press and an edit of the hand, a second apiece at Telegram's pace, minutes a hand."""
+    async with a_world(tmp_path, monkeypatch, scale=1.0) as w:
+        fake, sim = w.fake, w.sim
+        sim.button_every = 0
+        await sim.open_table("classic target=3")
+        await sim.start_until_reachable()
+        await sim.play_to_the_end(stop_at_hand=2)
+        await sim.runner.platform.drain()
+        stored = await w.store.get_match(sim.match_id)
+        assert stored is not None
+        assert stored.status == "finished" or sim.hand_no() == 2  # the first hand was played out
+        assert sim.plays >= 25 and sim.inline_plays == sim.plays
+        assert fake.rejected_429 == 0
+        assert leaks(fake, sim.users, GROUP) == []
+        assert sim.runner.inbound.errors == []
+        presses = [u["callback_query"]["id"] for u in fake._all_updates if "callback_query" in u]
+        assert set(presses) <= set(fake.callback_answers)
+        assert len(fake.calls_of("answerCallbackQuery")) == len(presses)
 
 
 async def test_a_short_match_played_only_through_telegram_updates(world: World) -> None:
@@ -176,7 +215,7 @@ async def test_stale_forged_strangers_and_repeats_change_nothing(world: World) -
     assert "not valid" in fake.callback_answers[qid]["text"]
     # A stranger presses the group's "My hand".
     fake.add_user(999, "Zed")
-    mid, my_hand = sim.buttons(GROUP, code=tokens.HAND)[-1]
+    mid, my_hand = sim.buttons(GROUP, code=ShowHand)[-1]
     update_id, qid = fake.press(999, GROUP, mid, my_hand["callback_data"])
     await sim.handled(update_id)
     await until(lambda: qid in fake.callback_answers)

@@ -19,7 +19,8 @@ async def test_requests_beyond_the_pool_size_wait_outside_the_pool(monkeypatch: 
         nonlocal inside, most
         inside += 1
         most = max(most, inside)
-        await asyncio.sleep(0.01)
+        for _ in range(3):  # in flight for a few turns of the loop, while the others are asked
+            await asyncio.sleep(0)
         inside -= 1
         return 200, b'{"ok": true, "result": true}'
 

@@ -14,6 +14,9 @@ from aiohttp.test_utils import TestServer
 from adapters.web.auth import sign_init_data
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
+from bot.scene.build import table_scene
+from bot.scene.types import Clock, SeatInfo, Trick
+from bot.scene.wire import scene_json
 from engine import Match, Rules
 from tests.host.conftest import FAST, Rig, make_rig
 from tests.host.fakes import RecordingPlatform
@@ -71,6 +74,7 @@ async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client] | dic
     rules = Rules.from_dict(stored.rules)
     problems: list[str] = []
     cache: dict[int, Match] = {}
+    finals = final_tricks(rules, stored.seed, stored.actions)
     for seat, c in clients.items():
         for raw in (c if isinstance(c, list) else c.raw):
             msg = json.loads(raw)
@@ -79,39 +83,56 @@ async def leaks(rig: Rig, match_id: int, clients: dict[int | None, Client] | dic
                     problems.append(f"seat {seat}: cards in {raw[:200]}")
                 continue
             v = msg.get("version", 0)
-            if "table" not in msg:
+            scene = dict(msg["scene"])
+            table = scene.pop("table")
+            if table["phase"] is None:  # the lobby: nothing dealt, nothing to show
+                if cards_in(msg):
+                    problems.append(f"seat {seat}: cards in the lobby")
                 continue
             if v not in cache:
                 cache[v] = Match.replay(rules, stored.seed, stored.actions[:v])
             m = cache[v]
             pub = m.public_view()
             allowed = cards_in(pub)
-            want = {k: json.loads(json.dumps(pub.get(k))) for k in msg["table"]}
-            if msg["table"] != want:
+            # the frame's table is the scene of the engine's own public view at that version
+            infos = [SeatInfo(f["name"], f["is_ai"], f["away"]) if f["taken"] else None for f in table["seats"]]
+            clock = table["turn"]["clock"]
+            want = scene_json(table_scene(pub, match_id=match_id, status=table["status"], preset=table["preset"],
+                                          seats=infos, clock=Clock(clock["kind"], clock["seconds"]) if clock else None,
+                                          next_dealer=m.next_dealer(), final_trick=finals.get(int(pub["hand_no"]) - 1)))
+            if table != want:
                 problems.append(f"seat {seat}: version {v} is not the engine's state there")
-            mine = dict(msg)
-            hand = mine.pop("hand", None)
-            kitty = mine.pop("kitty", None)
-            buried = mine.pop("buried", None)
-            if seat is None and (hand is not None or kitty is not None or buried is not None):
+            hand = scene.pop("hand", None)
+            if seat is None and hand is not None:
                 problems.append(f"onlooker got a hand at version {v}")
-            if seat is not None:
+            if seat is not None and hand is not None:
                 view = m.view(seat)
-                if hand is not None and hand != list(view["hand"]):
+                if hand["cards"] != list(view["hand"]):
                     problems.append(f"seat {seat}: a hand that is not its own at version {v}")
-                if kitty is not None and kitty != list(view.get("kitty") or []):
+                if hand["kitty"] is not None and hand["kitty"] != list(view.get("kitty") or []):
                     problems.append(f"seat {seat}: a kitty it may not see at version {v}")
-                if buried is not None and buried != list(view.get("buried") or []):
+                if hand["buried"] is not None and hand["buried"] != list(view.get("buried") or []):
                     problems.append(f"seat {seat}: buried cards it may not see at version {v}")
-            opts = mine.pop("options", {})
-            if seat is not None:  # its buttons name only its own cards
-                own = set(m.view(seat)["hand"]) | set(m.view(seat).get("kitty") or [])
-                if set(cards_in(opts)) - own:
+                # its buttons name only its own cards
+                own = set(view["hand"]) | set(view.get("kitty") or [])
+                if set(cards_in(hand["choices"])) - own:
                     problems.append(f"seat {seat}: options name cards not its own at version {v}")
-            extra = cards_in(mine) - allowed
+            extra = cards_in(scene) - allowed
             if extra:
                 problems.append(f"seat {seat}: {sorted(extra.elements())} at version {v}")
     return problems
+
+
+def final_tricks(rules: Rules, seed: int, actions: list[Any]) -> dict[int, Trick | None]:
+    """Each finished hand's last trick, as the engine showed it when the hand ended."""
+    m = Match.replay(rules, seed, [])
+    out: dict[int, Trick | None] = {}
+    for a in actions:
+        m.apply(a)
+        if m.phase in ("hand_over", "match_over"):
+            pub = m.public_view()
+            out[int(pub["hand_no"])] = table_scene(pub, match_id=0, status="active", preset="", seats=[]).last_trick
+    return out
 
 
 async def open_table(rig: Rig, humans: list[str], bots: int = 0) -> Any:

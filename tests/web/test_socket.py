@@ -3,7 +3,6 @@ refusals through the host's one path, reconnects, and the chat kept quiet while 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import replace
 
@@ -64,8 +63,8 @@ async def test_each_seat_sees_its_own_hand_and_the_chat_stays_quiet(web_rig: Web
     table = web_rig.host.tables[match_id]
     for s in range(4):
         assert clients[s].state["seat"] == s
-        assert clients[s].state["hand"] == list(table.match.view(s)["hand"])
-    assert "hand" not in clients[None].state and clients[None].state["seat"] is None
+        assert clients[s].state["scene"]["hand"]["cards"] == list(table.match.view(s)["hand"])
+    assert clients[None].state["scene"]["hand"] is None and clients[None].state["seat"] is None
     before = len(web_rig.platform.log)
     plays = await play_hand(web_rig, match_id, clients)
     assert plays >= 40 and table.match.public_view()["hand_no"] == 2
@@ -135,7 +134,7 @@ async def test_reconnect_catches_up(web_rig: WebRig) -> None:
     await again.connect({"tg": init_data(str(table.seats[2]["user_id"]), start=f"m{match_id}")})
     clients[2] = again
     st = await again.until(lambda s: True)
-    assert st["version"] == table.match.version and st["hand"] == list(table.match.view(2)["hand"])
+    assert st["version"] == table.match.version and st["scene"]["hand"]["cards"] == list(table.match.view(2)["hand"])
     assert await leaks(web_rig, match_id, clients) == []
 
 
@@ -178,14 +177,13 @@ async def test_a_link_for_a_seat_of_one_person_only(web_rig: WebRig) -> None:
     table = await open_table(web_rig, PEOPLE, 0)
     c = web_rig.client()
     await c.connect({"link": web_rig.link(table.id, "3")})
-    st = await c.until(lambda s: "hand" in s)
+    st = await c.until(lambda s: s["scene"]["hand"] is not None)
     assert st["seat"] == table.seat_of("3")
     c2 = web_rig.client()  # a link for someone not seated: the public view
     await c2.connect({"link": web_rig.link(table.id, "99")})
     st2 = await c2.until(lambda s: True)
-    assert st2["seat"] is None and "hand" not in st2
+    assert st2["seat"] is None and st2["scene"]["hand"] is None
     await send(web_rig, web_rig.d.command("1", "table"))
-    await asyncio.sleep(0.05)
     await c.close()
     await c2.close()
 
@@ -204,11 +202,11 @@ async def test_onlookers_need_the_groups_link(web_rig: WebRig) -> None:
     looking = web_rig.client()
     await looking.connect({"tg": init_data("77", start=f"m{table.id}_{proof}")})
     st = await looking.until(lambda s: True)
-    assert st["seat"] is None and "hand" not in st
+    assert st["seat"] is None and st["scene"]["hand"] is None
     seated_uid = str(table.seats[1]["user_id"])
     mine = web_rig.client()  # a person seated needs no proof: the private chat's Mini App button
     await mine.connect({"tg": init_data(seated_uid)}, match=table.id)
-    assert (await mine.until(lambda s: "hand" in s))["seat"] == 1
+    assert (await mine.until(lambda s: s["scene"]["hand"] is not None))["seat"] == 1
     web_rig.web.config = replace(web_rig.web.config, miniapp="testbot/table")
     assert web_rig.web.table_link("telegram", table.id) == (f"https://t.me/testbot/table?startapp=m{table.id}_{proof}",
                                                              "url")

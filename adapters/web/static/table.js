@@ -1,48 +1,22 @@
-// The web table's page: draws the states the server pushes (each one a state the table reached) and
-// sends a seat's actions. No build step: plain JavaScript, served as it is.
+// The web table's page: draws the scene the server pushes (each one a state the table reached, the same
+// scene the chats and the terminal draw) in the words of the chats' catalogs, and sends a seat's acts.
+// No build step: plain JavaScript, served as it is.
 "use strict";
 (() => {
-  const T = {
-    en: {
-      hand: "Hand", level: "level", trump: "trump", nt: "no trump", undecided: "undecided", points: "points",
-      dealer: "dealer", cards: "cards", you: "you", play: "Play", bury: "Bury", clear: "Clear", hint: "Hint",
-      pass: "Pass", revolt: "Revolution", declare: "Declare", chao: "炒底", lastTrick: "Last trick",
-      won: "won", yourTurn: "Your turn", waiting: "Waiting for", lobby: "Waiting for players to sit down",
-      reconnecting: "Connection lost, reconnecting…", paused: "Paused", finished: "The match is over",
-      replay: "Replays", close: "Close", prev: "◀ Trick", next: "Trick ▶", trick: "Trick",
-      teamA: "Team A", teamB: "Team B", phase: {dealing: "dealing", declaring: "declaring", burying: "burying",
-        chao: "炒底", playing: "playing", hand_over: "hand over", match_over: "match over"},
-      refused: {forged: "This link is not valid.", expired: "This link has expired: open the table again from the chat.",
-        malformed: "This link is not valid.", no_table: "This table is closed.",
-        not_seated: "Open this table from its group's link."},
-      bury8: (n) => `Bury (${n}/8)`, selectFirst: "Select cards first.", kitty: "Kitty", noHand: "No finished hand yet.",
-    },
-    zh: {
-      hand: "第", level: "打", trump: "主", nt: "无主", undecided: "未定", points: "分",
-      dealer: "庄", cards: "张", you: "你", play: "出牌", bury: "扣底", clear: "清除", hint: "提示",
-      pass: "不要", revolt: "革命", declare: "亮主", chao: "炒底", lastTrick: "上一轮",
-      won: "赢", yourTurn: "轮到你了", waiting: "等待", lobby: "等待玩家入座",
-      reconnecting: "连接中断，正在重连…", paused: "已暂停", finished: "比赛结束",
-      replay: "回放", close: "关闭", prev: "◀ 上一轮", next: "下一轮 ▶", trick: "第几轮",
-      teamA: "A队", teamB: "B队", phase: {dealing: "发牌", declaring: "亮主", burying: "扣底",
-        chao: "炒底", playing: "出牌", hand_over: "本局结束", match_over: "比赛结束"},
-      refused: {forged: "链接无效。", expired: "链接已过期：请从聊天中重新打开牌桌。", malformed: "链接无效。",
-        no_table: "这张牌桌已关闭。", not_seated: "请从群里的链接打开这张牌桌。"},
-      bury8: (n) => `扣底 (${n}/8)`, selectFirst: "请先选牌。", kitty: "底牌", noHand: "还没有打完的局。",
-    },
-  };
   const SUIT = {S: "♠", H: "♥", D: "♦", C: "♣"};
+  const LANGS = ["zh", "zh-Hant", "en"], LANG_MARK = {zh: "简", "zh-Hant": "繁", en: "En"};
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(location.search);
   const hashParams = new URLSearchParams(location.hash.slice(1));
   const tg = window.Telegram && window.Telegram.WebApp && window.Telegram.WebApp.initData ? window.Telegram.WebApp : null;
 
-  let st = null;          // the newest state shown
-  let selected = new Set(); // indexes into st.hand
-  let selectedFor = "";   // the hand the selection belongs to
-  let lang = localStorage.getItem("tractor.lang") || "";
-  let ws = null, retry = 0, refused = false, keys = 0;
-  let deadlineAt = null;
+  let st = null;            // the newest frame shown
+  let selected = new Set(); // indexes into the hand's cards
+  let selectedFor = "";     // the hand the selection belongs to
+  let chosen = localStorage.getItem("tractor.lang") || ""; // the person's pick of language, else the seat's
+  const words = {};         // lang -> the catalog served at /words/<lang>.json
+  let ws = null, retry = 0, refused = null, keys = 0, deadlineAt = null, recall = false;
+  let summaryOpen = 0, summaryDone = 0; // the hand whose summary is shown, and the last one put away
   const pending = new Map();
 
   const auth = tg ? {tg: tg.initData} : {link: hashParams.get("k") || ""};
@@ -51,23 +25,45 @@
   if (start) matchId = parseInt(start[1], 10);
   if (isNaN(matchId)) matchId = null;
 
-  const L = () => T[lang === "en" ? "en" : lang === "zh" ? "zh" : (st && st.lang && st.lang.startsWith("zh") ? "zh" : "en")];
-  const cardText = (c) => c === "BJ" ? "大王" : c === "SJ" ? "小王" : (c[0] === "T" ? "10" : c[0]) + SUIT[c[1]];
-  const isRed = (c) => c === "BJ" || c[1] === "H" || c[1] === "D";
-  const isTrump = (c, t) => c === "BJ" || c === "SJ" || (t && (c[0] === t.level || (t.trump && t.trump !== "NT" && c[1] === t.trump)));
-  const seatName = (s) => { const x = st.seats[s]; return x ? x.name + (x.ai ? " 🤖" : "") : "—"; };
+  // ----- words -----
+  const lang = () => LANGS.includes(chosen) ? chosen : st && LANGS.includes(st.lang) ? st.lang : "en";
+  async function load(l) {
+    if (!words[l]) {
+      const r = await fetch(`/words/${encodeURIComponent(l)}.json`);
+      words[l] = await r.json();
+    }
+    return words[l];
+  }
+  // A catalog text with its placeholders filled: {name} -> params.name (escaped unless raw).
+  function w(key, p, raw) {
+    const cat = words[lang()] || words.en, forms = cat && cat.words[key];
+    if (!forms) return key;
+    const n = p && (p.n !== undefined ? p.n : p.points);
+    const text = forms.length > 1 && cat.plural === "en" && Number(n) !== 1 ? forms[1] : forms[0];
+    return text.replace(/\{(\w+)\}/g, (m, k) => p && p[k] !== undefined ? (raw && raw.includes(k) ? p[k] : esc(p[k])) : m);
+  }
   const esc = (s) => String(s).replace(/[&<>"]/g, (ch) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[ch]));
+  const cardText = (c) => c === "BJ" ? "大王" : c === "SJ" ? "小王" : SUIT[c[1]] + (c[0] === "T" ? "10" : c[0]);
+  const cardsText = (cs) => cs.map(cardText).join(" ");
+  const rank = (x) => x === null || x === undefined ? "?" : x === "T" ? "10" : x;
+  const isRed = (c) => c === "BJ" || c[1] === "H" || c[1] === "D";
+  const team = (t) => w(t === 0 ? "team.0" : "team.1");
+  const T = () => st.scene.table;
+  const seatName = (s) => {
+    const f = T().seats[s];
+    return f && f.taken ? f.name + (f.is_ai ? w("seat.ai_mark") : f.away ? w("seat.away_mark") : "") : w("seat.empty");
+  };
+  const seatLabel = (s) => "①②③④"[s] + seatName(s);
+  const trumpText = (t) => t.suit === "NT" ? w("table.no_trump") : t.suit ? SUIT[t.suit] :
+    t.declared ? w("hand.trump_so_far", {trump: t.declared.suit === "NT" ? w("table.no_trump") : SUIT[t.declared.suit]}) :
+      w("table.trump_undecided");
 
   function theme() {
     if (!tg) return;
     tg.ready(); tg.expand();
-    const p = tg.themeParams || {};
-    const r = document.documentElement.style;
-    if (p.bg_color) r.setProperty("--bg", p.bg_color);
-    if (p.text_color) r.setProperty("--fg", p.text_color);
-    if (p.button_color) r.setProperty("--btn", p.button_color);
-    if (p.button_text_color) r.setProperty("--btn-fg", p.button_text_color);
-    if (p.hint_color) r.setProperty("--muted", p.hint_color);
+    const p = tg.themeParams || {}, r = document.documentElement.style;
+    for (const [k, v] of [["bg_color", "--bg"], ["text_color", "--fg"], ["button_color", "--btn"],
+      ["button_text_color", "--btn-fg"], ["hint_color", "--muted"]]) if (p[k]) r.setProperty(v, p[k]);
   }
 
   function say(text, bad) {
@@ -80,54 +76,61 @@
   // ----- the socket -----
   function connect() {
     if (refused || matchId === null && !auth.tg) return;
-    const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
-    ws = new WebSocket(url);
+    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
     ws.onopen = () => ws.send(JSON.stringify({t: "hello", auth, match: matchId, since: st ? st.version : 0}));
     ws.onmessage = (ev) => {
       const msg = JSON.parse(ev.data);
       if (msg.type === "state") { retry = 0; $("conn").hidden = true; onState(msg); }
       else if (msg.type === "notice") onNotice(msg);
-      else if (msg.type === "refused") { refused = true; say(L().refused[msg.reason] || msg.reason, true);
-        if (msg.reason === "no_table") openReplay(); }
+      else if (msg.type === "refused") {
+        refused = msg.reason;
+        load(lang()).then(() => say(w("web.refused_" + msg.reason), true));
+        if (msg.reason === "no_table") openReplay();
+      }
     };
     ws.onclose = (ev) => {
       ws = null;
       if (ev.code === 4401 || refused) return;
-      $("conn").hidden = false; $("conn").textContent = L().reconnecting;
+      $("conn").hidden = false; $("conn").textContent = w("web.reconnecting");
       retry = Math.min(retry + 1, 6);
       setTimeout(connect, Math.min(250 * 2 ** retry, 5000));
     };
   }
 
   function send(a, cards) {
-    if (!ws || ws.readyState !== 1) { say(L().reconnecting, true); return; }
+    if (!ws || ws.readyState !== 1) { say(w("web.reconnecting"), true); return; }
     const key = `${Date.now().toString(36)}.${++keys}`;
     pending.set(key, a);
-    ws.send(JSON.stringify({t: "act", a, cards: cards || [], key}));
+    ws.send(JSON.stringify({t: "act", a, cards: cards || [], key, v: st ? st.version : undefined}));
   }
 
   function onNotice(msg) {
     const a = pending.get(msg.key);
     pending.delete(msg.key);
     if (msg.ok) { say(""); return; }
-    say(msg.text || L().refused.forged, a !== "hint");
+    say(msg.text || w("web.refused_forged"), a !== "hint");
   }
+
+  const hand = () => (st && st.scene.hand) || null;
+  const can = () => (hand() && T().status === "active" && hand().choices) || {}; // nothing to do while paused
 
   function onState(msg) {
     // Only ever forward: a state older than the one shown (a late frame) is not drawn.
     if (st && msg.match === st.match && msg.version < st.version) return;
-    const handKey = (msg.hand || []).join(",") + "|" + (msg.table ? msg.table.phase : "");
+    const h = msg.scene.hand, t = msg.scene.table;
+    const handKey = (h ? h.cards.join(",") : "") + "|" + t.phase;
     if (handKey !== selectedFor) { selected = new Set(); selectedFor = handKey; }
-    const buryNow = msg.options && msg.options.bury;
-    if (buryNow && selected.size === 0 && !(st && st.options && st.options.bury)) {
-      const want = [...buryNow];
-      (msg.hand || []).forEach((c, i) => { const j = want.indexOf(c); if (j >= 0) { want.splice(j, 1); selected.add(i); } });
+    if (h && h.choices.bury && selected.size === 0 && !(st && can().bury)) {
+      const want = [...h.choices.bury_pick]; // the AI's pick of 8 comes selected: one tap buries it
+      h.cards.forEach((c, i) => { const j = want.indexOf(c); if (j >= 0) { want.splice(j, 1); selected.add(i); } });
     }
-    const wasMyTurn = st && st.options && st.options.play;
+    const wasMyTurn = st && can().play, before = st ? T().hand_no : null;
     st = msg;
-    deadlineAt = msg.deadline ? performance.now() / 1000 + msg.deadline.left : null;
-    if (!wasMyTurn && msg.options && msg.options.play && tg && tg.HapticFeedback) tg.HapticFeedback.impactOccurred("light");
-    draw();
+    if (t.summary && t.summary.hand_no > summaryDone && (t.phase === "hand_over" || t.phase === "match_over" ||
+        before === t.summary.hand_no)) summaryOpen = t.summary.hand_no; // the end of a hand stays until put away
+    deadlineAt = t.turn.clock ? performance.now() / 1000 + t.turn.clock.seconds : null;
+    if (!wasMyTurn && can().play && tg && tg.HapticFeedback) tg.HapticFeedback.impactOccurred("light");
+    load(lang()).then(draw);
   }
 
   // ----- drawing -----
@@ -136,59 +139,90 @@
     return ["me", "right", "top", "left"][(s - me + 4) % 4];
   }
 
-  function mini(c, extra) {
-    return `<span class="mini${isRed(c) ? " red" : ""}${extra || ""}">${esc(cardText(c))}</span>`;
-  }
+  const mini = (c, extra) => `<span class="mini${isRed(c) ? " red" : ""}${extra || ""}">${esc(cardText(c))}</span>`;
 
   function draw() {
-    const t = st.table, l = L();
-    document.documentElement.lang = l === T.zh ? "zh" : "en";
-    $("replay-btn").textContent = l.replay;
-    $("replay-btn").hidden = !(t && (t.hand_no > 1 || t.phase === "hand_over" || t.phase === "match_over"));
-    if (!t) {
-      $("info").textContent = l.lobby;
-      for (let s = 0; s < 4; s++) $("seat-" + place(s)).innerHTML = `<div class="name">${esc(seatName(s))}</div>`;
+    const t = T(), l = lang();
+    document.documentElement.lang = l;
+    $("lang").textContent = LANG_MARK[LANGS[(LANGS.indexOf(l) + 1) % LANGS.length]];
+    $("replay-btn").textContent = w("web.replay");
+    $("replay-btn").hidden = !(t.hand_no > 1 || t.summary);
+    if (t.phase === null) {
+      $("info").textContent = w("web.lobby");
+      for (let s = 0; s < 4; s++) $("seat-" + place(s)).innerHTML = `<div class="name">${esc(seatLabel(s))}</div>`;
       $("hand").innerHTML = ""; $("actions").innerHTML = ""; return;
     }
-    const trump = t.trump === "NT" ? l.nt : t.trump ? SUIT[t.trump] : l.undecided;
-    const lv = (x) => x === "T" ? "10" : x;
-    const hn = l === T.zh ? `${l.hand}${t.hand_no}局` : `${l.hand} ${t.hand_no}`;
-    $("info").textContent = `${hn} · ${l.level} ${lv(t.level)} · ${l.trump} ${trump} · A ${lv(t.levels[0])} B ${lv(t.levels[1])} · ` +
-      `${t.defender_points} ${l.points} · ${st.paused ? l.paused : l.phase[t.phase] || t.phase}`;
-    const trick = new Map((t.trick || []).map(([s, cs]) => [s, cs]));
-    const waiting = t.phase === "playing" && t.turn !== null ? [t.turn] : (t.to_act || []);
+    $("info").textContent = [w("web.hand", {hand: t.hand_no}), w("web.level", {level: rank(t.level)}),
+      w("web.trump", {trump: trumpText(t.trump)}), t.status === "paused" ? w("table.paused") : w("phase." + t.phase)].join(" · ");
+    const defenders = t.declarers === null ? null : 1 - t.declarers;
+    $("score").innerHTML = [0, 1].map((k) => `<span class="team${k}">${w("web.team_points",
+      {team: team(k), level: rank(t.levels[k]), points: k === defenders ? t.defender_points : t.points[k]})}` +
+      (k === defenders ? ` <b>${w("web.defends")}</b>` : k === t.declarers ? ` ${w("web.declares")}` : "") + "</span>").join(" · ");
+    const waiting = t.turn.seats, shown = recall && t.last_trick ? t.last_trick.plays : t.trick;
+    const played = new Map(shown.map((p) => [p.seat, p.cards]));
     for (let s = 0; s < 4; s++) {
-      const el = $("seat-" + place(s));
-      el.className = `seat team${s % 2}` + (waiting.includes(s) ? " turn" : "");
-      const count = t.hand_counts ? t.hand_counts[s] : "";
-      const tags = [t.dealer === s ? `★${l.dealer}` : "", count !== "" ? `${count}${l === T.zh ? l.cards : " " + l.cards}` : ""]
-        .filter(Boolean).join(" ");
-      el.innerHTML = `<div class="name">${esc(seatName(s))}${s === st.seat ? ` (${l.you})` : ""}</div>` +
-        `<div class="tags">${esc(tags)}</div><div class="played" data-seat="${s}">` +
-        (trick.get(s) || []).map((c) => mini(c)).join("") + "</div>";
+      const f = t.seats[s], el = $("seat-" + place(s));
+      el.className = `seat team${f.team}` + (waiting.includes(s) ? " turn" : "");
+      const tags = [f.dealer ? `★${w("web.dealer")}` : "", f.cards !== null ? w("table.cards_left", {n: f.cards}).replace(/^·\s*/, "") : ""];
+      el.innerHTML = `<div class="name">${esc(seatLabel(s))}${s === st.seat ? ` (${w("web.you")})` : ""}</div>` +
+        `<div class="tags">${tags.filter(Boolean).join(" ")}</div>`;
+      const win = recall && t.last_trick && t.last_trick.winner === s ? " win" : "";
+      $("slot-" + place(s)).innerHTML = (played.get(s) || []).map((c) => mini(c, win)).join("");
+      $("slot-" + place(s)).dataset.seat = s;
     }
-    const decl = t.declaration;
-    $("center").textContent = decl && t.phase !== "playing" ? `${seatName(decl.seat)}: ${decl.cards.map(cardText).join(" ")}` :
-      (st.status === "finished" ? l.finished : "");
-    if (t.last_trick && t.last_trick.length) {
-      $("last").innerHTML = `${esc(l.lastTrick)}: ` + t.last_trick.map(([s, cs]) => `${esc(seatName(s))} ` +
-        cs.map((c) => mini(c, s === t.last_trick_winner ? " win" : "")).join("")).join(" · ");
-    } else $("last").textContent = "";
-    drawHand(); drawActions(); tick();
+    const d = t.trump.declared;
+    $("center-note").textContent = t.result ? w("result.match_title") : d && t.phase !== "playing" && !t.trick.length ?
+      `${seatLabel(d.seat)}: ${cardsText(d.cards)}` : "";
+    const last = t.last_trick;
+    $("last").hidden = !last;
+    $("last").setAttribute("aria-pressed", String(recall && !!last));
+    if (last) $("last").innerHTML = `${w("web.last_trick")}: ` + last.plays.map((p) => `${esc(seatLabel(p.seat))} ` +
+      p.cards.map((c) => mini(c, p.seat === last.winner ? " win" : "")).join("")).join(" · ") +
+      (last.points ? ` ${last.counts ? "+" : ""}${w("web.points", {points: last.points})}` : "");
+    drawSummary(); drawHand(); drawActions(); tick();
+  }
+
+  function summaryLines(s) {
+    const out = [w("result.hand_title", {hand: s.hand_no})];
+    if (s.reason !== "played") out.push(w("reason." + s.reason));
+    out.push(w("result.points", {points: s.defender_points}));
+    if (s.kitty.length) out.push(w(s.kitty_multiplier > 0 ? "result.kitty_won" : "result.kitty",
+      {cards: s.kitty.map((c) => mini(c)).join(" "), points: s.kitty_points, mult: s.kitty_multiplier}, ["cards"]));
+    if (s.penalties) out.push(w("result.penalty", {points: s.penalties}));
+    if (s.winner !== null && s.side !== null) {
+      const key = s.levels_up ? (s.side === "declarers" ? "result.declarers_win" : "result.defenders_win") :
+        (s.side === "declarers" ? "result.declarers_hold" : "result.defenders_take_over");
+      out.push(w(key, {team: team(s.winner), n: s.levels_up}));
+    }
+    if (s.knocked_to) out.push(w("result.knocked", {level: rank(s.knocked_to)}));
+    if (s.levels_after) out.push(w("result.levels", {a: rank(s.levels_after[0]), b: rank(s.levels_after[1])}));
+    if (s.next_dealer !== null) out.push(w("result.next_dealer", {who: seatLabel(s.next_dealer)}));
+    return out;
+  }
+
+  function drawSummary() {
+    const t = T(), s = t.summary, el = $("summary");
+    el.hidden = !(s && summaryOpen === s.hand_no) && !t.result;
+    if (el.hidden) return;
+    let lines = s ? summaryLines(s) : [];
+    if (t.result) lines = lines.concat([w("result.match_title"), w("result.match_winner", {team: team(t.result.winner),
+      who: t.seats.filter((f) => f.team === t.result.winner).map((f) => seatLabel(f.seat)).join(", ")}),
+      w("result.levels", {a: rank(t.result.levels[0]), b: rank(t.result.levels[1])})]);
+    el.innerHTML = lines.map((x) => `<div>${x}</div>`).join("") +
+      (t.result ? "" : `<button type="button" id="go-on" class="primary">${w("web.go_on")}</button>`);
+    if (!t.result) $("go-on").onclick = () => { summaryDone = summaryOpen; summaryOpen = 0; draw(); };
   }
 
   function drawHand() {
-    const hand = st.hand || [], t = st.table, el = $("hand");
-    el.hidden = st.seat === null || st.seat === undefined;
-    let prev = null;
-    el.innerHTML = hand.map((c, i) => {
-      const tr = isTrump(c, t);
-      const group = tr ? "T" : c[1];
-      const gap = prev !== null && group !== prev ? " gap" : "";
-      prev = group;
-      const joker = c === "BJ" || c === "SJ";
-      const face = joker ? `<span>${c === "BJ" ? "大" : "小"}</span><span>王</span>` : `<span>${c[0] === "T" ? "10" : c[0]}</span><span class="s">${SUIT[c[1]]}</span>`;
-      return `<button type="button" class="card${isRed(c) ? " red" : ""}${tr ? " trump" : ""}${joker ? " joker" : ""}${gap}" ` +
+    const h = hand(), el = $("hand");
+    el.hidden = !h;
+    if (!h) { el.innerHTML = ""; return; }
+    el.innerHTML = h.cards.map((c, i) => {
+      const trump = h.suits[i] === "T", joker = c === "BJ" || c === "SJ";
+      const gap = i > 0 && h.suits[i] !== h.suits[i - 1] ? " gap" : "";
+      const face = joker ? `<span>${c === "BJ" ? "大" : "小"}</span><span>王</span>` :
+        `<span class="s">${SUIT[c[1]]}</span><span>${c[0] === "T" ? "10" : c[0]}</span>`;
+      return `<button type="button" class="card${isRed(c) ? " red" : ""}${trump ? " trump" : ""}${joker ? " joker" : ""}${gap}" ` +
         `data-i="${i}" aria-pressed="${selected.has(i)}" aria-label="${esc(cardText(c))}">${face}</button>`;
     }).join("");
   }
@@ -204,25 +238,26 @@
 
   let mainAction = null;
   function drawActions() {
-    const nav = $("actions"), o = st.options || {}, l = L(), hand = st.hand || [];
+    const nav = $("actions"), o = can(), h = hand(), cards = h ? h.cards : [], playing = T().phase === "playing";
     nav.innerHTML = "";
     mainAction = null;
-    const picked = () => [...selected].sort((a, b) => a - b).map((i) => hand[i]);
-    for (const cs of o.declare || []) nav.append(button(`${l.declare} ${cs.map(cardText).join("")}`, "primary", () => send("declare", cs), false, "declare", cs));
-    for (const cs of o.chao || []) nav.append(button(`${l.chao} ${cs.map(cardText).join("")}`, "primary", () => send("chao", cs), false, "chao", cs));
-    if (o.pass) nav.append(button(l.pass, "", () => send("pass"), false, "pass"));
+    const picked = () => [...selected].sort((a, b) => a - b).map((i) => cards[i]);
+    for (const cs of o.declare || []) nav.append(button(w("btn.declare", {cards: cardsText(cs)}), "primary", () => send("declare", cs), false, "declare", cs));
+    for (const cs of o.chao || []) nav.append(button(w("btn.chao", {cards: cardsText(cs)}), "primary", () => send("chao", cs), false, "chao", cs));
+    if (o.can_pass) nav.append(button(w("btn.pass"), "", () => send("pass"), false, "pass"));
     if (o.bury) {
-      mainAction = {label: l.bury8(selected.size), ok: selected.size === 8, fn: () => send("bury", picked())};
+      mainAction = {label: w("btn.bury", {n: selected.size}), ok: selected.size === 8, fn: () => send("bury", picked())};
       nav.append(button(mainAction.label, "primary", mainAction.fn, !mainAction.ok, "bury"));
     }
-    if (st.table && st.table.phase === "playing" && st.seat !== null && st.seat !== undefined) {
+    if (playing && h) {
       const mine = !!o.play;
-      mainAction = {label: l.play, ok: mine && selected.size > 0, fn: () => selected.size ? send("play", picked()) : say(l.selectFirst, true)};
-      nav.append(button(l.play, "primary", mainAction.fn, !mainAction.ok, "play"));
-      nav.append(button(l.hint, "", () => send("hint"), !mine, "hint"));
+      mainAction = {label: w("btn.play"), ok: mine && selected.size > 0,
+        fn: () => selected.size ? send("play", picked()) : say(w("web.select_first"), true)};
+      nav.append(button(mainAction.label, "primary", mainAction.fn, !mainAction.ok, "play"));
+      nav.append(button(w("web.hint"), "", () => send("hint"), !mine, "hint"));
     }
-    if ((o.bury || (st.table && st.table.phase === "playing")) && hand.length) nav.append(button(l.clear, "", () => { selected.clear(); drawHand(); drawActions(); }, false, "clear"));
-    if (o.revolt) nav.append(button(l.revolt, "", () => send("revolt"), false, "revolt"));
+    if ((o.bury || playing) && cards.length) nav.append(button(w("btn.clear"), "", () => { selected.clear(); drawHand(); drawActions(); }, false, "clear"));
+    if (o.revolt) nav.append(button(w("btn.revolt"), "", () => send("revolt"), false, "revolt"));
     if (tg && tg.MainButton) {
       const mb = tg.MainButton;
       if (mainAction && mainAction.ok) { mb.setText(mainAction.label); mb.show(); } else mb.hide();
@@ -231,38 +266,40 @@
 
   function tick() {
     const el = $("clock");
-    if (deadlineAt === null || !st || st.paused) { el.textContent = ""; return; }
-    const left = Math.max(0, Math.ceil(deadlineAt - performance.now() / 1000));
-    const mine = st.options && (st.options.play || st.options.bury || (st.options.chao || []).length || st.options.pass);
-    el.textContent = (mine ? L().yourTurn + " " : "") + `${left}s`;
+    if (deadlineAt === null || !st || T().status === "paused") { el.textContent = ""; return; }
+    const left = Math.max(0, Math.ceil(deadlineAt - performance.now() / 1000)), o = can();
+    const mine = o.play || o.bury || (o.chao || []).length || o.can_pass;
+    el.textContent = (mine ? w("web.your_turn") + " " : "") + `${left}s`;
   }
 
   // ----- replays -----
   let rp = null;
-  async function openReplay(hand) {
-    const body = {auth, match: matchId, hand: hand || 0};
+  async function openReplay(handNo) {
+    const body = {auth, match: matchId, hand: handNo || 0};
     if (rp && rp.match) body.replay = rp.match;
     const r = await fetch("/replay", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
     const data = await r.json();
+    await load(lang());
     const el = $("replay");
     el.hidden = false;
-    if (!r.ok) { el.textContent = L().noHand; return; }
+    if (!r.ok) { el.textContent = w("web.no_hand"); return; }
     rp = {...data, at: 0};
     drawReplay();
   }
 
   function drawReplay() {
-    const el = $("replay"), l = L(), tr = rp.tricks[rp.at] || {plays: [], winner: null, points: 0};
+    const el = $("replay"), tr = rp.tricks[rp.at] || {plays: [], winner: null, points: 0};
     const name = (s) => rp.seats[s] || "—";
     const hands = rp.hands.map((h) => `<button type="button" data-hand="${h}" class="${h === rp.hand ? "primary" : ""}">${h}</button>`).join("");
-    const trump = rp.trump === "NT" ? l.nt : rp.trump ? SUIT[rp.trump] : "?";
-    el.innerHTML = `<div>${esc(l.replay)} · ${esc(l.hand)} ${rp.hand} · ${esc(l.trump)} ${trump} · ${esc(l.trick)} ${rp.at + 1}/${rp.tricks.length}</div>` +
-      `<div class="nav">${hands}</div><div class="trick">` +
+    const trump = rp.trump === "NT" ? w("table.no_trump") : rp.trump ? SUIT[rp.trump] : "?";
+    el.innerHTML = `<div>${w("web.replay")} · ${w("web.hand", {hand: rp.hand})} · ${w("web.trump", {trump})} · ` +
+      `${w("web.trick_of", {n: rp.at + 1, total: rp.tricks.length})}</div><div class="nav">${hands}</div><div class="trick">` +
       tr.plays.map(([s, cs]) => `<div class="${s === tr.winner ? "win" : ""}">${esc(name(s))}<br>${cs.map((c) => mini(c)).join("")}</div>`).join("") +
-      `</div><div>${tr.points ? `+${tr.points} ${esc(l.points)}` : ""}</div>` +
-      (rp.at === rp.tricks.length - 1 && rp.result ? `<div>${esc(l.kitty)}: ${(rp.result.kitty || []).map((c) => mini(c)).join("")} · ${rp.result.defender_points} ${esc(l.points)}</div>` : "") +
-      `<div class="nav"><button type="button" id="rp-prev">${l.prev}</button><button type="button" id="rp-next">${l.next}</button>` +
-      `<button type="button" id="rp-close">${l.close}</button></div>`;
+      `</div><div>${tr.points ? "+" + w("web.points", {points: tr.points}) : ""}</div>` +
+      (rp.at === rp.tricks.length - 1 && rp.result ? `<div>${w("web.kitty")}: ${(rp.result.kitty || []).map((c) => mini(c)).join("")} · ` +
+        `${w("web.points", {points: rp.result.defender_points})}</div>` : "") +
+      `<div class="nav"><button type="button" id="rp-prev">${w("web.prev")}</button><button type="button" id="rp-next">${w("web.next")}</button>` +
+      `<button type="button" id="rp-close">${w("web.close")}</button></div>`;
     $("rp-prev").disabled = rp.at === 0;
     $("rp-next").disabled = rp.at >= rp.tricks.length - 1;
     $("rp-prev").onclick = () => { rp.at--; drawReplay(); };
@@ -291,18 +328,21 @@
     if (ev.target.tagName === "INPUT" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if ((ev.key === "p" || ev.key === "Enter" && ev.target.classList && !ev.target.closest("button")) && mainAction && mainAction.ok) mainAction.fn();
     else if (ev.key === "c") { selected.clear(); if (st) { drawHand(); drawActions(); } }
-    else if (ev.key === "h" && st && st.options && st.options.play) send("hint");
+    else if (ev.key === "h" && st && can().play) send("hint");
   });
+  $("last").addEventListener("click", () => { recall = !recall; if (st) draw(); }); // the last trick, back on the table
   $("lang").addEventListener("click", () => {
-    lang = L() === T.zh ? "en" : "zh";
-    localStorage.setItem("tractor.lang", lang);
-    if (st) draw();
-    if (rp && !$("replay").hidden) drawReplay();
+    chosen = LANGS[(LANGS.indexOf(lang()) + 1) % LANGS.length];
+    localStorage.setItem("tractor.lang", chosen);
+    const redraw = () => { if (st) draw(); if (rp && !$("replay").hidden) drawReplay(); };
+    if (words[chosen]) redraw(); else load(chosen).then(redraw);
   });
   $("replay-btn").addEventListener("click", () => openReplay(0));
   if (tg && tg.MainButton) tg.MainButton.onClick(() => { if (mainAction && mainAction.ok) mainAction.fn(); });
   setInterval(tick, 250);
   theme();
+  LANGS.forEach((l) => load(l).catch(() => {})); // all three, so that a switch of language draws at once
   if (params.get("replay")) openReplay(parseInt(params.get("replay"), 10) || 0); else connect();
-  window.tractor = {state: () => st, selected: () => [...selected], online: () => !!ws && ws.readyState === 1};
+  window.tractor = {state: () => st, selected: () => [...selected], online: () => !!ws && ws.readyState === 1,
+    lang: () => lang(), summary: () => !$("summary").hidden};
 })();
