@@ -5,8 +5,9 @@ stored, before the table speaks of it.
 
 from __future__ import annotations
 
-from bot import tokens
 from bot.i18n import tr
+from bot.intents import codec
+from bot.intents.types import Drawn, Pass, PlayCards
 from bot.table import Table
 from tests.host.conftest import PACED, Rig, make_rig
 from tests.host.helpers import find, hand_message, open_table, send
@@ -35,7 +36,7 @@ async def test_a_second_pass_after_a_late_first_one_is_refused_not_stored() -> N
         table = await _declaring(rig)
         s = table.seat_of("u2")
         assert s is not None
-        pass_button = find(hand_message(rig, table, s), tokens.PASS)
+        pass_button = find(hand_message(rig, table, s), Pass)
         first, again = rig.d.press("u2", pass_button), rig.d.press("u2", pass_button)  # two updates
         await rig.host.handle(first)  # the person presses again before the first answer arrived
         await rig.host.handle(again)
@@ -50,7 +51,7 @@ async def test_a_second_pass_after_a_late_first_one_is_refused_not_stored() -> N
         await rig.store.close()
 
 
-async def test_the_same_play_pressed_twice_is_one_action_refused_by_its_key() -> None:
+async def test_the_same_play_pressed_twice_is_one_action_the_second_refused() -> None:
     rig = await make_rig(PACED)
     try:
         table = await open_table(rig, ["u1", "u2"], 2, "classic", "target=3")
@@ -59,19 +60,15 @@ async def test_the_same_play_pressed_twice_is_one_action_refused_by_its_key() ->
         m = table.match
         assert s is not None and m is not None
         action = m.auto_action(s, rng_seed=m.version)
-        hand = list(m.view(s)["hand"])
-        idx: list[int] = []
-        for c in action.cards:  # type: ignore[union-attr]
-            idx.append(next(i for i, h in enumerate(hand) if h == c and i not in idx))
-        token = tokens.Token(table.id, table.screen.view_version[s], tokens.PLAY_CARDS,
-                             "".join(tokens.to_b36(i) for i in idx)).pack()
+        token = codec.pack(Drawn(table.id, m.version), PlayCards(tuple(action.cards)))  # type: ignore[union-attr]
         version = m.version
         first, again = rig.d.event("chosen", mover, token=token), rig.d.event("chosen", mover, token=token)
         await rig.host.handle(first)  # both queued at the table before either is served
         await rig.host.handle(again)
         await rig.host.settle()
         assert first.reply.texts == ["✓"]  # type: ignore[union-attr]
-        assert again.reply.texts == [tr("en", "err.duplicate")]  # type: ignore[union-attr]
+        # refused in words: drawn before the person's own last move (the turn it was drawn for is gone)
+        assert again.reply.texts == [tr("en", "err.old_turn")]  # type: ignore[union-attr]
         stored = await rig.store.get_match(table.id)
         assert stored is not None
         assert stored.actions[version]["cards"] == list(action.cards)  # type: ignore[union-attr]
@@ -89,12 +86,7 @@ async def test_a_press_is_answered_once_stored_before_the_table_speaks() -> None
         s = table.seat_of(mover)
         assert s is not None and table.match is not None
         action = table.match.auto_action(s, rng_seed=table.match.version)
-        hand = list(table.match.view(s)["hand"])
-        idx: list[int] = []
-        for c in action.cards:  # type: ignore[union-attr]
-            idx.append(next(i for i, h in enumerate(hand) if h == c and i not in idx))
-        token = tokens.Token(table.id, table.screen.view_version[s], tokens.PLAY_CARDS,
-                             "".join(tokens.to_b36(i) for i in idx)).pack()
+        token = codec.pack(Drawn(table.id, table.match.version), PlayCards(tuple(action.cards)))  # type: ignore[union-attr]
         sent_before = len(rig.platform.log)
         ev = rig.d.event("chosen", mover, token=token)
         said_when_answered: list[int] = []

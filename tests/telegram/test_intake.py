@@ -15,9 +15,10 @@ import pytest
 
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.run import TelegramRunner
-from bot import tokens
-from bot.host import Host
+from app.features import build_host
 from bot.i18n import tr
+from bot.intents import codec
+from bot.intents.types import Drawn, PlayCards
 from fakes.telegram_api import FakeTelegram
 from fakes.telegram_rig import Rig, booted, until
 from persistence.errors import StoreDown
@@ -53,13 +54,8 @@ async def test_a_press_the_store_could_not_take_is_polled_again_and_answered_onc
         seat = await to_play(rig, table)
         uid, fake = PEOPLE[seat], rig.fake
         action = table.match.auto_action(seat)
-        hand = list(table.match.view(seat)["hand"])
-        idx: list[int] = []
-        for c in action.cards:
-            idx.append(next(i for i, h in enumerate(hand) if h == c and i not in idx))
-        token = tokens.Token(table.id, table.screen.view_version[seat], tokens.PLAY_CARDS,
-                             "".join(tokens.to_b36(i) for i in idx)).pack()
         version = table.match.version
+        token = codec.pack(Drawn(table.id, version), PlayCards(tuple(action.cards)))
         hand_mid = int(table.messages[f"hand{seat}"])
         data = rig.runner.platform.aliases.encode(token)
         monkeypatch.setattr(rig.store, "append_action", failing(rig.store.append_action, 2))
@@ -106,7 +102,7 @@ async def test_the_webhook_answers_503_until_the_update_is_stored(tmp_path: Path
     fake.add_group(-4200)
     fake.add_user(PEOPLE[0], "P0", opened=True)
     store = await SqliteStore.open(tmp_path / "w.sqlite3", synchronous="OFF")
-    host = Host(store, defaults=SETTINGS, use_ai_threads=False)
+    host = build_host(store, defaults=SETTINGS, use_ai_threads=False)
     port = _free_port()
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, mode="webhook",
                             webhook_url="https://bot.example/tg", webhook_listen="127.0.0.1", webhook_port=port,
