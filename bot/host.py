@@ -187,7 +187,7 @@ class Host:
             table = Table(self, match_id=stored.id, platform=stored.platform, chat_id=stored.chat_id,
                           rules=stored.rules, seats=stored.seats, seed=stored.seed, meta=stored.meta,
                           status=stored.status, messages=stored.messages, deadlines=stored.deadlines,
-                          match=match if stored.status in ("active", "paused") else None)
+                          match=match if stored.status in ("active", "paused") else None, picks=stored.picks)
             for s in table.seats.humans():
                 await self._load_user_lang(stored.platform, str(table.seats[s]["user_id"]))
             loaded.append(table)

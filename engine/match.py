@@ -59,7 +59,7 @@ from .hand import (
 )
 from .play import Lead, auto_follow, iter_follows, lead_options
 from .rules import Rules
-from .views import HandSummary, MatchResult, Phase, PublicView, SeatView
+from .views import HandPublic, HandSummary, MatchResult, Phase, PublicView, SeatView
 
 MATCH_OVER = Phase.MATCH_OVER
 #: An event the match reports after an action: ``{"e": kind, ...}``, public, JSON-able.
@@ -117,6 +117,7 @@ class Match:
         self.result: MatchResult | None = None
         self.history: list[HandSummary] = []
         self.last_result: HandSummary | None = None
+        self.previous_hand: Hand | None = None  # the hand that ended last, once the next one is dealt
         self._forced_dealer: int | None = None
         self.board: BoardSpec | None = check_board_rules(rules) if rules.board else None
         if self.board is not None:
@@ -360,12 +361,18 @@ class Match:
             return None
         return self._forced_dealer if self._forced_dealer is not None else self._next_dealer()
 
+    def previous_public(self) -> HandPublic | None:
+        """The public view of the hand that ended last (its final trick, its tricks), once the next
+        hand has begun: what a table shows of it after a restart, when nothing else remembers it."""
+        return None if self.previous_hand is None else self.previous_hand.public()
+
     def _next_hand(self) -> None:
         r = self.hand.result
         assert r is not None
         dealer = self._forced_dealer if self._forced_dealer is not None else self._next_dealer()
         self._forced_dealer = None
         first = r.dealer if r.reason == "revolution" else None
+        self.previous_hand = self.hand
         self.hand = self._new_hand(dealer, first)
 
     def _adjudicate(self) -> list[Event]:

@@ -37,14 +37,23 @@ async def run(db: str, api_root: str, token: str) -> None:
     await runner.connect()
     await host.start()
     await runner.listen()
+    runner.inbound.errors = Printed(runner.inbound.errors)
     print("ready", flush=True)
-    errors_seen = 0
-    while True:
-        await asyncio.sleep(0.2)
-        errors = runner.inbound.errors
-        while errors_seen < len(errors):
-            print(f"error {errors[errors_seen]!r}", flush=True)
-            errors_seen += 1
+    await asyncio.Event().wait()  # until killed
+
+
+class Printed(list[BaseException]):
+    """The adapter's errors, each printed the moment it is kept: the harness reads them from this
+    process's output, and one kept just before a kill must not be lost with it."""
+
+    def __init__(self, earlier: list[BaseException]) -> None:
+        super().__init__()
+        for exc in earlier:
+            self.append(exc)
+
+    def append(self, exc: BaseException) -> None:
+        super().append(exc)
+        print(f"error {exc!r}", flush=True)
 
 
 def main() -> None:

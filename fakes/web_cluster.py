@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,7 @@ class Page:
     reader: asyncio.Task[None] | None = None
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     close_code: int | None = None
+    news: asyncio.Event = field(default_factory=asyncio.Event)  # set at each text and at the close
 
     @property
     def version(self) -> int:
@@ -77,20 +79,29 @@ class Page:
                     self.arrived.append((now, int(data.get("version", 0))))
                 elif data.get("type") == "notice":
                     self.answers[str(data.get("key"))] = data
+                self.news.set()
         finally:
             self.close_code = self.ws.close_code
             self.closed.set()
+            self.news.set()
+
+    async def next_text(self) -> None:
+        """Waits for the next text the server sends (or the close)."""
+        self.news.clear()
+        await self.news.wait()
 
     async def until(self, version: int, timeout: float = 20.0) -> float:
         """Waits for a state of at least this version; when it arrived."""
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            for at, v in self.arrived:
-                if v >= version:
-                    return at
-            if self.closed.is_set():
-                raise ConnectionError(f"the page of seat {self.seat} was closed ({self.close_code}): {self.raw[-1:]}")
-            await asyncio.sleep(0.002)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                while True:
+                    for at, v in self.arrived:
+                        if v >= version:
+                            return at
+                    if self.closed.is_set():
+                        raise ConnectionError(f"the page of seat {self.seat} was closed ({self.close_code}):"
+                                              f" {self.raw[-1:]}")
+                    await self.next_text()
         raise AssertionError(f"seat {self.seat} on {self.worker.name} never showed version {version}"
                              f" (it shows {self.version})")
 
@@ -201,13 +212,13 @@ class Room:
             table = ((state or {}).get("scene") or {}).get("table") or {}
             to_act = list((table.get("turn") or {}).get("seats") or [])
             if state is None or state.get("status") != "active" or not to_act:
-                await asyncio.sleep(0.01)
+                await _next_text(pages.values(), 0.01)
                 continue
             s = int(to_act[0])
             a = await self.auto(t.match_id, s)
             version = int(state["version"])
             if a is None or int(a["version"]) != version:
-                await asyncio.sleep(0.01)  # the page is behind the table, or the table is moving
+                await _next_text(pages.values(), 0.01)  # the page is behind the table, or the table is moving
                 continue
             page = pages[s]
             key = self.key()
@@ -217,8 +228,18 @@ class Room:
             while key not in page.answers:
                 if time.monotonic() > end or page.closed.is_set():
                     raise AssertionError(f"no answer to seat {s}'s {a['t']} on {page.worker.name}")
-                await asyncio.sleep(0.002)
+                await _next_text([page], max(0.0, end - time.monotonic()))
             answer = page.answers[key]
             assert answer["ok"], answer
             return str(a["t"]), s, version, sent
         return None
+
+
+async def _next_text(pages: Iterable[Page], at_most: float) -> None:
+    """Waits until any of the pages gets a text from the server, or `at_most` seconds."""
+    waits = [asyncio.ensure_future(p.next_text()) for p in pages]
+    try:
+        await asyncio.wait(waits, timeout=at_most, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()

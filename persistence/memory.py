@@ -157,6 +157,13 @@ class MemoryStore(Store):
             return
         self._match(match_id).messages[slot] = str(message_id)
 
+    async def set_picks(self, match_id: int, seat: int, state: dict[str, Any] | None) -> None:
+        if state is None:
+            if match_id in self.matches:
+                self.matches[match_id].picks.pop(seat, None)
+            return
+        self._match(match_id).picks[seat] = copy.deepcopy(state)
+
     async def set_deadline(self, match_id: int, kind: str, at: float | None) -> None:
         if at is None:
             if match_id in self.matches:

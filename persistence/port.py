@@ -37,6 +37,7 @@ class StoredMatch:
     meta: dict[str, Any]
     status: str
     messages: dict[str, str] = field(default_factory=dict)
+    picks: dict[int, dict[str, Any]] = field(default_factory=dict)  # per seat: its drawn hand and picks
     deadlines: dict[str, float] = field(default_factory=dict)
     version: int = 0
     created_at: float = 0.0
@@ -96,6 +97,10 @@ class Store(Protocol):
     ) -> list[StoredMatch]: ...
 
     async def set_message(self, match_id: int, slot: str, message_id: str | None) -> None: ...
+
+    async def set_picks(self, match_id: int, seat: int, state: dict[str, Any] | None) -> None:
+        """Keep (or with None, forget) one seat's drawn hand and picked cards: that seat's row only."""
+        ...
 
     async def set_deadline(self, match_id: int, kind: str, at: float | None) -> None: ...
 

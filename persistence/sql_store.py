@@ -358,6 +358,19 @@ class SqlStore(Store):
                 (match_id, slot, str(message_id)),
             )
 
+    async def set_picks(self, match_id: int, seat: int, state: dict[str, Any] | None) -> None:
+        """Keep (or with None, forget) one seat's drawn hand and picks: one row, the match's own untouched."""
+        async with self._write() as sql:
+            if state is None:
+                await sql.run("DELETE FROM seat_picks WHERE match_id = ? AND seat = ?", (match_id, seat))
+                return
+            await _require_match(sql, match_id)
+            await sql.run(
+                "INSERT INTO seat_picks (match_id, seat, state) VALUES (?, ?, ?)"
+                " ON CONFLICT (match_id, seat) DO UPDATE SET state = excluded.state",
+                (match_id, seat, _dumps(state, "seat picks")),
+            )
+
     async def set_deadline(self, match_id: int, kind: str, at: float | None) -> None:
         """Arm (or with None, clear) a timer of the match; timers are data, re-armed after restarts."""
         async with self._write() as sql:
@@ -531,8 +544,15 @@ class SqlStore(Store):
                 f"SELECT match_id, slot, message_id FROM messages WHERE match_id IN ({selected})", params
             )
             deadlines = await sql.all(f"SELECT match_id, kind, at FROM deadlines WHERE match_id IN ({selected})", params)
+            picks = await sql.all(f"SELECT match_id, seat, state FROM seat_picks WHERE match_id IN ({selected})",
+                                  params)
         for match_id, slot, message_id in messages:
             matches[match_id].messages[slot] = message_id
+        for match_id, seat, text in picks:
+            with contextlib.suppress(ValueError):  # an unreadable row only costs that seat's picks
+                state = json.loads(text)
+                if isinstance(state, dict):
+                    matches[match_id].picks[int(seat)] = state
         for match_id, kind, at in deadlines:
             matches[match_id].deadlines[kind] = float(at)
         return list(matches.values())

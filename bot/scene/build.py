@@ -31,7 +31,16 @@ from engine.actions import Bury, Chao, Declare, Pass, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
 from engine.match import Match
-from engine.views import HandSummary, MatchResult, Phase, PublicView, SeatView, TrickPlay, TrumpName
+from engine.views import (
+    HandPublic,
+    HandSummary,
+    MatchResult,
+    Phase,
+    PublicView,
+    SeatView,
+    TrickPlay,
+    TrumpName,
+)
 
 #: Declarations and 炒底 bids a hand offers at most (each one button).
 MAX_BIDS = 12
@@ -130,7 +139,12 @@ def _suit(card: str) -> TrumpName:
     return _SUITS.get(card[1:2], "NT")
 
 
-def _last_trick(pub: PublicView, tricks: Sequence[object]) -> Trick | None:
+def final_trick_of(hand: HandPublic | None) -> Trick | None:
+    """The last trick of a hand that has ended (`Match.previous_public`), for its summary."""
+    return None if hand is None else _last_trick(hand, hand.get("tricks") or [])
+
+
+def _last_trick(pub: HandPublic, tricks: Sequence[object]) -> Trick | None:
     plays = _plays(pub.get("last_trick") or ())
     winner = pub.get("last_trick_winner")
     if not plays or winner is None:

@@ -61,7 +61,7 @@ class Table:
     def __init__(self, host: TableHost, *, match_id: int, platform: str, chat_id: str, rules: dict[str, Any],
                  seats: list[dict[str, Any]], seed: int, meta: dict[str, Any], status: str,
                  messages: dict[str, str] | None = None, deadlines: dict[str, float] | None = None,
-                 match: Match | None = None) -> None:
+                 match: Match | None = None, picks: dict[int, dict[str, Any]] | None = None) -> None:
         self.host = host
         self.id = match_id
         self.platform_name = platform
@@ -77,7 +77,7 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.closed = False
         self.timers = timers.Timers(match_id, host.store, host.clock, self.submit, deadlines)
-        self.screen = Screen(self, messages)
+        self.screen = Screen(self, messages, picks)
         self.ai = AiSeats(self)
         self._public: tuple[Match, int, PublicView] | None = None  # (match, version, its public view)
         self._answered = False

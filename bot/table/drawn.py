@@ -1,4 +1,4 @@
-"""What each seat's hand buttons were drawn for, kept in the match's meta so it outlives the process.
+"""What each seat's hand buttons were drawn for, kept in the store so it outlives the process.
 
 A press carries the state version its buttons were drawn at, and its card indices point into the
 cards shown then. A hand whose cards and phase have not changed is not drawn with a new version, so
@@ -6,12 +6,13 @@ its older buttons keep counting. If that knowledge lived only in memory, a resta
 hand message drawn before it "out of date" although nothing in it changed, and the first press
 after it would be thrown away (Discord's and Telegram's finding: a click lost to a restart). So the
 version, the phase and the cards of each seat's drawn hand, and the cards the person has picked so
-far, are written to the match's meta (`drawn`) before the message goes out, and read back when the
+far, are written to the store (one row a seat) before the message goes out, and read back when the
 table is resumed: a restarted table refuses exactly the buttons it refused before, and no more.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,21 +46,27 @@ class DrawnHand:
 
 
 class DrawnHands:
-    """The four seats' drawn hands, and the selections made on them, mirrored into `meta`."""
+    """The four seats' drawn hands and the selections made on them, one stored row a seat.
 
-    def __init__(self, meta: dict[str, Any]) -> None:
-        self.meta = meta
+    A tap changes one seat's picks and writes that seat's row only (`Store.set_picks`), never the
+    match's meta. Matches stored before keep theirs in the meta's `drawn`; it is read for a seat
+    that has no row of its own yet."""
+
+    def __init__(self, picks: Mapping[int, object] | None = None, meta: Mapping[str, object] | None = None) -> None:
         self.hands: dict[int, DrawnHand] = {}
         # Each seat's picked cards; the same set objects as the drawn hands' `picked` once drawn.
         self.selection: dict[int, set[int]] = {s: set() for s in range(4)}
-        stored = meta.get(META_KEY)
-        if isinstance(stored, dict):
-            for key, raw in stored.items():
-                hand = DrawnHand.from_json(raw)
-                if hand is not None and key in ("0", "1", "2", "3"):
-                    self.hands[int(key)] = hand
-                    self.selection[int(key)] = hand.picked
-        self._saved = self._as_json()
+        legacy = (meta or {}).get(META_KEY)
+        stored: dict[int, object] = {}
+        if isinstance(legacy, dict):
+            stored.update({int(k): v for k, v in legacy.items() if k in ("0", "1", "2", "3")})
+        stored.update({s: v for s, v in (picks or {}).items() if s in range(4)})
+        for s, raw in stored.items():
+            hand = DrawnHand.from_json(raw)
+            if hand is not None:
+                self.hands[s] = hand
+                self.selection[s] = hand.picked
+        self._saved = {s: self._as_json(s) for s in range(4)}
 
     def version(self, s: int) -> int:
         """The oldest version whose buttons still index into seat s's drawn hand (0: none drawn)."""
@@ -89,18 +96,20 @@ class DrawnHands:
         hand = self.hands.get(s)
         return hand.cards if hand is not None else None
 
-    def store_in_meta(self) -> bool:
-        """Writes the drawn hands into the meta; True when that changed it (the caller saves it)."""
-        now = self._as_json()
-        if now == self._saved:
-            return False
-        self.meta[META_KEY] = now
-        self._saved = now
-        return True
-
-    def _as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for s, hand in sorted(self.hands.items()):
-            hand.picked = self.selection[s]
-            out[str(s)] = hand.to_json()
+    def changed(self) -> list[tuple[int, dict[str, Any] | None]]:
+        """The seats whose drawn hand or picks changed since last asked, with what to store for each
+        (None: nothing drawn); the caller writes each seat's row."""
+        out: list[tuple[int, dict[str, Any] | None]] = []
+        for s in range(4):
+            now = self._as_json(s)
+            if now != self._saved[s]:
+                self._saved[s] = now
+                out.append((s, now))
         return out
+
+    def _as_json(self, s: int) -> dict[str, Any] | None:
+        hand = self.hands.get(s)
+        if hand is None:
+            return None
+        hand.picked = self.selection[s]
+        return hand.to_json()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -44,16 +45,17 @@ DEAL_REDRAW_EVERY = 5
 class Screen:
     """What a table has shown: its messages, their content, and each seat's buttons."""
 
-    def __init__(self, table: Table, messages: dict[str, str] | None = None) -> None:
+    def __init__(self, table: Table, messages: dict[str, str] | None = None,
+                 picks: Mapping[int, object] | None = None) -> None:
         self.table = table
         self.messages: dict[str, str] = dict(messages or {})  # slot -> platform message id (persisted)
         self.rendered: dict[str, Any] = {}  # slot -> the content last shown there
         # What each seat's buttons were drawn for (version, phase, cards) and the cards picked on
-        # them, kept in the match's meta: while a hand's phase and cards hold, redrawing it (a card
+        # them, one stored row a seat: while a hand's phase and cards hold, redrawing it (a card
         # selected, say, or after a restart) keeps its buttons' version, so a button on a message
         # drawn earlier still counts.
         self.scenes = Scenes(table)  # the scenes every door draws, the public part built once per change
-        self.drawn_hands = DrawnHands(table.meta)
+        self.drawn_hands = DrawnHands(picks, table.meta)
         self.selection: dict[int, set[int]] = self.drawn_hands.selection
         self.page: dict[int, int] = dict.fromkeys(range(4), 0)
         # Seats that play from the group (inline mode): while the hand is being played, their
@@ -80,8 +82,8 @@ class Screen:
 
     async def save_drawn(self) -> None:
         """Writes what the hands' buttons stand for to the store, when it changed."""
-        if self.drawn_hands.store_in_meta():
-            await self.table.save_meta()
+        for s, state in self.drawn_hands.changed():
+            await self.table.host.store.set_picks(self.table.id, s, state)
 
     def forget(self, slot: str) -> None:
         """Draw this slot again next time, even if its content looks the same."""
@@ -335,8 +337,9 @@ class Screen:
         self.hand_phase[s] = str(m.phase)
         self.drawn_hands.draw(s, version, *key)
         noted = t.meta.get("notes", {}).pop(str(s), None)
-        if self.drawn_hands.store_in_meta() or noted:
-            await t.save_meta()  # before the message goes out: see _buttons_index
+        await self.save_drawn()  # before the message goes out: see _buttons_index
+        if noted:
+            await t.save_meta()
         await self.show(slot, t.private_where(s), v, compare=sig, force_new=force_new)
 
     async def _buttons_index(self, s: int, version: int, key: tuple[str, tuple[str, ...]]) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from bot.ai import move_seed
-from bot.scene.build import choices, hand_scene, lobby_scene, table_scene
+from bot.scene.build import choices, final_trick_of, hand_scene, lobby_scene, table_scene
 from bot.scene.types import Clock, ClockKind, Scene, Status, TableScene, Trick
 from bot.table.seats import Seats
 from engine import Match
@@ -74,7 +74,7 @@ class Scenes:
         self.table = table
         self._key: tuple[object, ...] | None = None
         self._public: TableScene | None = None
-        self._final: Trick | None = None  # the last trick of the hand that ended last, once seen
+        self._final: tuple[int, Trick | None] | None = None  # (hand number, the last hand's final trick)
 
     def public(self) -> TableScene:
         """The table as every viewer sees it now (built again only when it changed)."""
@@ -89,10 +89,10 @@ class Scenes:
             sc = lobby_scene(match_id=t.id, preset=t.preset_name, seats=infos,
                              creator=str(t.meta.get("creator_name", "?")), options=str(t.meta.get("options", "")))
         else:
+            if self._final is None or self._final[0] != t.match.hand_no:  # once a hand, from the match
+                self._final = (t.match.hand_no, final_trick_of(t.match.previous_public()))
             sc = table_scene(t.public(), match_id=t.id, status=status, preset=t.preset_name, seats=infos,
-                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=self._final)
-            if sc.hand_over and sc.summary is not None:
-                self._final = sc.summary.final_trick
+                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=self._final[1])
         self._key, self._public = key, sc
         return sc
 

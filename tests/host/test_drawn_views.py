@@ -105,14 +105,49 @@ async def test_a_button_from_a_version_not_reached_yet_is_refused() -> None:
         await rig.store.close()
 
 
-def test_damaged_or_old_meta_is_ignored_and_picks_outside_the_hand_dropped() -> None:
+def test_damaged_or_old_picks_are_ignored_and_picks_outside_the_hand_dropped() -> None:
     from bot.table.drawn import DrawnHands
 
-    meta = {"drawn": {"0": {"v": 7, "phase": "playing", "cards": ["AS", "KS"], "picked": [1, 5, "x"]},
-                      "1": {"v": -1, "phase": "playing", "cards": []}, "2": "junk", "9": {"v": 1}}}
-    drawn = DrawnHands(meta)
+    picks: dict[int, object] = {0: {"v": 7, "phase": "playing", "cards": ["AS", "KS"], "picked": [1, 5, "x"]},
+                                1: {"v": -1, "phase": "playing", "cards": []}, 2: "junk", 9: {"v": 1}}
+    drawn = DrawnHands(picks)
     assert drawn.version(0) == 7 and drawn.selection[0] == {1}
     assert drawn.version(1) == 0 and drawn.cards(2) is None
     assert drawn.version_for(0, "playing", ("AS", "KS"), 30) == 7
     assert drawn.version_for(0, "playing", ("AS",), 30) == 30
-    assert DrawnHands({"drawn": [1, 2]}).hands == {}
+    assert DrawnHands({}, {"drawn": [1, 2]}).hands == {}
+    # a match stored before keeps its hands in the meta: read for a seat without a row of its own
+    legacy = {"drawn": {"0": {"v": 3, "phase": "playing", "cards": ["AS"], "picked": [0]},
+                        "1": {"v": 4, "phase": "playing", "cards": ["KS"], "picked": []}}}
+    drawn = DrawnHands({1: {"v": 9, "phase": "playing", "cards": ["QS"], "picked": [0]}}, legacy)
+    assert (drawn.version(0), drawn.selection[0]) == (3, {0})
+    assert (drawn.version(1), drawn.cards(1), drawn.selection[1]) == (9, ("QS",), {0})
+    assert drawn.changed() == []
+    drawn.selection[0].clear()
+    assert drawn.changed() == [(0, {"v": 3, "phase": "playing", "cards": ["AS"], "picked": []})]
+
+
+async def test_a_tap_writes_that_seats_picks_and_not_the_matchs_meta() -> None:
+    """A card tap is one row of one seat: the match's meta is not rewritten, and the pick outlives
+    a restart."""
+    rig = await make_rig(PACED)
+    try:
+        table, mover, s = await _at_a_persons_turn(rig)
+        meta_writes: list[object] = []
+        update = rig.store.update_match
+
+        async def counted(match_id: int, **kw: object) -> None:
+            if kw.get("meta") is not None:
+                meta_writes.append(kw["meta"])
+            await update(match_id, **kw)  # type: ignore[arg-type]
+
+        rig.store.update_match = counted  # type: ignore[method-assign]
+        await send(rig, rig.d.press(mover, find(hand_message(rig, table, s), Toggle(0))))
+        assert table.screen.selection[s] == {0} and meta_writes == []
+        stored = await rig.store.get_match(table.id)
+        assert stored is not None and stored.picks[s]["picked"] == [0] and "drawn" not in stored.meta
+        host = await _restart(rig)
+        assert host.tables[table.id].screen.selection[s] == {0}
+    finally:
+        await rig.host.stop()
+        await rig.store.close()

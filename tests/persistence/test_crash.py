@@ -5,6 +5,10 @@ transaction committed. After every kill the parent opens the file, checks
 SQLite's integrity, finds every printed action, checks that each match's log
 is whole (version == rows, seq 0..n-1, valid JSON) and replays every match.
 Some kills land while the child is still creating the schema and matches.
+
+Real time, because the writer is a process of its own, killed by the operating system at random
+moments; it is forked ready-imported (fakes.child), so that a kill soon after the start lands in
+the schema's creation, not in Python's imports.
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ import json
 import random
 import signal
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
+from fakes.child import start_module
 from persistence import SqliteStore
 from persistence.replay import replay_all
 from tests.persistence import crash_child
@@ -30,16 +34,7 @@ FRESH_FILE_EVERY = 8
 async def _run_and_kill(db: Path, synchronous: str, rng: random.Random) -> tuple[list[tuple[int, int]], bool]:
     """Start the child, SIGKILL it at a random moment; returns the (match, seq) it reported and whether
     the kill came among appends (after the first was reported) rather than during start-up."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "tests.persistence.crash_child",
-        str(db),
-        synchronous,
-        cwd=ROOT,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    assert proc.stdout is not None
+    proc = await start_module("tests.persistence.crash_child", [str(db), synchronous])
     early = rng.random() < 0.2
     first = b""
     if early:
