@@ -292,6 +292,9 @@ class Cluster:
         """Tournaments and events whose worker died before opening their next match (bot.move_on)."""
         try:
             return await move_on(self.host, self.link)
+        except StoreDown as exc:
+            log.warning("worker %s: moving tournaments and events on: %s; trying again", self.worker, exc)
+            return []
         except Exception:
             log.exception("worker %s: moving tournaments and events on failed; trying again", self.worker)
             return []

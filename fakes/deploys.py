@@ -48,8 +48,9 @@ from fakes.failover import (
 )
 from fakes.typed import typed_text
 
-#: Seconds a person waits for the bot's answer to an update it took.
-ANSWER_WAIT = 5.0
+#: Seconds a person waits for the bot's answer to an update it took: as long as Telegram takes an
+#: answer to a press (about 15 s; the adapter's own limit is 12, adapters/telegram/inbound.py).
+ANSWER_WAIT = 12.0
 
 
 @dataclass
@@ -58,12 +59,13 @@ class DeployReport(FailoverReport):
 
     not_taken: int = 0  # deliveries refused (503, connection refused): sent again
     unanswered: list[str] = field(default_factory=list)  # taken (200) without an answer
-    answered_twice: list[str] = field(default_factory=list)
+    answered_twice: list[str] = field(default_factory=list)  # each "key: answer | answer"
     terms: int = 0  # SIGTERMs
     undriven: list[float] = field(default_factory=list)  # per SIGTERM: until its tables had new holders
     exits: list[float] = field(default_factory=list)  # per SIGTERM: until the process ended
     longest_gap: float = 0.0  # the longest time an open table had no live holder (the watcher's)
     restarts: int = 0
+    slowest_answer: float = 0.0  # seconds from a taken delivery's 200 to its answer, at most
     store: dict[str, float] = field(default_factory=dict)  # the live workers' store metrics at the end
     not_ready: dict[str, int] = field(default_factory=dict)  # /readyz 503s seen during the disturbances, by why
 
@@ -74,7 +76,8 @@ class DeployReport(FailoverReport):
     def text(self) -> str:
         lines = [super().text(), f"deliveries refused and sent again: {self.not_taken},"
                                  f" taken but unanswered: {len(self.unanswered)},"
-                                 f" answered twice: {len(self.answered_twice)}"]
+                                 f" answered twice: {self.answered_twice};"
+                                 f" slowest answer after the 200: {self.slowest_answer:.2f} s"]
         if self.terms:
             lines.append(f"SIGTERMs: {self.terms}; tables held elsewhere after (max) {max(self.undriven):.2f} s;"
                          f" process exit after (max) {max(self.exits):.2f} s;"
@@ -136,8 +139,10 @@ class Deliveries(Cluster):
             return None
         if not wait:
             return ""
+        taken = time.monotonic()
         try:
             await asyncio.wait_for(heard.wait(), ANSWER_WAIT)
+            self.report.slowest_answer = max(self.report.slowest_answer, time.monotonic() - taken)
         except TimeoutError:
             self.report.unanswered.append(event.key)
             return ""  # taken: not sent again
@@ -307,7 +312,7 @@ async def _run(url: str, workers: int, tables: int, seed: int, pace: tuple[float
                 for w in c.workers:
                     report.errors += [line for line in w.output if line.startswith("error")
                                       and "lease lost" not in line and "lost table" not in line]
-                report.answered_twice = [k for k, said in c.answered.items() if len(said) > 1]
+                report.answered_twice = [f"{k}: {' | '.join(said)}" for k, said in c.answered.items() if len(said) > 1]
                 await c.close()
     finally:
         await conn.close()

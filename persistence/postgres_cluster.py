@@ -27,7 +27,8 @@ from typing import Any
 
 import asyncpg
 
-from persistence.pg_lost import down_when_lost
+from persistence.errors import StoreDown
+from persistence.pg_lost import down_when_lost, lost
 
 log = logging.getLogger(__name__)
 
@@ -180,8 +181,14 @@ class ClusterLink:
     async def sole(self, what: str) -> AsyncIterator[bool]:
         """True inside while this worker alone does `what` (a transaction lock: should it die, the
         server ends the transaction); False while another worker does it."""
-        async with self._pool.acquire() as conn, conn.transaction():
-            yield bool(await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", f"tractor-sole:{what}"))
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                yield bool(await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))",
+                                               f"tractor-sole:{what}"))
+        except BaseException as exc:
+            if lost(exc):
+                raise StoreDown(f"sole {what}: the database went away ({type(exc).__name__}: {exc})") from None
+            raise
 
     @down_when_lost("unattended")
     async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]:

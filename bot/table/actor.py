@@ -174,8 +174,11 @@ class Table:
                     await self._process(message)
                 except LeaseLost:
                     log.warning("table %s: lease lost; another worker drives it now", self.id)
-                    self.host.lost(self, message)
-                    receipt = None  # settled where the update goes on to
+                    if receipt is not None and receipt.settled:
+                        self.host.lost(self, None)  # its action was stored and answered: it goes no further
+                    else:
+                        self.host.lost(self, message)
+                        receipt = None  # settled where the update goes on to
                 except StoreDown as exc:  # the database is away: nothing was stored
                     log.warning("table %s: %s", self.id, exc)
                     if isinstance(message, Event) and not (receipt is not None and receipt.settled):
