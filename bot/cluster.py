@@ -107,6 +107,8 @@ class Link(Protocol):
 
     async def take(self) -> list[tuple[int, dict[str, Any]]]: ...
 
+    async def served(self, row_ids: list[int]) -> None: ...
+
     async def prune(self, older_than: float) -> int: ...
 
     async def notify(self, worker: str, message: dict[str, Any]) -> None: ...
@@ -168,6 +170,7 @@ class Cluster:
         self._mover: asyncio.Task[list[str]] | None = None
         self._wake = asyncio.Event()
         self._beat_now = False  # another worker freed its tables: take a share at once
+        self._unserved: list[int] = []  # inbox rows served whose removal failed (tried again)
         self._pending: OrderedDict[str, Replier] = OrderedDict()
         self._ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
@@ -390,32 +393,47 @@ class Cluster:
         return mine[0] if mine else None
 
     async def drain(self) -> None:
-        """Serves the updates waiting for the tables this worker drives."""
-        for _match_id, payload in await self.link.take():
-            self.stats.received += 1
-            origin, rid = payload.get("from"), payload.get("reply")
-            reply: Replier | None = RemoteReply(self, str(origin), str(rid)) if origin and rid else None
+        """Serves the updates waiting for the tables this worker drives; each row is removed from the
+        inbox once its update is at its table (a row taken but never served is taken again)."""
+        if self._unserved:  # removals a database hiccup held up: done first, or the rows come back
+            rows, self._unserved = self._unserved, []
             try:
-                event = decode(payload, reply)
-            except (KeyError, TypeError, ValueError):
-                log.error("worker %s: unreadable forwarded update dropped", self.worker)
-                continue
-            handoff = payload.get("handoff")
-            platform = self.host.platforms.get(event.where.platform)
-            take = getattr(platform, "take_handoff", None)
-            direct = getattr(platform, "replier_from", None)
-            if handoff is not None and callable(direct):
-                # the platform lets any worker answer the person (Telegram: a callback query by its id,
-                # a chat by its id): the answer then needs the receiving worker no more, alive or not
-                replier = direct(handoff)
-                if replier is not None:
-                    event = dataclasses.replace(event, reply=replier)
-            elif handoff is not None and callable(take):
-                try:
-                    take(handoff)
-                except Exception:
-                    log.exception("worker %s: a forwarded update's handoff could not be taken", self.worker)
-            await self.host.handle(event, forwarded=True)
+                await self.link.served(rows)
+            except StoreDown:
+                self._unserved += rows
+                raise
+        for row_id, payload in await self.link.take():
+            await self._serve(payload)
+            try:
+                await self.link.served([row_id])
+            except StoreDown:
+                self._unserved.append(row_id)
+
+    async def _serve(self, payload: dict[str, Any]) -> None:
+        self.stats.received += 1
+        origin, rid = payload.get("from"), payload.get("reply")
+        reply: Replier | None = RemoteReply(self, str(origin), str(rid)) if origin and rid else None
+        try:
+            event = decode(payload, reply)
+        except (KeyError, TypeError, ValueError):
+            log.error("worker %s: unreadable forwarded update dropped", self.worker)
+            return
+        handoff = payload.get("handoff")
+        platform = self.host.platforms.get(event.where.platform)
+        take = getattr(platform, "take_handoff", None)
+        direct = getattr(platform, "replier_from", None)
+        if handoff is not None and callable(direct):
+            # the platform lets any worker answer the person (Telegram: a callback query by its id,
+            # a chat by its id): the answer then needs the receiving worker no more, alive or not
+            replier = direct(handoff)
+            if replier is not None:
+                event = dataclasses.replace(event, reply=replier)
+        elif handoff is not None and callable(take):
+            try:
+                take(handoff)
+            except Exception:
+                log.exception("worker %s: a forwarded update's handoff could not be taken", self.worker)
+        await self.host.handle(event, forwarded=True)
 
     def _on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("kind")

@@ -129,7 +129,7 @@ class Host:
         self.by_chat: dict[tuple[str, str], Table] = {}
         self.chats: dict[tuple[str, str], dict[str, Any]] = {}
         self.user_langs: dict[tuple[str, str], str] = {}
-        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._recent: OrderedDict[str, str | None] = OrderedDict()  # key -> its first answer
         self._rerouted: set[asyncio.Future[None]] = set()
         #: With several workers on one database (bot.cluster): sends an update for another worker's table on.
         self.router: Router | None = None
@@ -425,7 +425,10 @@ class Host:
     # ----- answering -----
 
     async def answer(self, event: Incoming, text: str) -> None:
-        """A short answer to this event only: the adapter's notice, else a message where it came from."""
+        """A short answer to this event only: the adapter's notice, else a message where it came from.
+        The first answer to an update is kept with its key: a platform's repeat of it gets the same."""
+        if event.key in self._recent and self._recent[event.key] is None:
+            self._recent[event.key] = text[:200]
         try:
             if event.reply is not None:
                 await event.reply.notice(text[:200])
@@ -498,8 +501,14 @@ class Host:
         if self.router is not None and not forwarded and await self.router.route(event):
             return
         if event.key:
-            if event.key in self._recent or await self.store.seen_key(event.key):
-                await self.answer(event, tr(self._lang_for(event), "err.duplicate"))
+            if event.key in self._recent:  # delivered again: answered as the first delivery was
+                first = self._recent[event.key]
+                if first is not None:
+                    await self.answer(event, first)
+                return  # (still being served: that delivery answers)
+            if await self.store.seen_key(event.key):  # stored before, by another worker or process
+                done = tr(self._lang_for(event), "err.duplicate") if event.kind == "command" else "✓"
+                await self.answer(event, done)  # a move stored under its key: it was applied
                 return
             self._recent[event.key] = None
             if len(self._recent) > RECENT_KEYS:

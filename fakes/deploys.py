@@ -59,7 +59,7 @@ class DeployReport(FailoverReport):
 
     not_taken: int = 0  # deliveries refused (503, connection refused): sent again
     unanswered: list[str] = field(default_factory=list)  # taken (200) without an answer
-    answered_twice: list[str] = field(default_factory=list)  # each "key: answer | answer"
+    answered_twice: list[str] = field(default_factory=list)  # answered in two ways: "key: answer | answer"
     terms: int = 0  # SIGTERMs
     undriven: list[float] = field(default_factory=list)  # per SIGTERM: until its tables had new holders
     exits: list[float] = field(default_factory=list)  # per SIGTERM: until the process ended
@@ -312,7 +312,17 @@ async def _run(url: str, workers: int, tables: int, seed: int, pace: tuple[float
                 for w in c.workers:
                     report.errors += [line for line in w.output if line.startswith("error")
                                       and "lease lost" not in line and "lost table" not in line]
-                report.answered_twice = [f"{k}: {' | '.join(said)}" for k, said in c.answered.items() if len(said) > 1]
+                # a delivery that was taken though it was refused (its commit's answer lost) is taken
+                # again: its answers must agree (Telegram shows the first; a person must not be told
+                # "done" and "not done" for one press)
+                report.answered_twice = [f"{k}: {' | '.join(said)}" for k, said in c.answered.items()
+                                         if len(set(said)) > 1]
+                for key in [*report.unanswered, *(k.split(":")[0] for k in report.answered_twice)]:
+                    report.errors += [f"{w.name}: {line}" for w in c.workers for line in w.output
+                                      if f" {key} " in f" {line} " or f"{key}:" in line]
+                for mid in report.stuck:  # what the workers said about a stuck table, to tell why
+                    report.errors += [f"{w.name}: {line}" for w in c.workers for line in w.output
+                                      if f"table {mid}" in line]
                 await c.close()
     finally:
         await conn.close()

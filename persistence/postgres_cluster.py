@@ -47,6 +47,8 @@ DEAD_WORKERS = (
 )
 #: Rows of workers gone this long are deleted (their leases ran out long before).
 FORGET_WORKERS_AFTER = 60.0
+#: Seconds after which an inbox row taken but not served is taken again.
+RETAKE_AFTER = 5.0
 
 
 class ClusterLink:
@@ -152,21 +154,35 @@ class ClusterLink:
 
     @down_when_lost("take")
     async def take(self) -> list[tuple[int, dict[str, Any]]]:
-        """The waiting updates of the tables this worker holds, oldest first, removed from the inbox."""
+        """The waiting updates of the tables this worker holds, oldest first, each as (row id, match,
+        payload); marked taken, not removed: `served` removes them. A row marked but not served
+        within `RETAKE_AFTER` (its answer lost with a dropped connection, its taker gone) is
+        taken again."""
         async with self._pool.acquire() as conn:
             rows = await conn.fetch(
-                "DELETE FROM inbox WHERE id IN (SELECT i.id FROM inbox i JOIN leases l ON l.match_id = i.match_id"
-                f" WHERE l.worker = $1 AND l.expires_at > {NOW} FOR UPDATE OF i SKIP LOCKED)"
-                " RETURNING id, match_id, payload",
-                self.worker,
+                f"UPDATE inbox SET taken_by = $1, taken_at = {NOW} WHERE id IN (SELECT i.id FROM inbox i"
+                " JOIN leases l ON l.match_id = i.match_id"
+                f" WHERE l.worker = $1 AND l.expires_at > {NOW} AND (i.taken_at IS NULL OR i.taken_at < {NOW} - $2)"
+                " FOR UPDATE OF i SKIP LOCKED) RETURNING id, match_id, payload",
+                self.worker, RETAKE_AFTER,
             )
         out: list[tuple[int, dict[str, Any]]] = []
-        for _, match_id, text in sorted(rows, key=lambda r: int(r[0])):
+        bad: list[int] = []
+        for row_id, match_id, text in sorted(rows, key=lambda r: int(r[0])):
             try:
-                out.append((int(match_id), json.loads(text)))
+                out.append((int(row_id), json.loads(text)))
             except ValueError:
                 log.error("inbox: unreadable update for match %s dropped", match_id)
+                bad.append(int(row_id))
+        if bad:
+            await self.served(bad)
         return out
+
+    @down_when_lost("served")
+    async def served(self, row_ids: list[int]) -> None:
+        """These inbox rows were served (their updates are at their tables): removed."""
+        async with self._pool.acquire() as conn:
+            await conn.execute("DELETE FROM inbox WHERE id = ANY($1::bigint[])", row_ids)
 
     @down_when_lost("prune")
     async def prune(self, older_than: float) -> int:

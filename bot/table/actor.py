@@ -37,6 +37,7 @@ from bot.table.messages import (
     ChatLanguage,
     Event,
     Message,
+    Redraw,
     Resume,
     Ruling,
     SeatLanguage,
@@ -53,6 +54,9 @@ from engine.views import DeclarationView, PublicView, SeatView
 from persistence.errors import LeaseLost, StoreDown
 
 log = logging.getLogger(__name__)
+
+#: Seconds after the store gave up on a step before the table tries to move on again.
+AGAIN_AFTER_STORE_DOWN = 1.0
 
 
 class Table:
@@ -173,14 +177,19 @@ class Table:
                 try:
                     await self._process(message)
                 except LeaseLost:
-                    log.warning("table %s: lease lost; another worker drives it now", self.id)
+                    log.warning("table %s: lease lost serving %s; another worker drives it now", self.id,
+                                message.event.key if isinstance(message, Event) else type(message).__name__)
                     if receipt is not None and receipt.settled:
                         self.host.lost(self, None)  # its action was stored and answered: it goes no further
                     else:
                         self.host.lost(self, message)
                         receipt = None  # settled where the update goes on to
                 except StoreDown as exc:  # the database is away: nothing was stored
-                    log.warning("table %s: %s", self.id, exc)
+                    log.warning("table %s: serving %s: %s", self.id,
+                                message.event.key if isinstance(message, Event) else type(message).__name__, exc)
+                    # an automatic step (a deal, the next hand) may be what failed: nobody would ask
+                    # for it again, so the table tries to move on by itself a moment later
+                    asyncio.get_running_loop().call_later(AGAIN_AFTER_STORE_DOWN, self.submit, Redraw())
                     if isinstance(message, Event) and not (receipt is not None and receipt.settled):
                         self.host.forget_key(message.event.key)
                         if receipt is not None:
