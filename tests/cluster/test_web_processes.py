@@ -69,11 +69,13 @@ def tricks_of(stored: Any, hand_no: int) -> list[Any]:
 def seen_tricks(raw: list[str]) -> list[Any]:
     out: list[Any] = []
     for text in raw:
-        scene = json.loads(text).get("scene") or {}
-        trick = (scene.get("table") or {}).get("last_trick")
-        last = [[p["seat"], p["cards"]] for p in trick["plays"]] if trick else None  # as the engine lists it
-        if last and last not in out:
-            out.append(last)
+        table = (json.loads(text).get("scene") or {}).get("table") or {}
+        # a hand's final trick may show only in its summary, when the next hand began in the same frame
+        summary = table.get("summary") or {}
+        for trick in (table.get("last_trick"), summary.get("final_trick")):
+            last = [[p["seat"], p["cards"]] for p in trick["plays"]] if trick else None  # as the engine lists it
+            if last and last not in out:
+                out.append(last)
     return out
 
 
