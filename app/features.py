@@ -8,7 +8,8 @@ the league records a match before a series deals its next game or a tournament m
 
 from __future__ import annotations
 
-from typing import Any
+import random
+from typing import TypedDict, Unpack
 
 from bot.feature import Feature
 from bot.features.boards import Boards
@@ -18,8 +19,10 @@ from bot.features.opening import Opening
 from bot.features.settings import ChatSettings
 from bot.features.tournaments import Tournaments
 from bot.host import Host
+from bot.settings import TableSettings
 from persistence.board_store import BoardStore
 from persistence.league_store import LeagueStore
+from persistence.store import Store
 from persistence.tournament_store import TournamentStore
 
 
@@ -52,7 +55,21 @@ def features(host: Host) -> list[Feature]:
     ]
 
 
-def build_host(store: Any, **options: Any) -> Host:
+class HostOptions(TypedDict, total=False):
+    """`Host`'s options (see its constructor)."""
+
+    ai_threads: int
+    clock: object
+    defaults: TableSettings | None
+    engine: object
+    use_ai_threads: bool
+    rng: random.Random | None
+    inline_levels: frozenset[str]
+    ai_refresh: float
+    move_slots: int | None
+
+
+def build_host(store: Store, **options: Unpack[HostOptions]) -> Host:
     """A host on `store` (options as `Host` takes them) with every feature installed."""
     host = Host(store, **options)
     host.install(*features(host))

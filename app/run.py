@@ -107,6 +107,7 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
 
         async def telegram_listen() -> None:
             assert telegram is not None
+            await telegram.set_menus(host.registry)  # the "/" menu in each language, from the commands
             if cluster is not None and telegram.config.mode != "webhook":
                 # long polling: one worker polls, the others wait to take over; updates reach every table's owner
                 await cluster.when_holding("telegram-polling", telegram.listen)

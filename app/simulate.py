@@ -17,6 +17,7 @@ from typing import Any, Literal
 from app.features import build_host
 from app.store import open_store
 from bot.platform import Incoming, User, View, Where
+from bot.scene.diff import Shown, signature
 from bot.settings import TableSettings
 from bot.views import HAND_PAGE_SIZE
 from persistence.store import Synchronous
@@ -38,6 +39,7 @@ class CountingPlatform:
     def __init__(self) -> None:
         self.sends = 0
         self.edits = 0
+        self.shown = Shown()
         self.keep_texts = False  # a league simulation reads the group's answers
         self.texts: list[str] = []
 
@@ -45,10 +47,12 @@ class CountingPlatform:
         self.sends += 1
         if self.keep_texts and not where.private:
             self.texts.append(view.text)
+        self.shown.put(where.chat_id, str(self.sends), signature(view))
         return str(self.sends)
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
         self.edits += 1
+        self.shown.put(where.chat_id, message_id, signature(view))
 
     async def delete(self, where: Where, message_id: str) -> None:
         return None

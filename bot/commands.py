@@ -130,6 +130,19 @@ class Text:
         return text
 
 
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Someone in the chat, the rest of the line as typed (a name, @name or id); a platform that
+    can may offer a pick from its members instead (Discord's user option gives the id)."""
+
+    max_len: int = 64
+
+    def check(self, what: str, name: str, text: str, lang: str) -> str:
+        if len(text) > self.max_len:
+            raise Refusal(N_("arg.too_long"), what=what[:SHOWN], name=name, n=str(self.max_len))
+        return text
+
+
 Setting = Number | Choice
 """What one `key=value` option takes."""
 
@@ -143,7 +156,7 @@ class Options:
     others: bool = False
 
 
-Kind = Number | Choice | Text | Options
+Kind = Number | Choice | Text | Person | Options
 
 OptionValue = int | float | str
 Value = int | float | str | Mapping[str, OptionValue]
@@ -282,7 +295,7 @@ class Registry:
                 if arg.required:
                     raise Refusal(N_("arg.missing"), name=tr(lang, arg.help), usage=self.usage_line(command, lang))
                 continue
-            if isinstance(kind, Text) and kind.rest:
+            if isinstance(kind, Person) or (isinstance(kind, Text) and kind.rest):
                 text = " ".join(words[i:])
                 values[arg.name] = kind.check(text, tr(lang, arg.help), text, lang)
                 i = len(words)

@@ -184,6 +184,10 @@ class Context(Protocol):
         """A terminal: the group's screen is also the one person's own."""
         ...
 
+    async def language_chosen(self, where: Where, lang: str) -> None:
+        """A chat chose its language: its platform may follow (Telegram's "/" menu in that language)."""
+        ...
+
     def in_group(self, where: Where) -> bool:
         """A group chat, or a terminal (which is one)."""
         ...

@@ -6,6 +6,10 @@ tournaments, boards, inline play) are listed by `app/features.py` and installed 
 the host imports none of them and calls them through the hooks of `bot.feature.Feature`. A
 table's own work is in `bot.table`.
 
+It runs past 400 lines because it is the one place every door, every table and every feature meets:
+routing (events, presses, commands), what a table needs of its host, languages, the web table's
+watchers and inline mode, each a section below and each kept to the plumbing (the work is elsewhere).
+
 The host knows no platform and no SQL: adapters call `handle` with parsed
 events and render the `View`s the host hands them; the store persists.
 """

@@ -173,6 +173,14 @@ class HostContext:
     def one_screen(self, where: Where) -> bool:
         return self._host.one_screen(where)
 
+    async def language_chosen(self, where: Where, lang: str) -> None:
+        hook = getattr(self._host.platforms.get(where.platform), "language_chosen", None)
+        if callable(hook):  # a platform's own follow-up (Telegram's menu): never the person's answer's loss
+            try:
+                await hook(where, lang)
+            except Exception:
+                log.warning("%s: language of %s not followed", where.platform, where.chat_id, exc_info=True)
+
     def in_group(self, where: Where) -> bool:
         return not where.private or self._host.one_screen(where)
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, Protocol
 
 from bot.intents.codec import pack
 from bot.intents.text import parse as parse_line
 from bot.intents.types import ButtonAct, Drawn, Intent
+from bot.scene.diff import Shown
 from bot.scene.types import Scene
 
 ButtonKind = Literal["callback", "inline_query", "url", "web_app"]
@@ -22,26 +24,37 @@ ButtonKind = Literal["callback", "inline_query", "url", "web_app"]
 
 @dataclass(frozen=True)
 class Button:
-    """A button. `token` is a compact, versioned action token (<= 64 bytes); `act` is what it stands
-    for (`Button.press` packs both from the intent), so that no adapter reads a token to draw it.
+    """A button: what it stands for (`act`, drawn at `drawn`), or a link.
+
+    A press button is made with `Button.press` from its typed intent; the door packs it through the
+    one codec (`token`) only when it draws the button, so a view that is built and found unchanged
+    packs nothing, and no adapter reads a token to draw one.
 
     kind "inline_query": Telegram opens inline mode in the current chat with
-    `token` as the query; kind "url": `token` is a link (deep link to the bot);
-    kind "web_app": `token` is the web table's address, opened as a Telegram Mini App
+    `link` as the query; kind "url": `link` is a link (deep link to the bot);
+    kind "web_app": `link` is the web table's address, opened as a Telegram Mini App
     (private chats only; platforms without Mini Apps show it as a link).
     """
 
     label: str
-    token: str
+    link: str = ""
     kind: ButtonKind = "callback"
     style: Literal["default", "primary", "selected", "danger"] = "default"
-    act: ButtonAct | None = field(default=None, compare=False)
+    act: ButtonAct | None = None
+    drawn: Drawn | None = None
 
     @classmethod
     def press(cls, label: str, drawn: Drawn, act: ButtonAct,
               style: Literal["default", "primary", "selected", "danger"] = "default") -> Button:
-        """A callback button standing for `act`, drawn at `drawn` (packed by the one codec)."""
-        return cls(label, pack(drawn, act), style=style, act=act)
+        """A callback button standing for `act`, drawn at `drawn`."""
+        return cls(label, style=style, act=act, drawn=drawn)
+
+    @cached_property
+    def token(self) -> str:
+        """The button's data as the door sends it: the intent packed by the codec (<= 64 bytes), or the link."""
+        if self.act is not None and self.drawn is not None:
+            return pack(self.drawn, self.act)
+        return self.link
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,7 @@ class View:
     choices: tuple[Button, ...] = ()
     cue: Cue | None = None
     scene: Scene | None = field(default=None, compare=False)
+    still: str | None = None  # the text less what changes by itself (the seconds left): what decides an edit
 
 
 @dataclass(frozen=True)
@@ -228,6 +242,9 @@ class Platform(Protocol):
     #: True where the table message counts down by itself and the person to act is notified from
     #: `View.cue`; the host then writes no fixed "30s left" into the text.
     live_countdown: bool
+    #: What each message shows now (`bot.scene.diff`): the platform writes it once a message shows a
+    #: view, the host reads it before it asks for an edit. The door's one record of what is shown.
+    shown: Shown
 
     async def send(self, where: Where, view: View) -> str:
         """Post a message; returns its id. Raises Unreachable for a private chat the bot cannot reach."""

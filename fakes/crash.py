@@ -227,8 +227,11 @@ def check_file(db: Path, fake: FakeTelegram, sent: dict[int, tuple[int, int]], r
 
 async def run_crash(workdir: Path, *, tables: int = 8, kills: int = 10, seed: int = 1,
                     up: tuple[float, float] = (0.5, 2.5), pace: tuple[float, float] = (0.005, 0.03),
-                    final: float = 4.0, log: Any = None) -> CrashReport:
-    """Open `tables` tables of four people, kill the bot `kills` times, restart it each time, check."""
+                    final: float = 4.0, acks_between: int = 0, log: Any = None) -> CrashReport:
+    """Open `tables` tables of four people, kill the bot `kills` times, restart it each time, check.
+
+    Each kill comes `up` seconds into the bot's run, and not before its answers acknowledged
+    `acks_between` more actions: on a loaded machine the time alone may see few."""
     rng = random.Random(seed)
     report = CrashReport(tables)
     db = workdir / "crash.sqlite3"
@@ -272,7 +275,12 @@ async def run_crash(workdir: Path, *, tables: int = 8, kills: int = 10, seed: in
         k = 0
         while report.kills < kills:
             k += 1
+            target = crowd.acks + acks_between
             await crowd.act(time.monotonic() + rng.uniform(*up))
+            for _ in range(600):  # a guard: two minutes of people playing at most
+                if crowd.acks >= target:
+                    break
+                await crowd.act(time.monotonic() + 0.2)
             await bot.kill()
             report.kills += 1
             report.errors += bot.errors

@@ -16,6 +16,10 @@ bites in production, by default:
 - content over 2,000 characters, more than 5 rows or 5 items a row, a select
   with more than 25 options, a custom_id over 100 characters, a label over 80:
   400 with code 50035, nothing stored;
+- commands registered as Discord takes them (`command_problems`): names of 1-32
+  lower-case letters, digits, - and _; descriptions of 1-100 characters; the
+  localisations' keys among Discord's locales; at most 25 options and choices,
+  required options first; else 400 with code 50035, nothing stored;
 - rate limits: per route (a channel's messages 5 per 5 s, an interaction
   token's webhook 5 per 2 s) and 50 requests a second in all (interaction
   endpoints excepted), every answer with `X-RateLimit-*` headers and a 429 with
@@ -98,6 +102,7 @@ from fakes.threaded import ServerThread, Shared, Signal
 JSON = dict[str, Any]
 EPHEMERAL = 64
 _BODY: web.RequestKey[Any] = web.RequestKey("body", object)
+_ARRIVED: web.RequestKey[float] = web.RequestKey("arrived", float)  # by the people's clock
 _SNAPSHOT: contextvars.ContextVar[Any] = contextvars.ContextVar("snapshot", default=None)  # the observer's, per request
 ANSWER_WINDOW_S = 3.0
 TOKEN_LIFE_S = 15 * 60.0
@@ -244,6 +249,99 @@ class FakeMessage:
         if guild_id is not None and self.via != "dm":
             data["guild_id"] = str(guild_id)
         return data
+
+
+#: The locales Discord takes as keys of `name_localizations` and `description_localizations`.
+LOCALES = frozenset({"id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no",
+                     "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th",
+                     "zh-CN", "ja", "zh-TW", "ko"})
+COMMAND_LEVELS = 25  # options (or subcommands) a command, choices an option, at most
+
+
+def _name_problem(where: str, name: object) -> str | None:
+    """Discord's rule for a chat command's (or option's) name: 1-32 letters, digits, - or _, lower case."""
+    if not isinstance(name, str) or not 1 <= len(name) <= 32:
+        return f"{where}: a name is 1-32 characters: {name!r}"
+    if name != name.lower() or not all(c.isalnum() or c in "-_" for c in name):
+        return f"{where}: a name is lower-case letters, digits, - and _: {name!r}"
+    return None
+
+
+def _text_problems(where: str, item: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    name_problem = _name_problem(where, item.get("name"))
+    if name_problem:
+        out.append(name_problem)
+    description = item.get("description")
+    if not isinstance(description, str) or not 1 <= len(description) <= 100:
+        out.append(f"{where}: a description is 1-100 characters: {description!r}")
+    for field_name in ("name_localizations", "description_localizations"):
+        local = item.get(field_name) or {}
+        if not isinstance(local, dict):
+            out.append(f"{where}: {field_name} is an object")
+            continue
+        for locale, text in local.items():
+            if locale not in LOCALES:
+                out.append(f"{where}: {field_name} has no locale {locale!r}")
+            elif field_name == "name_localizations":
+                problem = _name_problem(f"{where} ({locale})", text)
+                if problem:
+                    out.append(problem)
+            elif not isinstance(text, str) or not 1 <= len(text) <= 100:
+                out.append(f"{where} ({locale}): a description is 1-100 characters: {text!r}")
+    return out
+
+
+def _option_problems(where: str, options: list[Any]) -> list[str]:
+    out: list[str] = []
+    if len(options) > COMMAND_LEVELS:
+        out.append(f"{where}: {len(options)} options, more than {COMMAND_LEVELS}")
+    names = [o.get("name") for o in options if isinstance(o, dict)]
+    if len(set(names)) != len(names):
+        out.append(f"{where}: two options named alike")
+    optional_seen = False
+    for o in options:
+        if not isinstance(o, dict):
+            out.append(f"{where}: an option is an object")
+            continue
+        here = f"{where} {o.get('name')}"
+        out += _text_problems(here, o)
+        kind = o.get("type")
+        if kind in (1, 2):  # a subcommand (group): its own options
+            out += _option_problems(here, list(o.get("options") or []))
+            continue
+        if o.get("required"):
+            if optional_seen:
+                out.append(f"{here}: a required option after an optional one")
+        else:
+            optional_seen = True
+        choices = o.get("choices") or []
+        if len(choices) > COMMAND_LEVELS:
+            out.append(f"{here}: {len(choices)} choices, more than {COMMAND_LEVELS}")
+        if choices and o.get("autocomplete"):
+            out.append(f"{here}: choices and autocomplete both")
+        for c in choices:
+            name = c.get("name") if isinstance(c, dict) else None
+            if not isinstance(name, str) or not 1 <= len(name) <= 100:
+                out.append(f"{here}: a choice's name is 1-100 characters: {name!r}")
+    return out
+
+
+def command_problems(commands: list[Any]) -> list[str]:
+    """What Discord refuses of a bulk overwrite of chat-input commands (400, 50035: nothing stored)."""
+    out: list[str] = []
+    if len({c.get("name") for c in commands if isinstance(c, dict)}) != len(commands):
+        out.append("two commands named alike (or one not an object)")
+    for c in commands:
+        if not isinstance(c, dict):
+            continue
+        where = f"/{c.get('name')}"
+        out += _text_problems(where, c)
+        out += _option_problems(where, list(c.get("options") or []))
+        perms = c.get("default_member_permissions")
+        if perms is not None and not (isinstance(perms, str) and perms.isdigit()):
+            out.append(f"{where}: default_member_permissions is a permission bit set as a string: {perms!r}")
+    return out
 
 
 def form_problems(body: JSON) -> list[str]:
@@ -478,6 +576,9 @@ class FakeDiscord:
     async def _record(self, request: web.Request, handler: Any) -> web.StreamResponse:
         if not request.path.startswith("/api/"):
             return await handler(request)  # type: ignore[no-any-return]
+        # Discord times an answer when it arrives: before the observer, which waits for the bot's
+        # loop and would count the bot's backlog against this request
+        request[_ARRIVED] = self.now()
         self._open_requests += 1
         try:
             if request.method != "GET":
@@ -1041,10 +1142,16 @@ class FakeDiscord:
     async def _put_commands(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         commands: list[JSON] = body if isinstance(body, list) else []
+        problems = command_problems(commands)
+        if problems:
+            self.protocol_errors.extend(f"commands: {p}" for p in problems)
+            errors = {"_form": {"_errors": [{"code": "BASE_TYPE_INVALID", "message": p} for p in problems]}}
+            return _json({"code": 50035, "message": "Invalid Form Body", "errors": errors}, status=400)
         stored = []
         for command in commands:
             stored.append({**command, "id": str(next(self._ids)), "application_id": str(self.app_id),
-                           "version": "1", "default_member_permissions": None, "type": command.get("type", 1)})
+                           "version": "1", "default_member_permissions": command.get("default_member_permissions"),
+                           "type": command.get("type", 1)})
         self.commands = stored
         return _json(stored)
 
@@ -1102,7 +1209,8 @@ class FakeDiscord:
             if not interaction.replayed:  # a replayed one may well be answered again, and refused
                 self.protocol_errors.append(f"interaction {interaction.id} answered twice")
             return _error(400, 40060, "Interaction has already been acknowledged.")
-        if self.now() - interaction.created > ANSWER_WINDOW_S:
+        arrived = request.get(_ARRIVED, self.now())
+        if arrived - interaction.created > ANSWER_WINDOW_S:
             interaction.late = True
             interaction.answered.set()
             return _error(404, 10062, "Unknown interaction")
@@ -1113,7 +1221,7 @@ class FakeDiscord:
             invalid = self._invalid(data, f"interaction {interaction.id}")
             if invalid is not None:
                 return invalid
-        interaction.answered_at = self.now()
+        interaction.answered_at = arrived
         interaction.callback_type = ctype
         interaction.callback_data = data
         resource: JSON = {"type": ctype}

@@ -204,7 +204,10 @@ async def _failover_time(c: Cluster, conn: asyncpg.Pool, dead: str, tables: list
 
 async def run_failover(url: str, *, workers: int = 3, tables: int = 6, kills: int = 10, seed: int = 1,
                        up: tuple[float, float] = (1.0, 3.0), pace: tuple[float, float] = (0.01, 0.05),
-                       final: float = 20.0, log: Any = None) -> FailoverReport:
+                       final: float = 20.0, acks_between: int = 0, log: Any = None) -> FailoverReport:
+    """`workers` workers, `tables` tables of four people, `kills` SIGKILLs of a worker picked at random,
+    each `up` seconds after the last and not before the people's actions got `acks_between` more
+    acknowledgements (on a loaded machine the time alone may see few); see the module docstring."""
     rng = random.Random(seed)
     report = FailoverReport(workers, tables)
     started = time.monotonic()
@@ -239,7 +242,12 @@ async def run_failover(url: str, *, workers: int = 3, tables: int = 6, kills: in
                 raise AssertionError("tables did not start")
             measures: list[asyncio.Task[float]] = []
             for _ in range(kills):
+                target = len(c.acked) + acks_between
                 await asyncio.gather(*(_people(c, conn, t, time.monotonic() + rng.uniform(*up), pace) for t in ts))
+                for _ in range(600):  # a guard: two minutes of people playing at most
+                    if len(c.acked) >= target:
+                        break
+                    await asyncio.gather(*(_people(c, conn, t, time.monotonic() + 0.2, pace) for t in ts))
                 victim = rng.choice([w for w in c.workers if w.alive])
                 held = [int(r[0]) for r in await conn.fetch("SELECT match_id FROM leases WHERE worker = $1",
                                                             victim.name)]

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -55,8 +56,13 @@ _JSON_FIELDS = frozenset(
         "button",
         "reply_parameters",
         "protect_content",
+        "scope",
     }
 )
+#: The scopes of setMyCommands, and what each one names besides its type.
+_SCOPES = {"default": (), "all_private_chats": (), "all_group_chats": (), "all_chat_administrators": (),
+           "chat": ("chat_id",), "chat_administrators": ("chat_id",), "chat_member": ("chat_id", "user_id")}
+_COMMAND_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
 # Calls that put a message into a chat (or change one): these count towards the flood limits.
 _MESSAGE_CALLS = frozenset(
     {"sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument"}
@@ -197,6 +203,8 @@ class FakeTelegram:
         self.pending_polls = 0
         self.pushed_at: dict[int, float] = {}
         self.admins: dict[int, set[int]] = {}
+        #: The bot's "/" menus by (scope type, chat, user, language), as setMyCommands left them.
+        self.menus: dict[tuple[str, int, int, str], list[dict[str, str]]] = {}
         self._query_at: dict[str, float] = {}  # callback/inline query id -> when it was pushed
 
     # -- server lifecycle -------------------------------------------------
@@ -616,8 +624,69 @@ class FakeTelegram:
             out.append({"status": "administrator", "user": user.to_dict(), **rights})
         return out
 
+    def _menu_key(self, params: dict[str, Any]) -> tuple[str, int, int, str]:
+        """(scope type, chat, user, language) as Telegram checks them for the commands' calls."""
+        scope = params.get("scope") or {"type": "default"}
+        if not isinstance(scope, dict) or scope.get("type") not in _SCOPES:
+            raise _ApiError(400, "Bad Request: can't parse BotCommandScope JSON object")
+        ids: dict[str, int] = {}
+        for name in _SCOPES[str(scope["type"])]:
+            value = scope.get(name)
+            if not isinstance(value, int) or (name == "chat_id" and value not in self.groups and value not in self.users):
+                raise _ApiError(400, "Bad Request: chat not found")
+            ids[name] = value
+        code = params.get("language_code") or ""
+        if not isinstance(code, str) or (code and not re.fullmatch(r"[a-z]{2}", code)):
+            raise _ApiError(400, "Bad Request: invalid language code specified")
+        return str(scope["type"]), ids.get("chat_id", 0), ids.get("user_id", 0), code
+
     async def _api_setMyCommands(self, params: dict[str, Any]) -> Any:
+        """Telegram's checks: at most 100 commands of 1-32 characters from a-z, 0-9 and _, each with a
+        description of 1-256 characters; a known scope (a chat the bot knows), a two-letter language."""
+        key = self._menu_key(params)
+        commands = params.get("commands")
+        if not isinstance(commands, list):
+            raise _ApiError(400, "Bad Request: can't parse commands JSON object")
+        if len(commands) > 100:
+            raise _ApiError(400, "Bad Request: too many commands specified")
+        menu: list[dict[str, str]] = []
+        for c in commands:
+            if not isinstance(c, dict) or not isinstance(c.get("command"), str):
+                raise _ApiError(400, "Bad Request: can't parse BotCommand: Can't find field \"command\"")
+            if not isinstance(c.get("description"), str):
+                raise _ApiError(400, "Bad Request: can't parse BotCommand: Can't find field \"description\"")
+            if not _COMMAND_NAME.match(c["command"]):
+                raise _ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not 1 <= len(c["description"].strip()) <= 256:
+                raise _ApiError(400, "Bad Request: command description must be 1-256 characters")
+            menu.append({"command": c["command"], "description": c["description"]})
+        if menu:
+            self.menus[key] = menu
+        else:
+            self.menus.pop(key, None)
         return True
+
+    async def _api_getMyCommands(self, params: dict[str, Any]) -> Any:
+        return list(self.menus.get(self._menu_key(params), []))
+
+    async def _api_deleteMyCommands(self, params: dict[str, Any]) -> Any:
+        self.menus.pop(self._menu_key(params), None)
+        return True
+
+    def menu_for(self, user_id: int, chat_id: int) -> list[dict[str, str]]:
+        """The menu a person sees in a chat, as Telegram picks it: the narrowest scope that has one
+        (this member, the chat, all group or private chats, the default), in the person's language
+        (its first two letters) before the one without a language."""
+        code = (self.users[user_id].language_code if user_id in self.users else "")[:2]
+        group = chat_id in self.groups
+        scopes = [("chat_member", chat_id, user_id), ("chat", chat_id, 0),
+                  ("all_group_chats" if group else "all_private_chats", 0, 0), ("default", 0, 0)]
+        for scope, chat, user in scopes:
+            for lang in (code, ""):
+                found = self.menus.get((scope, chat, user, lang))
+                if found:
+                    return list(found)
+        return []
 
     async def _api_getUpdates(self, params: dict[str, Any]) -> Any:
         offset = int(params.get("offset") or 0)

@@ -127,6 +127,7 @@ async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: Tabl
     runner.inbound.answer_deadline = answer_deadline
     host.register(runner.platform)
     await runner.connect()
+    await runner.set_menus(host.registry)
     await host.start()
     await runner.listen()
     return Rig(fake, store, host, runner, db)

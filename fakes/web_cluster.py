@@ -176,6 +176,11 @@ class Room:
             await asyncio.sleep(0.05)
         raise AssertionError(f"the table of {chat} did not start")
 
+    async def version(self, match_id: int) -> int:
+        """The table's version in the store."""
+        pool = await self.db()
+        return int(await pool.fetchval("SELECT version FROM matches WHERE id = $1", match_id))
+
     async def owner(self, match_id: int) -> str | None:
         pool = await self.db()
         found = await pool.fetchval("SELECT worker FROM leases WHERE match_id = $1"
@@ -230,6 +235,8 @@ class Room:
                     raise AssertionError(f"no answer to seat {s}'s {a['t']} on {page.worker.name}")
                 await _next_text([page], max(0.0, end - time.monotonic()))
             answer = page.answers[key]
+            if not answer["ok"] and await self.version(t.match_id) > version:
+                continue  # the table moved on meanwhile (a window closed in real time): act on what it shows now
             assert answer["ok"], answer
             return str(a["t"]), s, version, sent
         return None

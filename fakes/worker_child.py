@@ -36,6 +36,7 @@ from app.web import Health, worker_app
 from bot.cluster import Cluster, decode
 from bot.host import Host
 from bot.platform import Receipt, View, Where
+from bot.scene.diff import Shown, signature
 from bot.settings import TableSettings
 from persistence.postgres import PostgresStore
 
@@ -60,6 +61,7 @@ class NullPlatform:
     def __init__(self, answers: str = "") -> None:
         self._ids = itertools.count(1)
         self.answers = answers
+        self.shown = Shown()
         self.session: aiohttp.ClientSession | None = None
 
     def replier_from(self, handoff: dict[str, str]) -> PostedAnswer | None:
@@ -69,10 +71,12 @@ class NullPlatform:
         return None
 
     async def send(self, where: Where, view: View) -> str:
-        return f"{where.chat_id}:{next(self._ids)}"
+        mid = f"{where.chat_id}:{next(self._ids)}"
+        self.shown.put(where.chat_id, mid, signature(view))
+        return mid
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
-        return None
+        self.shown.put(where.chat_id, message_id, signature(view))
 
     async def delete(self, where: Where, message_id: str) -> None:
         return None

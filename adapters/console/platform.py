@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.platform import PlatformError, View, Where
+from bot.scene.diff import Shown, signature
 
 NAME = "console"
 
@@ -41,6 +42,7 @@ class ConsolePlatform:
         # new process must not hand out ids an older one gave: they start from the clock, in µs.
         self._ids = itertools.count(time.time_ns() // 1000)
         self.panels: dict[str, tuple[Where, View]] = {}
+        self.shown = Shown()  # what each message shows (the host asks before it edits one)
         self.changed = asyncio.Event()  # set when a panel or the log changed; the screen clears it
 
     def skip_past(self, stored: Iterable[str]) -> None:
@@ -51,6 +53,7 @@ class ConsolePlatform:
 
     async def send(self, where: Where, view: View) -> str:
         mid = str(next(self._ids))
+        self.shown.put(where.chat_id, mid, signature(view))
         if where.private and where.chat_id != self.you:
             return mid  # another person's private chat does not exist in a terminal
         if view.buttons or where.private:  # the table, the lobby, your hand
@@ -61,6 +64,7 @@ class ConsolePlatform:
         return mid
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
+        self.shown.put(where.chat_id, message_id, signature(view))
         if where.private and where.chat_id != self.you:
             return
         self.panels[message_id] = (where, view)
@@ -68,6 +72,7 @@ class ConsolePlatform:
 
     async def delete(self, where: Where, message_id: str) -> None:
         self.panels.pop(message_id, None)
+        self.shown.drop(where.chat_id, message_id)
         self.changed.set()
 
     async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.commands import LeagueGroup, TractorGroup
+from adapters.discord.commands import CatalogTranslator, groups
 from adapters.discord.components import (
     CardSelect,
     HostButton,
@@ -23,6 +23,7 @@ from adapters.discord.components import (
 )
 from adapters.discord.inbound import Inbound
 from adapters.discord.private import Recent
+from bot.commands import Registry
 
 #: Waits for this shard's turn to IDENTIFY (Discord's limit is the whole bot's, across workers).
 IdentifyGate = Callable[[int], Awaitable[None]]
@@ -42,8 +43,9 @@ class TractorClient(discord.Client):
 
     inbound: Inbound
 
-    def __init__(self, *, guild_ids: tuple[int, ...] = (), sync_commands: bool = True,
+    def __init__(self, *, commands: Registry, guild_ids: tuple[int, ...] = (), sync_commands: bool = True,
                  identify_gate: IdentifyGate | None = None, scale: float = 1.0, **options: Any) -> None:
+        """`commands`: the host's registry, whose group commands become `/tractor` and `/league`."""
         options.setdefault("intents", discord.Intents(guilds=True))
         options.setdefault("chunk_guilds_at_startup", False)
         super().__init__(**options)
@@ -52,16 +54,20 @@ class TractorClient(discord.Client):
         # Each interaction's payload as it came, for a worker that drives its table to answer it
         # (discord.py keeps only the parsed object): the parser is wrapped, no other way in.
         self.raw_interactions: Recent[int, dict[str, Any]] = Recent(2_000)
+        # ... and when it was read (the loop's clock): Discord's 3 s run from before that, so the
+        # adapter counts its budget from there, not from whenever its loop gets to the interaction
+        self.received_at: Recent[int, float] = Recent(2_000)
         parse = self._connection.parsers["INTERACTION_CREATE"]
 
         def keep(data: dict[str, Any]) -> None:
             self.raw_interactions[int(data["id"])] = data
+            self.received_at[int(data["id"])] = asyncio.get_running_loop().time()
             parse(data)
 
         self._connection.parsers["INTERACTION_CREATE"] = keep
         self.tree = app_commands.CommandTree(self)
-        self.tree.add_command(TractorGroup())
-        self.tree.add_command(LeagueGroup())
+        for group in groups(commands):
+            self.tree.add_command(group)
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
         self.guild_ids = guild_ids
         self.sync_commands = sync_commands
@@ -72,6 +78,7 @@ class TractorClient(discord.Client):
         self.add_dynamic_items(HostButton, CardSelect, PlaySelect)
         if not self.sync_commands:
             return
+        await self.tree.set_translator(CatalogTranslator())
         if self.guild_ids:
             for gid in self.guild_ids:
                 guild = discord.Object(gid)

@@ -1,25 +1,63 @@
-"""The slash command group `/tractor ...`: the host's words, with options and autocomplete.
+"""The slash commands `/tractor …` and `/league …`, built from the host's command registry.
 
-Each subcommand only turns its options into the host's argument words; the
-host decides everything. Descriptions are bilingual since Discord shows
-them before any chat language is chosen.
+Why from the registry. Each feature declares its commands once (`bot.commands`): the subcommands
+here are those, with their options typed as declared (a seat 1-4 is an integer from 1 to 4, a
+closed choice offers its choices, an open one autocompletes), so Discord checks what it can before
+the host checks the rest. Names and descriptions carry localisations for zh-CN, zh-TW and en-US
+from the host's catalogs (`CatalogTranslator`): `help.cmd.<name>` and `help.arg.<cmd>.<arg>` as
+descriptions, `name.cmd.<name>` and `name.arg.<arg>` as names where a catalog gives one.
+
+A subcommand only turns its options back into the host's argument words (`_words`); the host
+decides everything. The table's commands go under `/tractor`, the league's and tournaments under
+`/league` (Discord allows 25 subcommands a group); `/tractor dm` is the adapter's own.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import inspect
+import typing
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
+from discord.app_commands import TranslationContextLocation as Where
+
+from bot.commands import Arg, Choice, Command, Number, Person, Registry
+from bot.i18n import N_, catalog, tr
 
 if TYPE_CHECKING:
     from adapters.discord.inbound import Inbound
 
-Choice = app_commands.Choice
+AChoice = app_commands.Choice
+Interaction = discord.Interaction[discord.Client]
+
+#: The locales our catalogs speak, as Discord names them.
+LOCALES: dict[discord.Locale, str] = {discord.Locale.chinese: "zh", discord.Locale.taiwan_chinese: "zh-Hant",
+                                      discord.Locale.american_english: "en"}
+GROUPS: dict[str, tuple[str, str]] = {"table": ("tractor", N_("help.group.tractor")),
+                                      "league": ("league", N_("help.group.league"))}
+DM_HELP = (N_("help.cmd.dm"), N_("help.arg.dm.mode"))
+# names by language where a catalog gives one, read as f"name.cmd.{name}" and f"name.arg.{arg}"
+NAME_KEYS = (N_("name.cmd.tractor"), N_("name.cmd.league"), N_("name.cmd.new"), N_("name.cmd.join"),
+             N_("name.cmd.leave"), N_("name.cmd.start"), N_("name.cmd.addbot"), N_("name.cmd.kick"),
+             N_("name.cmd.back"), N_("name.cmd.pause"), N_("name.cmd.resume"), N_("name.cmd.abandon"),
+             N_("name.cmd.forfeit"), N_("name.cmd.hand"), N_("name.cmd.table"), N_("name.cmd.ping"),
+             N_("name.cmd.lang"), N_("name.cmd.rules"), N_("name.cmd.help"), N_("name.cmd.board"),
+             N_("name.cmd.daily"), N_("name.cmd.duplicate"), N_("name.cmd.dm"), N_("name.cmd.standings"),
+             N_("name.cmd.stats"), N_("name.cmd.history"), N_("name.cmd.replay"), N_("name.cmd.season"),
+             N_("name.cmd.ranking"), N_("name.cmd.export"), N_("name.cmd.tournament"), N_("name.arg.seat"),
+             N_("name.arg.level"), N_("name.arg.mode"), N_("name.arg.language"), N_("name.arg.preset"),
+             N_("name.arg.all"), N_("name.arg.command"), N_("name.arg.options"), N_("name.arg.action"),
+             N_("name.arg.more"), N_("name.arg.what"), N_("name.arg.player"), N_("name.arg.count"),
+             N_("name.arg.match"), N_("name.arg.hand"), N_("name.arg.method"), N_("name.arg.payload"))
+
+MAX_AUTOCOMPLETE = 25
 
 
-def _inbound(interaction: discord.Interaction[Any]) -> Inbound:
-    return interaction.client.inbound  # type: ignore[no-any-return]
+def _inbound(interaction: Interaction) -> Inbound:
+    inbound: Inbound = getattr(interaction.client, "inbound")  # noqa: B009 (set on the client: client.py)
+    return inbound
 
 
 def _words(*parts: object) -> tuple[str, ...]:
@@ -32,164 +70,108 @@ def _words(*parts: object) -> tuple[str, ...]:
     return tuple(out)
 
 
-async def _run(interaction: discord.Interaction[Any], name: str, *parts: object) -> None:
-    await _inbound(interaction).on_command(interaction, name, _words(*parts))
+def _say(key: str) -> app_commands.locale_str:
+    """A description: English as Discord's default, the catalog key for the translator."""
+    return app_commands.locale_str(tr("en", key)[:100], key=key)
 
 
-async def _preset_choices(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
-    names = await _inbound(interaction).presets(current)
-    return [Choice(name=n, value=n) for n in names]
+def _name(name: str, key: str) -> app_commands.locale_str:
+    return app_commands.locale_str(name, key=key)
 
 
-async def _level_choices(interaction: discord.Interaction[Any], current: str) -> list[Choice[str]]:
-    levels = await _inbound(interaction).ai_levels(current)
-    return [Choice(name=n, value=n) for n in levels]
+class CatalogTranslator(app_commands.Translator):
+    """Names and descriptions in each locale of `LOCALES`, from the host's catalogs; none elsewhere."""
+
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContextTypes) -> str | None:
+        lang = LOCALES.get(locale)
+        key = string.extras.get("key")
+        if lang is None or not isinstance(key, str):
+            return None
+        if context.location in (Where.command_name, Where.group_name, Where.parameter_name):
+            text = catalog(lang).get(key)  # a name only where the catalog gives one
+            return text if text else None
+        return tr(lang, key)[:100]
 
 
-SEAT = app_commands.Range[int, 1, 4]
+def _annotation(arg: Arg) -> object:
+    """The Python type discord.py reads an option from: integers and numbers with their range,
+    closed choices as a Literal, everything else text."""
+    kind = arg.kind
+    base: object
+    if isinstance(kind, Number) and not kind.zero:
+        base = (app_commands.Range[int, int(kind.lo), int(kind.hi)] if kind.integer
+                else app_commands.Range[float, kind.lo, kind.hi])
+    elif isinstance(kind, Choice) and not kind.open:
+        base = Literal.__getitem__(kind.values)
+    elif isinstance(kind, Person):
+        base = discord.User
+    else:
+        base = str
+    return base if arg.required else typing.Optional[base]  # noqa: UP045 (a type built at run time)
 
 
-class TractorGroup(app_commands.Group):
-    """/tractor: every command of the host, plus `dm` (where your hand is shown)."""
-
-    def __init__(self) -> None:
-        super().__init__(name="tractor", description="80分 / Tractor: play in this channel · 在本频道打升级",
-                         guild_only=True)
-
-    @app_commands.command(name="new", description="Open a new match here · 开新局")
-    @app_commands.describe(preset="Rule preset · 规则", options="More options, e.g. target=A · 其他选项")
-    @app_commands.autocomplete(preset=_preset_choices)
-    async def new(self, interaction: discord.Interaction[Any], preset: str | None = None,
-                  options: str | None = None) -> None:
-        await _run(interaction, "new", preset, options)
-
-    @app_commands.command(name="join", description="Take a seat · 入座")
-    @app_commands.describe(seat="Seat 1-4 (1 & 3, 2 & 4 are partners) · 座位")
-    async def join(self, interaction: discord.Interaction[Any], seat: SEAT | None = None) -> None:
-        await _run(interaction, "join", seat)
-
-    @app_commands.command(name="leave", description="Leave your seat before the start · 离座")
-    async def leave(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "leave")
-
-    @app_commands.command(name="start", description="Deal the first hand · 开始")
-    async def start(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "start")
-
-    @app_commands.command(name="addbot", description="Seat an AI player · 添加电脑玩家")
-    @app_commands.describe(level="AI level · 电脑水平")
-    @app_commands.autocomplete(level=_level_choices)
-    async def addbot(self, interaction: discord.Interaction[Any], level: str | None = None) -> None:
-        await _run(interaction, "addbot", level)
-
-    @app_commands.command(name="kick", description="Remove a player (creator or admin) · 移除玩家")
-    async def kick(self, interaction: discord.Interaction[Any], seat: SEAT) -> None:
-        await _run(interaction, "kick", seat)
-
-    @app_commands.command(name="hand", description="Show my hand, only to me · 看我的手牌")
-    async def hand(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "hand")
-
-    @app_commands.command(name="table", description="Show the table again · 重新显示牌桌")
-    async def table(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "table")
-
-    @app_commands.command(name="rules", description="The rules of a preset · 规则")
-    @app_commands.autocomplete(preset=_preset_choices)
-    async def rules(self, interaction: discord.Interaction[Any], preset: str | None = None) -> None:
-        await _run(interaction, "rules", preset)
-
-    @app_commands.command(name="lang", description="Language of this channel · 语言")
-    @app_commands.choices(language=[Choice(name="简体中文", value="zh"), Choice(name="繁體中文", value="zh-Hant"),
-                                    Choice(name="English", value="en")])
-    async def lang(self, interaction: discord.Interaction[Any], language: Choice[str]) -> None:
-        await _run(interaction, "lang", language.value)
-
-    @app_commands.command(name="help", description="How to play here · 帮助")
-    async def help(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "help")
-
-    @app_commands.command(name="back", description="Take your seat back from the AI · 回到座位")
-    async def back(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "back")
-
-    @app_commands.command(name="pause", description="Vote to pause · 投票暂停")
-    async def pause(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "pause")
-
-    @app_commands.command(name="resume", description="Vote to resume · 投票继续")
-    async def resume(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "resume")
-
-    @app_commands.command(name="abandon", description="Vote to abandon the match · 投票放弃")
-    async def abandon(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "abandon")
-
-    @app_commands.command(name="forfeit", description="Concede for your team (both partners) · 认输")
-    async def forfeit(self, interaction: discord.Interaction[Any]) -> None:
-        await _run(interaction, "forfeit")
-
-    @app_commands.command(name="ping", description="Be mentioned when it is your turn, or not · 轮到我时提醒")
-    @app_commands.choices(mode=[Choice(name="on · 提醒", value="on"), Choice(name="off · 不提醒", value="off")])
-    async def ping(self, interaction: discord.Interaction[Any], mode: Choice[str]) -> None:
-        await _run(interaction, "ping", mode.value)
-
-    @app_commands.command(name="board", description="A board: the same deal at every table · 牌套")
-    async def board(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "board", args)
-
-    @app_commands.command(name="daily", description="Today's boards, the same for everyone · 每日牌")
-    async def daily(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "daily", args)
-
-    @app_commands.command(name="duplicate", description="Duplicate team match or pairs (002) · 复式赛")
-    async def duplicate(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "duplicate", args)
-
-    @app_commands.command(name="dm", description="Get your hand by direct message, or here · 私信发牌")
-    @app_commands.choices(mode=[Choice(name="on · 私信", value="on"), Choice(name="off · 仅自己可见", value="off")])
-    async def dm(self, interaction: discord.Interaction[Any], mode: Choice[str]) -> None:
-        await _inbound(interaction).on_command(interaction, "dm", (mode.value,))
+def _value(arg: Arg, value: object) -> object:
+    if isinstance(arg.kind, Person) and isinstance(value, discord.abc.User):
+        return value.id
+    return value
 
 
-class LeagueGroup(app_commands.Group):
-    """/league: the chat's league and tournaments (`/tractor` keeps the table's commands: Discord
-    allows 25 subcommands a group)."""
+def _suggest(values: Sequence[str]) -> Callable[[Interaction, str],
+                                               Coroutine[object, object, list[AChoice[str]]]]:
+    async def suggest(interaction: Interaction, current: str) -> list[AChoice[str]]:
+        low = current.lower()
+        return [AChoice(name=v, value=v) for v in values if v.startswith(low)][:MAX_AUTOCOMPLETE]
+    return suggest
 
-    def __init__(self) -> None:
-        super().__init__(name="league", description="League, replays and tournaments here · 联赛、回放与比赛",
-                         guild_only=True)
 
-    @app_commands.command(name="standings", description="League standings · 排行榜")
-    async def standings(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "standings", args)
+def subcommand(command: Command, parent: app_commands.Group) -> app_commands.Command[app_commands.Group, ..., None]:
+    """One registry command as a subcommand of `parent`."""
+    args = list(command.args)
+    name = command.name
 
-    @app_commands.command(name="stats", description="A player's statistics · 个人统计")
-    async def stats(self, interaction: discord.Interaction[Any], player: discord.User | None = None) -> None:
-        await _run(interaction, "stats", player.id if player is not None else None)
+    async def callback(interaction: Interaction, **values: object) -> None:
+        words = _words(*(_value(a, values.get(a.name)) for a in args))
+        await _inbound(interaction).on_command(interaction, name, words)
 
-    @app_commands.command(name="history", description="Recent matches · 最近对局")
-    async def history(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "history", args)
+    params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                annotation=discord.Interaction)]
+    ordered = sorted(args, key=lambda a: not a.required)  # Discord: required options first
+    for a in ordered:
+        params.append(inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY, annotation=_annotation(a),
+                                        default=inspect.Parameter.empty if a.required else None))
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__discord_app_commands_param_description__ = {  # type: ignore[attr-defined]
+        a.name: _say(a.help) for a in args}
+    callback.__discord_app_commands_param_rename__ = {  # type: ignore[attr-defined]
+        a.name: _name(a.name, f"name.arg.{a.name}") for a in args}
+    cmd: app_commands.Command[app_commands.Group, ..., None] = app_commands.Command(
+        name=_name(name, f"name.cmd.{name}"), description=_say(command.summary), callback=callback,
+        parent=parent)
+    for a in args:
+        if isinstance(a.kind, Choice) and a.kind.open:
+            cmd.autocomplete(a.name)(_suggest(a.kind.values))
+    return cmd
 
-    @app_commands.command(name="replay", description="Replay a finished match, or one hand of it · 回放")
-    @app_commands.describe(match="Match id from history · 对局编号", hand="One hand, trick by trick · 第几副")
-    async def replay(self, interaction: discord.Interaction[Any], match: int, hand: int | None = None) -> None:
-        await _run(interaction, "replay", match, hand)
 
-    @app_commands.command(name="season", description="League season · 赛季")
-    async def season(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "season", args)
+async def _dm(interaction: Interaction, mode: Literal["on", "off"]) -> None:
+    await _inbound(interaction).on_command(interaction, "dm", (mode,))
 
-    @app_commands.command(name="export", description="Export results as CSV · 导出")
-    async def export(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "export", args)
 
-    @app_commands.command(name="ranking", description="The league's ranking method · 排名方式")
-    async def ranking(self, interaction: discord.Interaction[Any], method: str | None = None) -> None:
-        await _run(interaction, "ranking", method)
+def groups(registry: Registry) -> list[app_commands.Group]:
+    """`/tractor` and `/league`: every command usable in a group, by section, and `/tractor dm`."""
+    out: dict[str, app_commands.Group] = {}
+    for section, (name, key) in GROUPS.items():
+        out[section] = app_commands.Group(name=_name(name, f"name.cmd.{name}"), description=_say(key),
+                                          guild_only=True)
+    for command in sorted(registry.commands(), key=lambda c: c.name):
+        if command.fits(in_group=True):
+            out[command.section].add_command(subcommand(command, out[command.section]))
+    _dm.__discord_app_commands_param_description__ = {"mode": _say(DM_HELP[1])}  # type: ignore[attr-defined]
+    _dm.__discord_app_commands_param_rename__ = {"mode": _name("mode", "name.arg.mode")}  # type: ignore[attr-defined]
+    out["table"].add_command(app_commands.Command(name=_name("dm", "name.cmd.dm"), description=_say(DM_HELP[0]),
+                                                  callback=_dm, parent=out["table"]))
+    return list(out.values())
 
-    @app_commands.command(name="tournament", description="Knockout, round robin or Swiss in this channel · 比赛")
-    @app_commands.describe(args="e.g. new knockout · team NAME · join NAME · ai 6 · start · forfeit TEAM · 例如")
-    async def tournament(self, interaction: discord.Interaction[Any], args: str | None = None) -> None:
-        await _run(interaction, "tournament", args)
+
+__all__ = ["CatalogTranslator", "groups", "subcommand"]

@@ -7,7 +7,8 @@ The host's card-toggle buttons become multi-select menus (25 options each):
 a choice there is turned back into the toggles it stands for, by comparing
 it with the options the message showed as selected. The host's one-press
 choices (each legal play) become a row of buttons when there are few, else
-single-choice menus where choosing a play plays it.
+single-choice menus where choosing a play plays it. The menus are cut where the
+hand's groups change, as the view's scene gives them (trumps, then each suit).
 """
 
 from __future__ import annotations
@@ -178,7 +179,8 @@ def render(view: View, *, note: str = "") -> tuple[str, discord.ui.View]:
     toggles = [b for row in view.buttons for b in row if _is_toggle(b)]
     rows: list[list[discord.ui.Item[Any]]] = []
     rows.extend(_play_rows(view.choices))
-    for chunk in split_by_suit(toggles):
+    hand = view.scene.hand if view.scene is not None else None
+    for chunk in split_by_suit(toggles, hand.suits if hand is not None else None):
         options = [discord.SelectOption(label=label, value=b.token, default=b.style == "selected")
                    for b, label in zip(chunk, _distinct([_label(b.label.lstrip("✓")) for b in chunk]), strict=True)]
         first, last = options[0].label, options[-1].label
@@ -222,23 +224,26 @@ def _distinct(labels: list[str]) -> list[str]:
     return out
 
 
-def _suit(label: str) -> str:
-    text = label.lstrip("✓")
-    return text[0] if text[:1] in ("♠", "♥", "♦", "♣") else "*"
-
-
-def split_by_suit(cards: list[Button]) -> list[list[Button]]:
+def split_by_suit(cards: list[Button], groups: Sequence[str] | None = None) -> list[list[Button]]:
     """Runs of at most 25 cards for the select menus, cut where the suit changes when that is possible.
 
     The host sends the hand sorted (trumps, then each suit), so a menu then
     holds whole suits: a 33-card bury is e.g. trumps and spades, then the rest.
+    `groups`: each card's group as the scene gives it ("T" for a trump, else its suit); a view drawn
+    without a scene is cut only at 25: a label is never read back into a card.
     """
+
+    def group(b: Button) -> str:
+        if groups is not None and isinstance(b.act, Toggle) and 0 <= b.act.index < len(groups):
+            return groups[b.act.index]
+        return "*"
+
     out: list[list[Button]] = []
     rest = list(cards)
     while len(rest) > MAX_OPTIONS:
         cut = MAX_OPTIONS
         for i in range(MAX_OPTIONS, MAX_OPTIONS // 2, -1):
-            if _suit(rest[i].label) != _suit(rest[i - 1].label):
+            if group(rest[i]) != group(rest[i - 1]):
                 cut = i
                 break
         out.append(rest[:cut])
@@ -252,8 +257,3 @@ def _button(b: Button) -> discord.ui.Item[Any]:
     if b.kind in ("url", "web_app"):  # no Mini Apps here: the web table opens as a link
         return discord.ui.Button(label=_label(b.label), url=b.token)
     return HostButton(b.token, label=_label(b.label), style=_STYLES.get(b.style, discord.ButtonStyle.secondary))
-
-
-def signature(content: str, ui: discord.ui.View) -> tuple[str, str]:
-    """What a message shows, to skip edits that would change nothing."""
-    return content, repr(ui.to_components())

@@ -268,13 +268,14 @@ class Inbound:
     async def _feed(self, event: Incoming, reply: Reply) -> None:
         """Hands the event over; makes sure a command gets its answer, a word or a silent close."""
         loop = asyncio.get_running_loop()
-        start = loop.time()
+        # the budget runs from when the client read the interaction: a backlog on this loop spends it
+        start = getattr(reply.interaction.client, "received_at", {}).get(reply.interaction.id, loop.time())
         handling = asyncio.ensure_future(self._handle(event, reply))
         if reply.mode != "command" or reply.interaction.response.is_done():
             await handling  # a press: answered (deferred) already
             return
         # The host may be held up (a channel message waiting out its rate limit): Discord will not wait.
-        await asyncio.wait({handling}, timeout=self.budget)
+        await asyncio.wait({handling}, timeout=max(0.0, self.budget - (loop.time() - start)))
         if not handling.done():
             async with reply.lock:
                 if not reply.interaction.response.is_done():

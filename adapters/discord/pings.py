@@ -109,6 +109,10 @@ class Pinger:
         old = c.message
         if said is not None:
             body, ids = said
+            # what this message says is what was so when it was written: a turn (or a person) that
+            # comes while it is on its way is the next message's to say
+            named = set(c.unreached)
+            turn_key, announces = c.turn_key, bool(c.turn)
             allowed = discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
                                               users=[discord.Object(i) for i in ids])
             try:
@@ -118,10 +122,10 @@ class Pinger:
                 return
             self.sent += 1
             c.message = message.id
-            c.told = bool(c.unreached)
-            c.notified.update(c.unreached)
-            if c.turn:
-                c.announced = c.turn_key
+            c.told = bool(named)
+            c.notified.update(named & set(c.unreached))
+            if announces:
+                c.announced = turn_key
         elif c.told:
             return
         else:

@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import discord
 
-from adapters.discord.components import render, signature
+from adapters.discord.components import render
 from adapters.discord.dm import DmChoices
 from adapters.discord.outbox import Coalescer
 from adapters.discord.pings import PING_GAP, Pinger
@@ -32,6 +32,7 @@ from adapters.discord.private import PrivateRoutes, Recent, Ticket, place_of
 from adapters.discord.texts import text
 from bot.i18n import normalize_lang
 from bot.platform import PlatformError, View, Where
+from bot.scene.diff import Shown, Signature, signature
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +57,9 @@ class DiscordPlatform:
         self.dm = dm or DmChoices()
         self.outbox = Coalescer(interval=edit_interval)
         self.pings = Pinger(client, gap=ping_gap)
-        self._shown: Recent[str, tuple[str, str]] = Recent()
+        self.shown = Shown()  # what each message shows (the host's view, and the refusal noted under it)
         self._views: Recent[str, View] = Recent()
+        self._sigs: Recent[str, Signature] = Recent()  # what the host asked each message to show
         self._notes: Recent[str, tuple[str, str]] = Recent()  # key -> (note, the view text it was about)
         self.unshown = 0  # private views kept back for want of a live interaction
         self.ready = asyncio.Event()  # set once logged in: the host may speak before (resuming tables)
@@ -78,6 +80,7 @@ class DiscordPlatform:
         await self._until_ready()
         if where.private:
             return await self._send_private(int(where.chat_id), view, _channel(where))
+        sig = signature(view)
         view = self._turn(where, view)
         content, ui = render(view)
         try:
@@ -85,7 +88,7 @@ class DiscordPlatform:
         except discord.HTTPException as exc:
             raise PlatformError(f"discord send to {where.chat_id}: {exc}") from exc
         key = str(message.id)
-        self._shown[key] = signature(content, ui)
+        self.shown.put(where.chat_id, key, sig)
         return key
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
@@ -93,9 +96,11 @@ class DiscordPlatform:
         key = self.routes.resolve(message_id)
         if key.startswith("p"):
             return
+        sig = signature(view)  # what the host asked for (the countdown Discord adds is no change)
         if not where.private:
             view = self._turn(where, view)
         self._views[key] = view
+        self._sigs[key] = sig
         self.outbox.submit(key, lambda: self._deliver(where, key, view, ""))
 
     def _turn(self, where: Where, view: View) -> View:
@@ -164,7 +169,7 @@ class DiscordPlatform:
                 dm = await self.client.create_dm(discord.Object(user_id))
                 message = await dm.send(content, view=ui)
                 key = f"d{dm.id}:{message.id}"
-                self._remember(key, view, content, ui)
+                self._remember(str(user_id), key, view)
                 await self._point_to_dm(user_id, channel)
                 return key
             except discord.HTTPException as exc:
@@ -175,7 +180,7 @@ class DiscordPlatform:
             if channel is not None:  # told in the channel, by name, to press My hand
                 self.pings.unreached(channel, user_id, self._lang_of(user_id))
             return f"p{user_id}"
-        self._remember(shown, view, content, ui)
+        self._remember(str(user_id), shown, view)
         self.routes.owner[int(shown[1:])] = user_id
         if channel is not None:  # a table's private view is that person's hand there
             self.pings.reached(channel, user_id)
@@ -267,7 +272,8 @@ class DiscordPlatform:
         view = self._views.get(current)
         if view is not None:
             self._views[key] = view
-            self._shown.pop(key, None)
+            self._sigs[key] = self._sigs.get(current) or signature(view)
+            self.shown.forget(str(interaction.user.id), key)
             where = Where(NAME, str(interaction.user.id), private=True, about=str(place[1]))
             self.outbox.submit(key, lambda: self._deliver(where, key, view, ""))
         if current.startswith("e"):
@@ -311,9 +317,10 @@ class DiscordPlatform:
         except discord.HTTPException as exc:
             log.info("discord: pointing %s to the DM failed: %s", user_id, exc)
 
-    def _remember(self, key: str, view: View, content: str, ui: discord.ui.View) -> None:
+    def _remember(self, chat_id: str, key: str, view: View) -> None:
         self._views[key] = view
-        self._shown[key] = signature(content, ui)
+        self._sigs[key] = signature(view)
+        self.shown.put(chat_id, key, self._sigs[key])
 
     def note(self, where: Where, message_id: str, text: str) -> bool:
         """Shows `text` under the last view of a message (a refusal in the hand it concerns).
@@ -340,10 +347,12 @@ class DiscordPlatform:
 
     async def _deliver(self, where: Where, key: str, view: View, note: str) -> None:
         await self._until_ready()
-        content, ui = render(view, note=note or self._note_for(key, view))
-        sig = signature(content, ui)
-        if self._shown.get(key) == sig:
+        note = note or self._note_for(key, view)
+        host_sig = self._sigs.get(key) or signature(view)
+        sig = (*host_sig, note) if note else host_sig  # a refusal shown under it is part of what it shows
+        if self.shown.get(where.chat_id, key) == sig:
             return
+        content, ui = render(view, note=note)
         if key.startswith("e"):
             mid = int(key[1:])
             ticket = self.routes.editor(mid)
@@ -371,9 +380,9 @@ class DiscordPlatform:
                 # someone deleted the table message: post it again and send later edits there
                 message = await target.send(content, view=ui)
                 self.routes.alias[key] = str(message.id)
-                self._shown[str(message.id)] = sig
+                self.shown.put(where.chat_id, str(message.id), sig)
                 return
-        self._shown[key] = sig
+        self.shown.put(where.chat_id, key, sig)
 
     async def _resend(self, where: Where, key: str, view: View) -> None:
         """The token that could edit this ephemeral message is gone: show the view anew, if we can."""

@@ -29,6 +29,7 @@ from adapters.discord.dm import Journal
 from adapters.discord.inbound import HostLike, Inbound
 from adapters.discord.pings import PING_GAP
 from adapters.discord.platform import DiscordPlatform
+from bot.commands import Registry
 from bot.platform import CredentialsRefused, PlatformDown
 
 log = logging.getLogger(__name__)
@@ -38,8 +39,10 @@ class DiscordRunner:
     """One bot connection: the client, the host's platform on it, and the inbound side."""
 
     def __init__(self, host: Any, config: DiscordConfig, *, ready_timeout: float = 60.0,
-                 identify_gate: IdentifyGate | None = None) -> None:
+                 identify_gate: IdentifyGate | None = None, commands: Registry | None = None) -> None:
+        """`commands`: the slash commands' registry, the host's own (`Host.registry`) unless given."""
         self.host = host
+        self.commands: Registry = commands if commands is not None else host.registry
         self.config = config
         self.ready_timeout = ready_timeout
         self.identify_gate = identify_gate
@@ -47,8 +50,9 @@ class DiscordRunner:
         self.max_concurrency = 1  # identifies a 5-second window (session_start_limit)
         self.shards: dict[int, tuple[TractorClient, asyncio.Task[None]]] = {}
         self._retired: list[TractorClient] = []
-        self.client = TractorClient(guild_ids=config.guild_ids, sync_commands=config.sync_commands,
-                                    guild_ready_timeout=0.05, scale=config.scale)
+        self.client = TractorClient(commands=self.commands, guild_ids=config.guild_ids,
+                                    sync_commands=config.sync_commands, guild_ready_timeout=0.05,
+                                    scale=config.scale)
         self.platform = DiscordPlatform(self.client, edit_interval=config.edit_interval * config.scale,
                                         ping_gap=PING_GAP * config.scale)
         self.platform.dm.journal = self._journal(host)
@@ -140,9 +144,9 @@ class DiscordRunner:
             if gate is not None:
                 await gate(sid % self.max_concurrency)
 
-        client = TractorClient(sync_commands=False, guild_ready_timeout=0.05, shard_id=shard_id,
-                               shard_count=self.shard_count, identify_gate=paced if gate else None,
-                               scale=self.config.scale)
+        client = TractorClient(commands=self.commands, sync_commands=False, guild_ready_timeout=0.05,
+                               shard_id=shard_id, shard_count=self.shard_count,
+                               identify_gate=paced if gate else None, scale=self.config.scale)
         client.inbound = self.inbound
         await client.login(self.config.token)
         task = asyncio.create_task(client.connect(reconnect=True), name=f"discord-shard-{shard_id}")

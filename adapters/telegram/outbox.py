@@ -4,7 +4,9 @@ A send is awaited (the host needs the message id). An edit returns at once:
 if the same message is edited again before the first edit went out, only the
 newest content is sent, which is what keeps a busy table under 20 messages a
 minute. Plain announcements waiting behind the limit are joined into one
-message. An edit to the content a message already shows is skipped.
+message. An edit to the content a message already shows is skipped: what each
+message shows is written, once Telegram has it, to the door's one record
+(`bot.scene.diff.Shown`, which the host reads before it asks for an edit).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, Tele
 from adapters.telegram.flood import FloodGate, Stamp
 from adapters.telegram.render import MAX_TEXT
 from bot.platform import Button
+from bot.scene.diff import Shown, Signature
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +62,16 @@ class Outgoing:
     file_data: bytes = b""
     mergeable: bool = False
     keyboard: Callable[[Buttons], InlineKeyboardMarkup | None] | None = None
+    shows: Signature | None = None  # what it shows (`bot.scene.diff.signature` of its view), if a view
 
     @property
     def content_key(self) -> tuple[str, Buttons]:
+        """Exactly what it sends (buttons with their versions): an edit to this very content is skipped."""
         return (self.text, self.buttons)
+
+    def record(self, shown: Shown, chat_id: int, message_id: int) -> None:
+        shown.put(str(chat_id), str(message_id), self.shows if self.shows is not None else (self.text,),
+                  self.content_key)
 
     @property
     def markup(self) -> InlineKeyboardMarkup | None:
@@ -97,7 +106,6 @@ class _ChatOutbox:
         self.chat_id = chat_id
         self.sends: deque[_Send] = deque()
         self.edits: dict[int, Outgoing] = {}
-        self.shown: dict[int, tuple[str, Buttons]] = {}
         self.worker: asyncio.Task[None] | None = None
         self.stamp: Stamp | None = None  # how the flood gate counted the call in flight
 
@@ -109,9 +117,10 @@ class _ChatOutbox:
 class Outboxes:
     """Every chat's outbox, sharing one flood gate and one bot."""
 
-    def __init__(self, bot: Bot, gate: FloodGate) -> None:
+    def __init__(self, bot: Bot, gate: FloodGate, shown: Shown | None = None) -> None:
         self.bot = bot
         self.gate = gate
+        self.shown = shown if shown is not None else Shown()  # the door's record of what each message shows
         self.stats = OutboxStats()
         self._chats: dict[int, _ChatOutbox] = {}
 
@@ -134,7 +143,7 @@ class Outboxes:
         box = self._chat(chat_id)
         if message_id in box.edits:
             self.stats.edits_coalesced += 1
-        elif box.shown.get(message_id) == out.content_key:
+        elif self.shown.exact(str(chat_id), str(message_id)) == out.content_key:
             self.stats.edits_skipped += 1
             return
         box.edits[message_id] = out
@@ -144,7 +153,7 @@ class Outboxes:
         """The message is being deleted: drop its pending edit."""
         box = self._chat(chat_id)
         box.edits.pop(message_id, None)
-        box.shown.pop(message_id, None)
+        self.shown.drop(str(chat_id), str(message_id))
 
     def drop_edits(self, chat_id: int) -> None:
         """Drop the chat's queued edits (its table is drawn by another worker now)."""
@@ -212,7 +221,7 @@ class Outboxes:
                     item.done.set_exception(exc)
             return
         self.stats.sent += 1
-        box.shown[message.message_id] = out.content_key
+        out.record(self.shown, box.chat_id, message.message_id)
         for item in batch:
             if not item.done.done():
                 item.done.set_result(message.message_id)
@@ -220,7 +229,7 @@ class Outboxes:
     async def _edit_next(self, box: _ChatOutbox) -> None:
         message_id = next(iter(box.edits))
         out = box.edits.pop(message_id)
-        if box.shown.get(message_id) == out.content_key:
+        if self.shown.exact(str(box.chat_id), str(message_id)) == out.content_key:
             self.stats.edits_skipped += 1
             return
         try:
@@ -237,7 +246,7 @@ class Outboxes:
                 await asyncio.sleep(self.gate.limits.retry_cap)
             return
         self.stats.edited += 1
-        box.shown[message_id] = out.content_key
+        out.record(self.shown, box.chat_id, message_id)
 
     async def _deliver(self, chat_id: int, out: Outgoing) -> Message:
         if out.file_name.lower().endswith((".png", ".jpg", ".jpeg")):

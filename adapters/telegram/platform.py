@@ -8,9 +8,12 @@ import re
 from telegram import Bot, InlineKeyboardMarkup
 
 from adapters.telegram.flood import FloodGate
+from adapters.telegram.menu import set_chat_menu
 from adapters.telegram.outbox import Outboxes, Outgoing, SendFailed
 from adapters.telegram.render import CallbackAliases, fit_text, to_markup
+from bot.commands import Registry
 from bot.platform import Button, PlatformError, Replier, Unreachable, View, Where
+from bot.scene.diff import Shown, signature
 
 PLATFORM = "telegram"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -35,7 +38,15 @@ class TelegramPlatform:
     def __init__(self, bot: Bot, gate: FloodGate) -> None:
         self.bot = bot
         self.aliases = CallbackAliases()
-        self.outboxes = Outboxes(bot, gate)
+        self.shown = Shown()  # what each message shows, once Telegram has it (the outboxes write it)
+        self.outboxes = Outboxes(bot, gate, self.shown)
+        #: The host's commands, once the menus are set (`TelegramRunner.set_menus`).
+        self.menus: Registry | None = None
+
+    async def language_chosen(self, where: Where, lang: str) -> None:
+        """A chat chose its language (`lang`): its "/" menu speaks it from now on (adapters/telegram/menu.py)."""
+        if self.menus is not None and where.chat_id.lstrip("-").isdigit():
+            await set_chat_menu(self.bot, self.menus, int(where.chat_id), lang, where.private)
 
     @property
     def username(self) -> str:
@@ -101,7 +112,8 @@ class TelegramPlatform:
         await self.outboxes.close()
 
     def _outgoing(self, view: View, *, mergeable: bool = False) -> Outgoing:
-        return Outgoing(fit_text(view.text), view.buttons, mergeable=mergeable, keyboard=self._keyboard)
+        return Outgoing(fit_text(view.text), view.buttons, mergeable=mergeable, keyboard=self._keyboard,
+                        shows=signature(view))
 
     def _keyboard(self, buttons: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
         return to_markup(View("", buttons), self.aliases)

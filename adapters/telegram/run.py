@@ -23,8 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from telegram import BotCommand
-from telegram.error import InvalidToken, NetworkError
+from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder
 from telegram.request import HTTPXRequest
 
@@ -32,16 +31,15 @@ from adapters.telegram.config import TelegramConfig
 from adapters.telegram.flood import FloodGate
 from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
 from adapters.telegram.intake import Intake
+from adapters.telegram.menu import set_menus
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.request import BoundedHTTPXRequest
 from adapters.telegram.shared_flood import Ledger, SharedBudget
+from bot.commands import Registry
 from bot.platform import CredentialsRefused, PlatformDown
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("new", "join", "leave", "start", "addbot", "kick", "rules", "lang", "help", "back", "pause",
-            "resume", "abandon", "forfeit", "standings", "stats", "history", "replay", "season", "export",
-            "tournament", "board", "daily", "duplicate")
 DRAIN_ON_STOP = 10.0
 # How often (real seconds) the flood gate's counts are written to the store while messages go out:
 # a crash loses at most this much of them, within the one message of headroom the limits keep.
@@ -171,9 +169,15 @@ class TelegramRunner:
         await self.connect()
         await self.listen()
 
-    async def set_commands(self) -> None:
-        """Offer the host's commands in the client's "/" menu (optional)."""
-        await self.app.bot.set_my_commands([BotCommand(c, c) for c in COMMANDS])
+    async def set_menus(self, registry: Registry) -> None:
+        """The "/" menus of group and private chats in each language, from the host's commands; a
+        chat that later chooses its language gets its own (adapters/telegram/menu.py). A menu
+        Telegram does not take is logged: the bot works without one."""
+        self.platform.menus = registry
+        try:
+            await set_menus(self.app.bot, registry)
+        except TelegramError:
+            log.warning("telegram: the command menus were not set", exc_info=True)
 
     async def stop(self) -> None:
         """Stop taking updates, let queued messages go out, then close the client."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.cardtext import cards_text
+from bot.commands import Number, Refusal
 from bot.duplicate import daily, events
 from bot.duplicate.events import ROOMS, TEAMS
 from bot.duplicate.tables import SOURCES, Desk, board_label, make_board, make_set, open_table
@@ -26,6 +27,8 @@ from persistence.board_store import BoardRow, EventRow
 
 COMMANDS = ("board", "daily", "duplicate")
 MAX_BOARDS = 16  # 002: boards come in sets of 16
+BOARDS = Number(1, MAX_BOARDS, integer=True)
+MINUTES = Number(0, 120, integer=True, unit="min")  # a board's time (0: no limit)
 SEAT_NAMES = ("N", "W", "S", "E")
 # keys built at run time (f"dup.room_{room}" ...), marked for `make messages`
 RUNTIME_KEYS = (N_("dup.dir_NS"), N_("dup.dir_EW"), N_("dup.room_open"), N_("dup.room_closed"),
@@ -71,6 +74,7 @@ async def _adopt_lang(desk: Desk, event: Incoming, lang: str) -> str:
     if "lang" not in chat and ulang:
         chat["lang"] = ulang
         await ctx.chats.save(event.where.platform, event.where.chat_id, chat)
+        await ctx.language_chosen(event.where, ulang)
         return ulang
     return lang
 
@@ -262,13 +266,15 @@ async def _duplicate(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...
             return
         opts, _ = _options(rest, desk.ctx.presets())
         try:
-            count = int(opts.get("boards", "4"))
-            minutes = int(opts.get("minutes", "12"))
-        except ValueError:
-            count = minutes = -1
+            count = int(BOARDS.check(f"boards={opts.get('boards', '4')}", "boards", opts.get("boards", "4"), lang))
+            minutes = int(MINUTES.check(f"minutes={opts.get('minutes', '12')}", "minutes",
+                                        opts.get("minutes", "12"), lang))
+        except Refusal as exc:  # what did not fit and the range it takes, then how to type it
+            await desk.ctx.answer(event, exc.text(lang) + "\n" + tr(lang, "dup.usage"))
+            return
         source = opts.get("trump", "marked")
         base = opts.get("preset", "classic")
-        if not 1 <= count <= MAX_BOARDS or not 0 <= minutes <= 120 or source not in SOURCES:
+        if source not in SOURCES:
             await desk.ctx.answer(event, tr(lang, "dup.usage"))
             return
         here = {"platform": event.where.platform, "chat_id": event.where.chat_id}

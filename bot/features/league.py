@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from bot.commands import Arg, Call, Choice, Command, Number, Place, Text
+from bot.commands import Arg, Call, Choice, Command, Number, Person, Place, Text
 from bot.feature import Context, Feature, TableView
 from bot.i18n import N_, tr
 from bot.league.bridge import record
@@ -40,7 +40,7 @@ class League(Feature):
 
         return (
             command("standings", N_("help.cmd.standings"), Arg("what", N_("help.arg.standings.what"), rest)),
-            command("stats", N_("help.cmd.stats"), Arg("player", N_("help.arg.stats.player"), rest),
+            command("stats", N_("help.cmd.stats"), Arg("player", N_("help.arg.stats.player"), Person()),
                     place="anywhere"),
             command("history", N_("help.cmd.history"),
                     Arg("count", N_("help.arg.history.count"), Number(1, MAX_HISTORY, integer=True))),

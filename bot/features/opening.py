@@ -70,11 +70,12 @@ class Opening(Feature):
             if (kept or notes) and kept != saved:
                 chat["timers"] = dict(kept)
                 await ctx.chats.save(where.platform, where.chat_id, chat)
-            if "lang" not in chat:
+            if "lang" not in chat:  # a chat's first table takes its language from the person who opens it
                 ulang = normalize_lang(event.user.language)
                 if ulang:
                     chat["lang"] = ulang
                     await ctx.chats.save(where.platform, where.chat_id, chat)
+                    await ctx.language_chosen(where, ulang)
                     lang = ulang
             if fmt == "single" and rules.time_limit_minutes:
                 fmt = "timed"

@@ -104,6 +104,7 @@ class ChatSettings(Feature):
             if table is not None:
                 table.submit(ChatLanguage())
         await self.ctx.post(event, tr(want, "lang.set"))
+        await self.ctx.language_chosen(event.where, want)
 
     async def rules(self, call: Call) -> None:
         """`rules [preset] [all]`: a preset's rules, else those of the chat's table."""

@@ -189,6 +189,7 @@ class Tournaments(Feature):
         if "lang" not in chat:  # as `new` does: the tournament's tables and announcements speak this language
             chat["lang"] = lang
             await ctx.chats.save(event.where.platform, event.where.chat_id, chat)
+            await ctx.language_chosen(event.where, lang)
         tour = Tournament(0, event.where.platform, event.where.chat_id, fmt, seeded=seeded, preset=preset,
                           options=[w for w in words if "=" in w], final_best_of=final_best_of,
                           seed=ctx.rng.randrange(1, 2**31), creator=event.user.user_id)

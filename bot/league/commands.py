@@ -8,9 +8,9 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.league import ratings as rating_mod
 from bot.league.pairs import pair_standings, pairs_table
 from bot.league.picture import render_table
+from bot.league.ratings import Rating, rate_all
 from bot.league.records import MatchRecord
 from bot.league.replay import replay_text
 from bot.league.scoring import big_small, match_points
@@ -194,7 +194,7 @@ def _find_player(records: Sequence[MatchRecord], query: str) -> tuple[str, str] 
     return None
 
 
-def _stats_lines(scope: str, rec: PlayerRecord, rating: rating_mod.Rating, lang: str) -> list[str]:
+def _stats_lines(scope: str, rec: PlayerRecord, rating: Rating, lang: str) -> list[str]:
     avg = rec.average_defender_points
     lines = [
         t(
@@ -265,7 +265,7 @@ async def _stats(
         if played == shown:
             continue  # the same matches as the line above: say it once
         shown = played
-        rating = rating_mod.rate_all(records).get(user_id, rating_mod.Rating())
+        rating = rate_all(records).get(user_id, Rating())
         lines += _stats_lines(t(scope_key, lang), rec, rating, lang)
     if len(lines) == 1:
         return LeagueReply(t("player_no_matches", lang, name=name))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.league import ratings as rating_mod
+from bot.league.ratings import Rating, rate_all
 from bot.league.records import MatchRecord
 from bot.league.scoring import big_small, match_points
 from bot.league.standings import Method
@@ -93,9 +93,9 @@ def pair_standings(records: Sequence[MatchRecord], method: Method) -> list[PairR
     """Pairs ranked by the method's figures, then head-to-head among the tied, then by name."""
     recs = pair_records(records)
     if method == "rating":
-        rates = rating_mod.rate_all(records)
+        rates = rate_all(records)
         for rec in recs.values():
-            rec.rating = sum(rates.get(uid, rating_mod.Rating()).ordinal for uid in rec.key) / 2
+            rec.rating = sum(rates.get(uid, Rating()).ordinal for uid in rec.key) / 2
 
     def key(p: PairRecord) -> tuple[float, ...]:
         if method == "rating":

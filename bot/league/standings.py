@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bot.league import ratings as rating_mod
+from bot.league.ratings import Rating, rate_all
 from bot.league.records import MatchRecord
 from bot.league.scoring import big_small, match_points, rank_keys
 
@@ -134,7 +134,7 @@ class Standing:
 
     position: int
     record: PlayerRecord
-    rating: rating_mod.Rating
+    rating: Rating
 
     @property
     def user_id(self) -> str:
@@ -153,13 +153,13 @@ def standings(records: Sequence[MatchRecord], method: Method) -> list[Standing]:
     head-to-head; plain: wins, then win rate, then head-to-head.
     """
     recs = player_records(records)
-    rates = rating_mod.rate_all(records) if method == "rating" else {}
+    rates = rate_all(records) if method == "rating" else {}
     counted = [r for r in records if r.counts]
 
     def key(uid: str) -> tuple[float, ...]:
         p = recs[uid]
         if method == "rating":
-            return (round(rates.get(uid, rating_mod.Rating()).ordinal, 9),)
+            return (round(rates.get(uid, Rating()).ordinal, 9),)
         if method == "bigsmall":
             return (p.big, p.small)
         if method == "matchpoints":
@@ -167,7 +167,7 @@ def standings(records: Sequence[MatchRecord], method: Method) -> list[Standing]:
         return (p.wins, p.win_rate)
 
     order = rank_keys(list(recs), key, counted, name=lambda uid: recs[uid].name)
-    return [Standing(i + 1, recs[uid], rates.get(uid, rating_mod.Rating())) for i, uid in enumerate(order)]
+    return [Standing(i + 1, recs[uid], rates.get(uid, Rating())) for i, uid in enumerate(order)]
 
 
 def movement(current: Sequence[Standing], previous: dict[str, int]) -> dict[str, int | None]:

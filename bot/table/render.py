@@ -14,6 +14,7 @@ from bot.i18n import tr
 from bot.live import WEB_GRACE
 from bot.platform import Button, Cue, PlatformError, Unreachable, View, Where
 from bot.scene.build import card_indices
+from bot.scene.diff import Signature, signature
 from bot.scene.text import table_text
 from bot.scene.types import Scene
 from bot.table.drawn import DrawnHands
@@ -49,7 +50,9 @@ class Screen:
                  picks: Mapping[int, object] | None = None) -> None:
         self.table = table
         self.messages: dict[str, str] = dict(messages or {})  # slot -> platform message id (persisted)
-        self.rendered: dict[str, Any] = {}  # slot -> the content last shown there
+        # What each message shows is the door's to know (`platform.shown`); the screen keeps none.
+        self.web_key: tuple[object, ...] | None = None  # what the table showed last while all play on the web
+        self.dealt_buttons: dict[int, object] = {}  # the buttons each hand showed last while the cards arrive
         # What each seat's buttons were drawn for (version, phase, cards) and the cards picked on
         # them, one stored row a seat: while a hand's phase and cards hold, redrawing it (a card
         # selected, say, or after a restart) keeps its buttons' version, so a button on a message
@@ -85,12 +88,26 @@ class Screen:
         for s, state in self.drawn_hands.changed():
             await self.table.host.store.set_picks(self.table.id, s, state)
 
+    def _where(self, slot: str) -> Where:
+        t = self.table
+        return t.private_where(int(slot[4:])) if slot.startswith("hand") else t.where
+
+    def shown(self, slot: str) -> Signature | None:
+        """What the slot's message shows now, as the door knows it (None: nothing, or not since a restart)."""
+        mid = self.messages.get(slot)
+        return None if mid is None else self.table.platform.shown.get(self._where(slot).chat_id, mid)
+
     def forget(self, slot: str) -> None:
         """Draw this slot again next time, even if its content looks the same."""
-        self.rendered.pop(slot, None)
+        mid = self.messages.get(slot)
+        if mid is not None and (slot in ("table", "lobby") or slot.startswith("hand")):
+            self.table.platform.shown.forget(self._where(slot).chat_id, mid)
+        if slot == "table":
+            self.web_key = None
 
     def forget_all(self) -> None:
-        self.rendered.clear()
+        for slot in list(self.messages):
+            self.forget(slot)
 
     def cancel(self) -> None:
         if self.rerender is not None:
@@ -194,14 +211,14 @@ class Screen:
         if live:
             clock = scene.table.turn.clock
             v = replace(v, cue=self._cue(pub, clock.seconds if clock is not None else None))
-        if t.status == "active" and "table" in self.messages and self.all_on_web():
-            # Everyone plays on the web table: no edit per play, only when the hand moves on.
-            compare: Any = ("web", pub.get("phase"), pub.get("hand_no"), pub.get("trump"))
-        elif live or scene.table.turn.clock is None:
-            compare = strip_versions(v)
-        else:  # the seconds left are no reason to edit
-            compare = strip_versions(replace(v, text=table_text(scene.table, scene.lang, countdown=False)))
-        await self.show("table", t.where, v, compare=compare)
+        if not live and scene.table.turn.clock is not None:  # the seconds left are no reason to edit
+            v = replace(v, still=table_text(scene.table, scene.lang, countdown=False))
+        web_key = (pub.get("phase"), pub.get("hand_no"), pub.get("trump"))
+        if (t.status == "active" and self.shown("table") is not None and self.all_on_web()
+                and self.web_key == web_key):
+            pass  # Everyone plays on the web table: no edit per play, only when the hand moves on.
+        else:
+            self.web_key = web_key if await self.show("table", t.where, v) else None
         self.table_trick = _trick_key(pub)
         await self.render_hands()
         await self.notices.update()
@@ -212,7 +229,7 @@ class Screen:
         t = self.table
         if not t.platform.turn_notices or t.status != "active" or "table" not in self.messages:
             return False
-        if "table" not in self.rendered or self.table_trick != _trick_key(pub):
+        if self.shown("table") is None or self.table_trick != _trick_key(pub):
             return False  # not drawn yet in this trick (or deal), or since a restart or a language change
         phase = pub.get("phase")
         return bool(phase == "playing" and pub.get("trick")) or phase == "dealing"
@@ -315,7 +332,7 @@ class Screen:
                 lang = t.seat_lang(s)
                 folded = hand_on_web_view(Scene(self.scenes.public(), s, lang), version=version,
                                           web=self.web_button(s, lang))
-                await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
+                await self.show(slot, t.private_where(s), folded)
             return
         if (not force_new and s in self.plays_inline and m.phase == "playing"
                 and self.hand_phase.get(s) == "playing" and slot in self.messages):
@@ -324,23 +341,24 @@ class Screen:
             await self._buttons_index(s, version, key)
             folded = hand_elsewhere_view(Scene(self.scenes.public(), s, t.seat_lang(s)), version=version,
                                          page=self.page[s])
-            await self.show(slot, t.private_where(s), folded, compare=strip_versions(folded))
+            await self.show(slot, t.private_where(s), folded)
             return
         v = self.hand_view_for(s, version)
-        sig = strip_versions(v)
-        if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
+        sig = signature(v)
+        shown = self.shown(slot)
+        if not force_new and shown == sig:
             return  # same content: the buttons already shown (older version) stay valid
-        shown = self.rendered.get(slot)
-        if (not force_new and m.phase == "dealing" and shown is not None and shown[1] == sig[1]
-                and len(key[1]) % DEAL_REDRAW_EVERY and slot in self.messages):
+        if (not force_new and m.phase == "dealing" and shown is not None and self.dealt_buttons.get(s) == sig[1]
+                and len(key[1]) % DEAL_REDRAW_EVERY):
             return  # cards arriving: every few cards, or at once when what may be declared changes
+        self.dealt_buttons[s] = sig[1]
         self.hand_phase[s] = str(m.phase)
         self.drawn_hands.draw(s, version, *key)
         noted = t.meta.get("notes", {}).pop(str(s), None)
         await self.save_drawn()  # before the message goes out: see _buttons_index
         if noted:
             await t.save_meta()
-        await self.show(slot, t.private_where(s), v, compare=sig, force_new=force_new)
+        await self.show(slot, t.private_where(s), v, force_new=force_new)
 
     async def _buttons_index(self, s: int, version: int, key: tuple[str, tuple[str, ...]]) -> None:
         """Records what seat s's buttons stand for, in the store before the message goes out: should
@@ -352,8 +370,8 @@ class Screen:
         """A start that did not happen: the hand messages it sent go again (they showed no card)."""
         t = self.table
         for s in range(4):
+            self.forget(f"hand{s}")
             mid = self.messages.pop(f"hand{s}", None)
-            self.rendered.pop(f"hand{s}", None)
             if mid is not None and t.seats[s].get("user_id"):
                 await t.host.store.set_message(t.id, f"hand{s}", None)
                 await self._delete_quietly(t.private_where(s), mid)
@@ -366,13 +384,13 @@ class Screen:
             return list(cards)
         return list(self.table.seat_view(s).get("hand") or [])
 
-    async def show(self, slot: str, where: Where, v: View, *, compare: Any = None,
-                   force_new: bool = False) -> None:
+    async def show(self, slot: str, where: Where, v: View, *, force_new: bool = False) -> bool:
+        """Sends or edits the slot's message, unless the door shows this very content there already;
+        False when the platform failed (it is drawn again later)."""
         t = self.table
-        sig = compare if compare is not None else v
-        if not force_new and self.rendered.get(slot) == sig and slot in self.messages:
-            return
         mid: str | None = self.messages.get(slot)
+        if not force_new and mid is not None and t.platform.shown.get(where.chat_id, mid) == signature(v):
+            return True
         try:
             if mid is not None and not force_new:
                 await t.platform.edit(where, mid, v)
@@ -384,10 +402,11 @@ class Screen:
                     # its buttons are out of date: gone, not refused (where the newest private
                     # message is the one people look at; Discord keeps its DM history as it was)
                     await self._delete_quietly(where, old)
-            self.rendered[slot] = sig
         except PlatformError:
             log.warning("table %s: could not show %s", t.id, slot)
             self._render_again_later()
+            return False
+        return True
 
     async def _delete_quietly(self, where: Where, message_id: str) -> None:
         try:
@@ -414,16 +433,3 @@ class Screen:
 
 def _trick_key(pub: Any) -> tuple[Any, ...]:
     return (pub.get("hand_no"), pub.get("phase"), pub.get("tricks_played"))
-
-
-def strip_versions(v: View) -> tuple[Any, ...]:
-    """A view's content without its token versions: a new version alone is no reason to edit."""
-    text = v.text
-    rows = tuple(tuple((b.label, b.style, b.kind, _sans_version(b)) for b in row) for row in v.buttons)
-    if v.choices:
-        return (text, rows, tuple((b.label, _sans_version(b)) for b in v.choices))
-    return (text, rows)
-
-
-def _sans_version(b: Button) -> object:
-    return b.act if b.act is not None else b.token  # a link or a query has no version

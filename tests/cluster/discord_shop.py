@@ -3,9 +3,11 @@ its own store, host, cluster link and discord.py clients, and a kill that ends a
 sessions and gateway sockets at once, as the kernel does for a killed process. Shared by the tests
 of tests/cluster that drive Discord through several workers.
 
-Discord's clock runs fast (`tests.discord.rig.FAST`), the adapters' pauses with it. The workers'
-beats and leases keep real time (bot.cluster's), so do the margins that absorb jitter: the identify
-pace is Discord's window on the fast clock plus bot.cluster's real half second. The rigs wait on
+Time is the test's. The workers beat only when it says (`Shop.beat`), on a database whose clock
+stands still (`db_clock`): leases and heartbeats never run out behind a loaded machine's back, and a
+dead worker is seen dead at the next beat by its life lock, as in production. Discord's clock runs
+fast (`tests.discord.rig.FAST`), the adapters' pauses with it; the identify pace is Discord's window
+on that clock plus bot.cluster's real half second of margin (jitter does not scale). The rigs wait on
 events: the fake's, and what goes between the workers (forwarded updates and replies, counted here).
 """
 
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -32,9 +33,10 @@ from fakes.clock import FakeClock
 from fakes.discord_api import IDENTIFY_WINDOW_S, FakeDiscord, FakeMessage, FakeUser, handled, running_fake
 from persistence.postgres import PostgresStore
 from tests.discord.rig import FAST, SETTINGS, Rig, cards_in
-from tests.persistence.conftest import pg_server, pg_url
+from tests.persistence.conftest import db_clock, pg_server, pg_url
+from tests.persistence.db_clock import DbClock
 
-__all__ = ["pg_server", "pg_url", "shop"]
+__all__ = ["db_clock", "pg_server", "pg_url", "shop"]
 
 GUILD_A, CHANNEL_A = 9000, 9100  # shard 0 of 2
 GUILD_B, CHANNEL_B = (1 << 22) + 9, 9200  # shard 1 of 2
@@ -71,7 +73,7 @@ class Shop:
     async def start(self, name: str) -> Worker:
         store = await PostgresStore.open(self.url, synchronous="OFF", worker=name)
         host = build_host(store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False)
-        cluster = Cluster(host, store, store.cluster())
+        cluster = Cluster(host, store, store.cluster(), beat=3600)  # beats when the test says (`beat`)
         cluster.identify_pace = IDENTIFY_WINDOW_S * self.fake.scale + (IDENTIFY_PACE - IDENTIFY_WINDOW_S)
         self._count(cluster)
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
@@ -81,8 +83,8 @@ class Shop:
         runner.platform.routes.clock = self.fake.now
         await cluster.start()
         await runner.login()
-        # shards stay where they are once taken (no rebalancing within the test's minutes): so a table
-        # can be driven by a worker that does not run its guild's shard
+        # shards stay where they are once taken (no rebalancing within the test): so a table can be
+        # driven by a worker that does not run its guild's shard; it steps at the cluster's beats
         keeper = ShardKeeper(cluster, runner, shed_after=10**9)
         await keeper.start()
         w = Worker(name, store, host, cluster, runner, keeper)
@@ -91,6 +93,21 @@ class Shop:
 
     def live(self) -> list[Worker]:
         return [w for w in self.workers if w.alive]
+
+    async def beat(self) -> None:
+        """One heartbeat of every live worker, in the order they started: its leases, its fair share
+        of the tables and of the shards."""
+        for w in self.live():
+            await w.cluster.beat()
+            await w.keeper.step()
+
+    async def beat_until(self, check: Callable[[], bool], what: str, beats: int = 5) -> int:
+        """Beats until `check` holds; how many beats that took (a bound in beats, not seconds)."""
+        for n in range(beats + 1):
+            if check():
+                return n
+            await self.beat()
+        raise AssertionError(f"{what}: not within {beats} beats")
 
     def _count(self, cluster: Cluster) -> None:
         """Counts what goes between the workers, so `crossed` can wait for it: replies sent to each
@@ -314,20 +331,9 @@ async def play(rigs: list[GuildRig], until: Any, limit: int = 900) -> None:
     raise AssertionError("the hands did not get there")
 
 
-async def wait_for(check: Callable[[], bool], seconds: float, what: str) -> float:
-    """Seconds it took; a generous bound tells "stuck" from "slow". For the workers' own state, which
-    changes at their beats (real time, bot.cluster's): the condition is looked at every 10 ms. What
-    the fake Discord alone knows is waited for with `FakeDiscord.until`, on its events."""
-    start = time.monotonic()
-    while not check():
-        if time.monotonic() - start > seconds:
-            raise AssertionError(f"{what}: not within {seconds} s")
-        await asyncio.sleep(0.01)
-    return time.monotonic() - start
-
-
 @pytest.fixture
-async def shop(pg_url: str) -> AsyncIterator[Shop]:
+async def shop(pg_url: str, db_clock: DbClock) -> AsyncIterator[Shop]:
+    """The shop on a database whose clock stands still (the module doc)."""
     async with running_fake(scale=FAST) as fake:
         fake.shard_count = 2
         fake.add_guild(GUILD_B, CHANNEL_B)

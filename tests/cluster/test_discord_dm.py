@@ -14,17 +14,17 @@ from tests.cluster.discord_shop import (
     CHANNEL_B,
     PEOPLE,
     Shop,
+    db_clock,
     guild_rig,
     observe,
     open_table,
     pg_server,
     pg_url,
     shop,
-    wait_for,
 )
 from tests.discord.rig import leaks
 
-__all__ = ["pg_server", "pg_url", "shop"]
+__all__ = ["db_clock", "pg_server", "pg_url", "shop"]
 
 
 async def test_a_dm_choice_made_through_one_worker_reaches_the_owner_of_the_table(shop: Shop) -> None:
@@ -36,7 +36,7 @@ async def test_a_dm_choice_made_through_one_worker_reaches_the_owner_of_the_tabl
     for rig in rigs:
         await open_table(rig)
     w2 = await shop.start("w2")  # logs in (reads the DM choices) before anyone asks for DMs
-    await wait_for(lambda: {r.owner().name for r in rigs if r.owner()} == {"w1", "w2"}, 20, "tables shared")
+    await shop.beat_until(lambda: {r.owner().name for r in rigs if r.owner()} == {"w1", "w2"}, "tables shared")
     rig = next(r for r in rigs if r.owner() is w2)
     person = PEOPLE[rig.channel][2]
     await rig.idle()

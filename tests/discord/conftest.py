@@ -6,14 +6,17 @@ for the one whole-hand test that runs at Discord's own speed.
 
 from __future__ import annotations
 
+import contextlib
+import random
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
 from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord, running_fake
 from persistence.memory import MemoryStore
-from tests.discord.rig import FAST, Rig
+from tests.discord.rig import FAST, NewRig, Rig
 
 
 @pytest.fixture
@@ -37,6 +40,27 @@ async def rig(fake_discord: FakeDiscord) -> AsyncIterator[Rig]:
         yield r
     finally:
         await r.shutdown()
+
+
+@pytest.fixture
+async def new_rig(fake_discord: FakeDiscord) -> AsyncIterator[NewRig]:
+    """Builds and boots a rig on a store the test opened (SQLite, to restart on): `await new_rig(store,
+    rng=...)`. A rig a failed test left running is stopped, and its store closed, after the test."""
+    made: list[Rig] = []
+
+    async def make(store: Any, rng: random.Random | None = None) -> Rig:
+        r = Rig(fake_discord, store, FakeClock(), rng=rng)
+        fake_discord.observer = r.observe
+        made.append(r)
+        await r.boot()
+        return r
+
+    yield make
+    for r in made:
+        if r.running:
+            await r.stop()
+            with contextlib.suppress(Exception):
+                await r.store.close()
 
 
 @pytest.fixture

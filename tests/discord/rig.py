@@ -6,10 +6,12 @@ buttons and select menus on the messages the fake shows them.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +20,7 @@ from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from app.features import build_host
 from bot.cardtext import card_text
+from bot.commands import Registry
 from bot.host import Host
 from bot.intents import codec
 from bot.intents.types import (
@@ -36,6 +39,7 @@ from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord, FakeMessage, FakeUser, handled
+from persistence.memory import MemoryStore
 
 ALICE = FakeUser(201, "alice", admin=True)
 BOB = FakeUser(202, "bob")
@@ -55,7 +59,14 @@ SETTINGS = TableSettings(turn=0, bury=0, declare=30, deal=0, next=30, lobby=0, a
 FAST = 0.05
 
 
+@functools.cache
+def full_registry() -> Registry:
+    """Every command of the house, for test doubles of the host that the adapter asks for them."""
+    return build_host(MemoryStore()).registry
+
+
 JSONish = dict[str, Any]
+NewRig = Callable[..., Awaitable["Rig"]]  # conftest's new_rig: a booted rig on the test's store
 
 
 def token_of(custom_id: str) -> tuple[Drawn, ButtonAct] | None:
@@ -97,6 +108,7 @@ class Rig:
     _last_snapshot: dict[str, Any] | None = None
     runner: DiscordRunner = field(init=False)
     rng: random.Random | None = None  # the host's, for its deals (None: a fresh system one)
+    running: bool = False
 
     async def boot(self) -> None:
         """A fresh host and adapter on the same store (first start, or after a restart)."""
@@ -105,12 +117,25 @@ class Rig:
                                gateway_url=self.fake.gateway_url, edit_interval=0.0, scale=self.fake.scale)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)
         self.runner.platform.routes.clock = self.fake.now  # the bot's clock is Discord's: tokens age alike
+        self.running = True
         await self.runner.start()
         await self.host.start()
         await self.idle()
 
     async def shutdown(self) -> None:
-        await self.settled()
+        """Everything queued goes out, then the process stops (a restart's first half)."""
+        try:
+            await self.settled()
+        finally:
+            await self.stop()
+
+    async def stop(self) -> None:
+        """Stops the host and the adapter at once, without waiting for quiet: `shutdown`'s end, and
+        what a failed test left running (else discord.py's client would go on reconnecting to a
+        stopped fake, and the test's event loop could not close)."""
+        if not self.running:
+            return
+        self.running = False
         await self.host.stop()
         await self.runner.stop()
 

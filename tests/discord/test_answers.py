@@ -11,7 +11,7 @@ from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from bot.platform import Incoming
 from fakes.discord_api import FakeDiscord
-from tests.discord.rig import ALICE
+from tests.discord.rig import ALICE, full_registry
 
 
 class ScriptedHost:
@@ -19,6 +19,7 @@ class ScriptedHost:
     the adapter has deferred by then), "help" at once, anything else never."""
 
     def __init__(self) -> None:
+        self.registry = full_registry()
         self.events: list[Incoming] = []
         self.later: list[asyncio.Task[None]] = []
         self.release = asyncio.Event()
@@ -85,9 +86,9 @@ async def test_league_and_tournament_words_come_through_the_league_group(
         scripted: tuple[ScriptedHost, DiscordRunner], fake_discord: FakeDiscord) -> None:
     """`/tractor` has the table's commands; `/league` the league's and tournaments (25 a group at most)."""
     host, _ = scripted
-    await fake_discord.slash(ALICE, "tournament", {"args": "new knockout drawn"}, command="league")
+    await fake_discord.slash(ALICE, "tournament", {"action": "new", "more": "knockout drawn"}, command="league")
     await fake_discord.slash(ALICE, "replay", {"match": 12, "hand": 3}, command="league")
-    await fake_discord.slash(ALICE, "standings", {"args": "pairs"}, command="league")
+    await fake_discord.slash(ALICE, "standings", {"what": "pairs"}, command="league")
     await fake_discord.slash(ALICE, "forfeit")
     await fake_discord.settle()
     got = [(e.name, e.args) for e in host.events]

@@ -6,10 +6,21 @@ from pathlib import Path
 
 from bot.i18n import tr
 from bot.intents.types import PlaySelection
-from fakes.clock import FakeClock
-from fakes.discord_api import FakeDiscord, FakeMessage
+from fakes.discord_api import FakeMessage
 from persistence.store import SqliteStore
-from tests.discord.rig import ALICE, BOB, CAROL, DAVE, PEOPLE, Rig, leaks, open_table, play_until, token_of
+from tests.discord.rig import (
+    ALICE,
+    BOB,
+    CAROL,
+    DAVE,
+    PEOPLE,
+    NewRig,
+    Rig,
+    leaks,
+    open_table,
+    play_until,
+    token_of,
+)
 
 STALE = {tr(lang, "err.stale") for lang in ("en", "zh")}
 
@@ -26,13 +37,9 @@ def _playing(rig: Rig) -> bool:
     return m is not None and m.phase == "playing"
 
 
-async def test_1_after_a_restart_the_first_pick_on_an_old_hand_counts(fake_discord: FakeDiscord,
-                                                                       tmp_path: Path) -> None:
-    fake = fake_discord
+async def test_1_after_a_restart_the_first_pick_on_an_old_hand_counts(tmp_path: Path, new_rig: NewRig) -> None:
     path = str(tmp_path / "t.sqlite3")
-    rig = Rig(fake, await SqliteStore.open(path, synchronous="NORMAL"), FakeClock())
-    fake.observer = rig.observe
-    await rig.boot()
+    rig = await new_rig(await SqliteStore.open(path, synchronous="NORMAL"))
     await open_table(rig)
     await play_until(rig, lambda: _playing(rig) and len(rig.table().match.public_view().get("trick") or []) == 0)
     table = rig.table()

@@ -7,10 +7,20 @@ import re
 from pathlib import Path
 
 from adapters.discord.texts import text
-from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord
 from persistence.store import SqliteStore
-from tests.discord.rig import BOB, CAROL, PEOPLE, Rig, hand_over, leaks, open_table, play_until, to_act
+from tests.discord.rig import (
+    BOB,
+    CAROL,
+    PEOPLE,
+    NewRig,
+    Rig,
+    hand_over,
+    leaks,
+    open_table,
+    play_until,
+    to_act,
+)
 
 
 def cards_played(rig: Rig) -> int:
@@ -19,12 +29,10 @@ def cards_played(rig: Rig) -> int:
     return sum(len(a["cards"]) for a in m.actions_json() if a["t"] == "play")
 
 
-async def test_restart_mid_hand_and_play_on(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_restart_mid_hand_and_play_on(fake_discord: FakeDiscord, tmp_path: Path, new_rig: NewRig) -> None:
     fake = fake_discord
     path = str(tmp_path / "tractor.sqlite3")
-    rig = Rig(fake, await SqliteStore.open(path, synchronous="NORMAL"), FakeClock())
-    fake.observer = rig.observe
-    await rig.boot()
+    rig = await new_rig(await SqliteStore.open(path, synchronous="NORMAL"))
     await open_table(rig)
     await play_until(rig, lambda: cards_played(rig) >= 20)
     before = rig.table().match
@@ -71,12 +79,10 @@ def _dms(fake: FakeDiscord) -> list[str]:
     return [m.content for m in fake.private_messages(CAROL) if m.via == "dm"]
 
 
-async def test_dm_and_ping_choices_survive_a_restart(fake_discord: FakeDiscord, tmp_path: Path) -> None:
+async def test_dm_and_ping_choices_survive_a_restart(fake_discord: FakeDiscord, tmp_path: Path, new_rig: NewRig) -> None:
     fake = fake_discord
     path = str(tmp_path / "tractor.sqlite3")
-    rig = Rig(fake, await SqliteStore.open(path, synchronous="NORMAL"), FakeClock())
-    fake.observer = rig.observe
-    await rig.boot()
+    rig = await new_rig(await SqliteStore.open(path, synchronous="NORMAL"))
     await fake.slash(CAROL, "dm", {"mode": "on"})
     await open_table(rig)
     await fake.slash(BOB, "ping", {"mode": "off"})

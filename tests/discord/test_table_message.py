@@ -8,10 +8,12 @@ from adapters.discord.config import DiscordConfig
 from adapters.discord.run import DiscordRunner
 from bot.platform import Button, Incoming, View, Where
 from fakes.discord_api import FakeDiscord, running_fake
-from tests.discord.rig import ALICE
+from tests.discord.rig import ALICE, full_registry
 
 
 class NoHost:
+    registry = full_registry()
+
     async def handle(self, event: Incoming) -> None:
         """This test speaks to the platform directly."""
 
@@ -80,7 +82,7 @@ async def test_the_gateway_resumes_after_a_reconnect_request(fake_discord: FakeD
     config = DiscordConfig(token=fake_discord.token, api_base=fake_discord.api_base,
                            gateway_url=fake_discord.gateway_url, edit_interval=0.0,
                            scale=fake_discord.scale)
-    runner = DiscordRunner(host, config, ready_timeout=10)
+    runner = DiscordRunner(host, config, ready_timeout=10, commands=full_registry())
     await runner.start()
     try:
         await fake_discord.ask_reconnect()

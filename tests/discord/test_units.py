@@ -10,8 +10,10 @@ import pytest
 from adapters.discord.components import CardSelect, HostButton, is_ours, render, split_by_suit, toggled
 from adapters.discord.config import DEFAULT_API_BASE, DiscordConfig
 from adapters.discord.outbox import Coalescer
+from adapters.discord.pings import Pinger
 from adapters.discord.private import Recent
 from adapters.discord.run import DiscordRunner
+from bot.cardtext import card_text
 from bot.intents import codec
 from bot.intents.types import (
     BurySelection,
@@ -26,6 +28,7 @@ from bot.intents.types import (
 from bot.platform import Button, CredentialsRefused, View, Where
 from engine.cards import RANKS
 from fakes.discord_api import FakeDiscord
+from tests.discord.rig import full_registry
 
 
 def tok(act: ButtonAct, version: int = 3) -> str:
@@ -62,14 +65,34 @@ def test_a_33_card_bury_becomes_two_selects_and_a_row_of_buttons() -> None:
 
 
 def test_menus_are_cut_where_the_suit_changes() -> None:
-    labels = ["大王", "♥2"] + [f"♠{r}" for r in "AKQJ98765432"] * 1 + [f"♥{r}" for r in "AKQJ9876"] \
-        + [f"♣{r}" for r in "AKQJ98765"] + ["♦A", "♦K"]
-    cards = [btn(label, Toggle(i)) for i, label in enumerate(labels)]
-    menus = split_by_suit(cards)
+    hand = ["BJ", "2H"] + [f"{r}S" for r in "AKQJ98765432"] + [f"{r}H" for r in "AKQJ9876"] \
+        + [f"{r}C" for r in "AKQJ98765"] + ["AD", "KD"]
+    groups = ["T", "T"] + ["S"] * 12 + ["H"] * 8 + ["C"] * 9 + ["D"] * 2
+    cards = [btn(card_text(c), Toggle(i)) for i, c in enumerate(hand)]
+    menus = split_by_suit(cards, groups)
     assert [len(m) for m in menus] == [22, 11]  # trumps, spades and hearts; then clubs and diamonds
     assert menus[1][0].label == "♣A"
+    # the suits come from the scene the toggles were drawn on, not from their labels
+    unlabelled = [btn("·", Toggle(i)) for i in range(len(hand))]
+    assert [len(m) for m in split_by_suit(unlabelled, groups)] == [22, 11]
     long_run = [btn("♠A", Toggle(i)) for i in range(30)]
-    assert [len(m) for m in split_by_suit(long_run)] == [25, 5]
+    assert [len(m) for m in split_by_suit(long_run, ["S"] * 30)] == [25, 5]
+
+
+def test_menus_follow_the_scenes_groups_not_the_labels() -> None:
+    """Level cards of any suit are trumps: the scene says so, a label (♥2, ♠2) cannot."""
+    labels = ["大王", "♥2", "♠2"] + [f"♠{r}" for r in "AKQJ98765"] + [f"♥{r}" for r in "AKQJ98765"] \
+        + [f"♣{r}" for r in "AKQJ98765"] + ["♦A", "♦K"]
+    groups = ["T"] * 3 + ["S"] * 9 + ["H"] * 9 + ["C"] * 9 + ["D"] * 2
+    cards = [btn(label, Toggle(i)) for i, label in enumerate(labels)]
+    menus = split_by_suit(cards, groups)
+    assert [len(m) for m in menus] == [21, 11] and menus[1][0].label == "♣A"  # trumps, ♠ and ♥; then ♣ and ♦
+    # 13 trumps, the last a level card that reads as a spade, then 13 spades: the labels see no change
+    # where the trumps end, the scene does
+    trumps = ["大王", "小王"] + ["♦2", "♣2", "♥2"] * 3 + ["♠2", "♠2"]
+    hand = [btn(label, Toggle(i)) for i, label in enumerate(trumps + [f"♠{r}" for r in "AKQJT98765433"])]
+    assert [len(m) for m in split_by_suit(hand, ["T"] * 13 + ["S"] * 13)] == [13, 13]
+    assert [len(m) for m in split_by_suit(hand)] == [25, 1]
 
 
 def test_wide_rows_are_split_and_rows_capped_at_five() -> None:
@@ -145,9 +168,44 @@ def test_config_from_env() -> None:
 
 async def test_a_bad_token_fails_to_start_and_stops_cleanly(fake_discord: FakeDiscord) -> None:
     config = DiscordConfig(token="wrong", api_base=fake_discord.api_base, gateway_url=fake_discord.gateway_url)
-    runner = DiscordRunner(object(), config, ready_timeout=5)
+    runner = DiscordRunner(object(), config, ready_timeout=5, commands=full_registry())
     await runner.platform.edit(Where("discord", "1"), "2", View("queued before login"))
     with pytest.raises(CredentialsRefused, match=r"^discord: Discord refused the token"):
         await runner.start()  # in words for the operator (tractor-host exits with status 2)
     await runner.stop()
     assert fake_discord.identified == 0
+
+
+class _SlowChannel:
+    """A channel whose first send waits until the test lets it through (a mention on its way)."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.on_its_way = asyncio.Event()
+        self.through = asyncio.Event()
+
+    async def send(self, body: str, **_: object) -> object:
+        self.on_its_way.set()
+        await self.through.wait()
+        self.sent.append(body)
+        return type("Sent", (), {"id": len(self.sent)})()
+
+    def get_partial_message(self, message_id: int) -> object:
+        async def delete() -> None:
+            """The replaced mention goes; nothing to check here."""
+
+        return type("Old", (), {"delete": staticmethod(delete)})()
+
+
+async def test_a_turn_that_comes_while_a_mention_is_on_its_way_is_announced_next() -> None:
+    """The message names the turn it was written for; the turn that came meanwhile gets its own."""
+    channel = _SlowChannel()
+    client = type("Client", (), {"get_partial_messageable": lambda self, cid: channel})()
+    pings = Pinger(client, gap=0.0)  # type: ignore[arg-type]
+    pings.turn(1, ("11",), 1, None, "en")
+    await channel.on_its_way.wait()
+    pings.turn(1, ("12",), 2, None, "en")  # the next turn, before the first mention went out
+    channel.through.set()
+    await pings.flush()
+    assert ["<@11>" in s for s in channel.sent] == [True, False]
+    assert "<@12>" in channel.sent[1]

@@ -5,10 +5,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from fakes.clock import FakeClock
 from fakes.discord_api import FakeDiscord
 from persistence.store import SqliteStore
-from tests.discord.rig import ALICE, BOB, CAROL, DAVE, PEOPLE, Rig, leaks, play_until
+from tests.discord.rig import ALICE, BOB, CAROL, DAVE, PEOPLE, NewRig, Rig, leaks, play_until
 
 
 def _hands_done(rig: Rig) -> int:
@@ -17,14 +16,12 @@ def _hands_done(rig: Rig) -> int:
 
 
 async def test_a_whole_match_with_restarts_expiry_and_a_second_channel(fake_discord: FakeDiscord,
-                                                                        tmp_path: Path) -> None:
+                                                                        tmp_path: Path, new_rig: NewRig) -> None:
     fake = fake_discord
     path = str(tmp_path / "match.sqlite3")
     # the host's deals, seeded: a match of two hands, so the second restart comes between them (some
     # deals end a match to level 3 in one hand, and there would be no table to restart with)
-    rig = Rig(fake, await SqliteStore.open(path, synchronous="NORMAL"), FakeClock(), rng=random.Random(2))
-    fake.observer = rig.observe
-    await rig.boot()
+    rig = await new_rig(await SqliteStore.open(path, synchronous="NORMAL"), rng=random.Random(2))
     other = fake.channel_id + 1  # the same people also talk to the bot in another channel
 
     await fake.slash(ALICE, "new", {"preset": "classic", "options": "target=3"})

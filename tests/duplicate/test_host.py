@@ -129,7 +129,8 @@ async def test_bad_duplicate_input_gets_answers(rig: Rig) -> None:
     assert await send(rig, rig.d.command("u1", "duplicate", "join", "home")) == [
         "No duplicate event here. duplicate new starts a team match, duplicate pairs a pairs event."]
     notes = await send(rig, rig.d.command("u1", "duplicate", "new", "boards=99"))
-    assert notes and notes[0].startswith("Duplicate (document 002)")
+    assert notes and notes[0].startswith("“boards=99” is out of range. boards: 1–16.")
+    assert "\nDuplicate (document 002)" in notes[0]
     notes = await send(rig, rig.d.command("u1", "duplicate", "room", "12345"))
     assert notes == ["No open duplicate event 12345."]
     await send(rig, rig.d.command("u1", "duplicate", "new"))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from adapters.discord.commands import TractorGroup
-from adapters.telegram.run import COMMANDS as TELEGRAM_COMMANDS
+from adapters.discord.commands import groups
+from adapters.telegram.menu import menu
 from app.console import play_console
+from app.features import build_host
 from bot.duplicate.commands import COMMANDS
 from persistence.board_store import BoardStore
 from persistence.memory import MemoryStore
@@ -40,9 +41,11 @@ async def test_a_store_without_sql_says_so() -> None:
 
 
 def test_discord_and_telegram_offer_the_commands() -> None:
-    names = {c.name for c in TractorGroup().commands}
+    registry = build_host(MemoryStore()).registry
+    tractor = next(g for g in groups(registry) if g.name == "tractor")
+    names = {c.name for c in tractor.commands}
     assert names >= set(COMMANDS) and len(names) <= 25  # Discord's limit of subcommands in a group
-    assert set(TELEGRAM_COMMANDS) >= set(COMMANDS)
+    assert {c.command for c in menu(registry, "en", "group")} >= set(COMMANDS)
 
 
 def _today() -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.intents import codec
 from bot.platform import Incoming, Unreachable, User, View, Where
+from bot.scene.diff import Shown, signature
 from bot.views import HAND_PAGE_SIZE
 
 
@@ -53,6 +54,7 @@ class RecordingPlatform:
     sends_files: bool = True
     play_menu: bool = False
     live_countdown: bool = False
+    shown: Shown = field(default_factory=Shown)  # what each message shows, as a real door keeps it
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
     def snapshot(self) -> Any:
@@ -63,15 +65,18 @@ class RecordingPlatform:
             raise Unreachable(where.chat_id, self.how_to_fix())
         mid = str(next(self._ids))
         self.messages[mid] = (where, view)
+        self.shown.put(where.chat_id, mid, signature(view))
         self.log.append(Sent("send", where, mid, view, self.snapshot()))
         return mid
 
     async def edit(self, where: Where, message_id: str, view: View) -> None:
         self.messages[message_id] = (where, view)
+        self.shown.put(where.chat_id, message_id, signature(view))
         self.log.append(Sent("edit", where, message_id, view, self.snapshot()))
 
     async def delete(self, where: Where, message_id: str) -> None:
         self.messages.pop(message_id, None)
+        self.shown.drop(where.chat_id, message_id)
 
     async def send_file(self, where: Where, filename: str, data: bytes, caption: str = "") -> str:
         self.files.append((where, filename, data))

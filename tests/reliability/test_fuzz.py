@@ -32,7 +32,14 @@ from bot.settings import TableSettings
 from bot.table import Table
 from fakes.clock import FakeClock
 from fakes.players import Snapshot, card_mentions, snapshot_of
-from fakes.telegram_api import BOT_ID, BOT_USERNAME, CANT_INITIATE, QUERY_TOO_OLD, FakeTelegram, Limits
+from fakes.telegram_api import (
+    BOT_ID,
+    BOT_USERNAME,
+    CANT_INITIATE,
+    QUERY_TOO_OLD,
+    FakeTelegram,
+    Limits,
+)
 from fakes.telegram_rig import (
     Rig,
     boot,

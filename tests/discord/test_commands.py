@@ -1,0 +1,82 @@
+"""The slash commands as a server admin sees them (issue 29, item 11): built from the host's command
+registry, with names and descriptions in zh-CN, zh-TW and en-US, every option described, structured
+options with choices or autocomplete; the fake refuses a registration Discord would refuse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiohttp
+
+from bot.i18n import tr
+from fakes.discord_api import FakeDiscord, command_problems
+from tests.discord.rig import ALICE, Rig
+
+LOCALES = {"zh-CN": "zh", "zh-TW": "zh-Hant", "en-US": "en"}
+
+
+def _sub(fake: FakeDiscord, group: str, name: str) -> dict[str, Any]:
+    registered = next(c for c in fake.commands if c["name"] == group)
+    return next(o for o in registered["options"] if o["name"] == name)
+
+
+async def test_every_command_and_option_is_described_in_each_language(rig: Rig) -> None:
+    fake = rig.fake
+    assert {c["name"] for c in fake.commands} == {"tractor", "league"}
+    assert fake.protocol_errors == []
+    for group in fake.commands:
+        assert set(group["description_localizations"]) == set(LOCALES)
+        for sub in group["options"]:
+            assert set(sub["description_localizations"]) == set(LOCALES), sub["name"]
+            for option in sub.get("options", []):
+                assert option["description"] != "…" and set(option["description_localizations"]) == set(LOCALES)
+    new = _sub(fake, "tractor", "new")
+    assert new["name_localizations"] == {"zh-CN": "开局", "zh-TW": "開局", "en-US": "new"}
+    assert next(c for c in fake.commands if c["name"] == "tractor")["name_localizations"]["zh-TW"] == "升級"
+    assert new["description"] == tr("en", "help.cmd.new")
+    assert {k: new["description_localizations"][k] for k in LOCALES} == {
+        k: tr(lang, "help.cmd.new") for k, lang in LOCALES.items()}
+    join = _sub(fake, "tractor", "join")
+    seat = next(o for o in join["options"] if o["name"] == "seat")
+    assert (seat["type"], seat["min_value"], seat["max_value"], seat.get("required", False)) == (4, 1, 4, False)
+    kick = next(o for o in _sub(fake, "tractor", "kick")["options"] if o["name"] == "seat")
+    assert kick["required"]
+    replay = _sub(fake, "league", "replay")["options"]
+    assert [o["name"] for o in replay] == ["match", "hand"] and replay[0]["required"]
+    tournament = next(o for o in _sub(fake, "league", "tournament")["options"] if o["name"] == "action")
+    assert tournament.get("autocomplete")  # its sub-commands offered as one types
+    ranking = next(o for o in _sub(fake, "league", "ranking")["options"] if o["name"] == "method")
+    assert ranking.get("autocomplete")
+    stats = next(o for o in _sub(fake, "league", "stats")["options"] if o["name"] == "player")
+    assert stats["type"] == 6  # a member picked from the server's list
+    rules = next(o for o in _sub(fake, "tractor", "rules")["options"] if o["name"] == "all")
+    assert [c["value"] for c in rules["choices"]] == ["all"]
+
+
+async def test_a_choice_offered_as_one_types(rig: Rig) -> None:
+    offered = await rig.fake.autocomplete(ALICE, "tournament", "action", "s", command="league")
+    assert {c["value"] for c in offered} == {"show", "start"}
+
+
+async def test_the_fake_refuses_what_discord_refuses(fake_discord: FakeDiscord) -> None:
+    good = {"name": "tractor", "description": "d", "options": [
+        {"type": 1, "name": "new", "description": "n", "options": [
+            {"type": 3, "name": "preset", "description": "p", "required": True},
+            {"type": 3, "name": "more", "description": "m"}]}]}
+    assert command_problems([good]) == []
+    bad: list[dict[str, Any]] = [
+        {**good, "name": "Tractor"},
+        {**good, "name": "t" * 33},
+        {**good, "description": "d" * 101},
+        {**good, "description_localizations": {"zh": "x"}},
+        {**good, "name_localizations": {"zh-CN": "拖 拉"}},
+        {**good, "options": [{**good["options"][0], "options": list(reversed(good["options"][0]["options"]))}]},
+        {**good, "options": [{"type": 3, "name": f"o{i}", "description": "x"} for i in range(26)]},
+    ]
+    for command in bad:
+        assert command_problems([command]), command
+    url = f"{fake_discord.api_base}/applications/{fake_discord.app_id}/commands"
+    async with aiohttp.ClientSession() as http, http.put(
+            url, json=[bad[0]], headers={"Authorization": f"Bot {fake_discord.token}"}) as response:
+        assert response.status == 400 and (await response.json())["code"] == 50035
+    assert fake_discord.commands == []
