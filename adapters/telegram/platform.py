@@ -11,6 +11,7 @@ from adapters.telegram.flood import FloodGate
 from adapters.telegram.menu import set_chat_menu
 from adapters.telegram.outbox import Outboxes, Outgoing, SendFailed
 from adapters.telegram.render import CallbackAliases, fit_text, to_markup
+from adapters.telegram.repliers import CallbackReplier, ChatReplier
 from bot.commands import Registry
 from bot.platform import Button, PlatformError, Replier, Unreachable, View, Where
 from bot.scene.diff import Shown, signature
@@ -95,8 +96,6 @@ class TelegramPlatform:
     def replier_from(self, handoff: dict[str, str]) -> Replier | None:
         """The answer to an update another worker received (its `handoff`): this worker answers the
         press or writes in the chat itself (bot.cluster)."""
-        from adapters.telegram.inbound import CallbackReplier, ChatReplier  # inbound builds on this module
-
         if handoff.get("telegram_query"):
             return CallbackReplier(None, self.bot, str(handoff["telegram_query"]))
         if handoff.get("telegram_chat"):
