@@ -1,7 +1,8 @@
 """No secret anywhere an operator or a player can read: a whole session of `tractor-host run` at
 DEBUG on each platform, against the fakes, with a database URL that carries a password, then a
 wrong token; everything the process wrote (stdout, stderr), what /metrics and /readyz answer, and
-every message the bot sent are searched for the bot token, the web secret and the password.
+every message the bot sent, and what the web table served an onlooker (the page, its socket's
+frames, a refusal) are searched for the bot token, the web secret and the password.
 
 These run the real command as a process (real time): the logging under test is what `main` sets
 up, and only a process shows what reaches its stderr. They wait on its lines and on the fakes'
@@ -11,7 +12,9 @@ state, never a fixed time.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
+from typing import Any
 from urllib.parse import quote
 
 import aiohttp
@@ -23,6 +26,7 @@ from fakes.telegram_api import FakeTelegram
 from fakes.telegram_rig import until
 from tests.app.process import RunProcess, free_port
 from tests.persistence.conftest import pg_server, pg_url
+from tests.web.client import Client
 
 __all__ = ["pg_server", "pg_url"]
 
@@ -94,6 +98,7 @@ async def test_a_telegram_session_at_debug_shows_no_secret(pg_url: str) -> None:
         hand = next(m for m in fake.chat_messages(PEOPLE[0]) if fake.callback_data_on(PEOPLE[0], m.message_id))
         _, query = fake.press(PEOPLE[0], PEOPLE[0], hand.message_id, hands()[0])
         await until(lambda: query in fake.callback_answers)
+        pages = await _web_table_session(web, fake.chat_messages(GROUP))
         status, metrics = await _get(web, "/metrics")
         assert status == 200 and "tractor_tables 1.0" in metrics
         ready = await _get(web, "/readyz")
@@ -107,8 +112,29 @@ async def test_a_telegram_session_at_debug_shows_no_secret(pg_url: str) -> None:
         await fake.stop()
     assert "bot***/getMe" in bot.text and "DEBUG" in bot.text  # the lines that carried the token were written
     sent = [m.text for m in fake.messages.values()] + [json.dumps(c.params) for c in fake.calls]
-    found = leaks([*bot.lines, *wrong.lines, metrics, ready[1], *sent], [TG_TOKEN, TG_WRONG, PASSWORD, WEB_SECRET])
+    found = leaks([*bot.lines, *wrong.lines, metrics, ready[1], *sent, *pages],
+                  [TG_TOKEN, TG_WRONG, PASSWORD, WEB_SECRET])
     assert not found, found
+
+
+async def _web_table_session(port: int, group_messages: Iterable[Any]) -> list[str]:
+    """The web table as an onlooker sees it from the group's link: the page, the socket's frames, an
+    act it may not make, and a forged link refused. Everything the server answered."""
+    link = next(found.group(1) for m in group_messages
+                if (found := re.search(r"#k=([A-Za-z0-9_.-]+)", json.dumps(m.reply_markup or {}))))
+    texts = [(await _get(port, "/"))[1]]
+    async with aiohttp.ClientSession() as session:
+        watcher = Client(session, f"http://127.0.0.1:{port}/ws")
+        await watcher.connect({"link": link})
+        await watcher.until(lambda state: True)
+        texts.append(json.dumps(await watcher.answer(await watcher.act("pass"))))  # an onlooker: refused
+        await watcher.close()
+        forged = Client(session, f"http://127.0.0.1:{port}/ws")
+        await forged.connect({"link": link[:-3] + "AAA"})
+        assert await forged.ended() is not None
+        texts += watcher.raw + forged.raw
+    assert any('"refused"' in t for t in forged.raw)
+    return texts
 
 
 async def test_a_discord_session_at_debug_shows_no_secret(pg_url: str) -> None:
