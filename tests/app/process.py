@@ -31,10 +31,11 @@ def free_port() -> int:
 class RunProcess:
     """One `python -m app.cli <args>` with its own environment; `lines` holds stdout and stderr."""
 
-    def __init__(self, env: Mapping[str, str], args: Sequence[str] = ("run",)) -> None:
+    def __init__(self, env: Mapping[str, str], args: Sequence[str] = ("run",), *, stdin: str | None = None) -> None:
         base = {k: v for k, v in os.environ.items() if not k.startswith(OURS)}
         self.env = {**base, **env}
         self.args = list(args)
+        self.stdin = stdin  # written to the process's input, then closed (None: no input at all)
         self.proc: asyncio.subprocess.Process | None = None
         self.lines: list[str] = []
         self.stdout: list[str] = []
@@ -45,8 +46,12 @@ class RunProcess:
     async def start(self) -> RunProcess:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "app.cli", *self.args, cwd=ROOT, env=self.env,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, stdin=asyncio.subprocess.DEVNULL)
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            stdin=asyncio.subprocess.DEVNULL if self.stdin is None else asyncio.subprocess.PIPE)
         assert self.proc.stdout is not None and self.proc.stderr is not None
+        if self.proc.stdin is not None and self.stdin is not None:
+            self.proc.stdin.write(self.stdin.encode())
+            self.proc.stdin.close()
         self._readers = [asyncio.create_task(self._read(self.proc.stdout, self.stdout)),
                          asyncio.create_task(self._read(self.proc.stderr, self.stderr))]
         return self

@@ -38,6 +38,7 @@ DC_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GAbCdE.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789
 DC_WRONG = "OTg3NjU0MzIxMDk4NzY1NDMy.GzYxWv.ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zy"
 PASSWORD = "pw-Kq8!s3cret"
 WEB_SECRET = "web-secret-5b1f9c0e7d2a"
+WEBHOOK_SECRET = "hook-secret-0c9d8e7f6a"
 GROUP = -100123
 PEOPLE = (11, 12, 13, 14)
 
@@ -169,6 +170,22 @@ async def test_a_discord_session_at_debug_shows_no_secret(pg_url: str) -> None:
     assert "DEBUG" in bot.text
     sent = [json.dumps(body) for _, _, body in fake.requests]
     found = leaks([*bot.lines, *wrong.lines, metrics, *sent], [DC_TOKEN, DC_WRONG, PASSWORD, WEB_SECRET])
+    assert not found, found
+
+
+async def test_a_terminal_session_at_debug_shows_no_secret(pg_url: str) -> None:
+    """The terminal table (no token set) on a database URL with a password, with the web secret
+    and the webhook secret in the environment: ten moves, then quit."""
+    env = {"TRACTOR_DATABASE_URL": with_password(pg_url), "TRACTOR_LOG": "DEBUG", "TRACTOR_LANG": "en",
+           "TRACTOR_WEB_SECRET": WEB_SECRET, "TELEGRAM_WEBHOOK_SECRET": WEBHOOK_SECRET}
+    bot = RunProcess(env, stdin="auto\n" * 10 + "quit\n")
+    await bot.start()
+    try:
+        assert await bot.exited() == 0
+    finally:
+        await bot.kill()
+    assert "80 Points" in bot.text and "DEBUG" in bot.text
+    found = leaks(bot.lines, [PASSWORD, WEB_SECRET, WEBHOOK_SECRET])
     assert not found, found
 
 
