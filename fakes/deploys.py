@@ -60,6 +60,8 @@ class DeployReport(FailoverReport):
     not_taken: int = 0  # deliveries refused (503, connection refused): sent again
     unanswered: list[str] = field(default_factory=list)  # taken (200) without an answer
     answered_twice: list[str] = field(default_factory=list)  # answered in two ways: "key: answer | answer"
+    # stored, yet its first answer was not the "✓" of an applied move: "key: answer" (a person presses again)
+    applied_unacked: list[str] = field(default_factory=list)
     terms: int = 0  # SIGTERMs
     undriven: list[float] = field(default_factory=list)  # per SIGTERM: until its tables had new holders
     exits: list[float] = field(default_factory=list)  # per SIGTERM: until the process ended
@@ -71,12 +73,13 @@ class DeployReport(FailoverReport):
 
     @property
     def ok(self) -> bool:
-        return super().ok and not self.unanswered and not self.answered_twice
+        return super().ok and not self.unanswered and not self.answered_twice and not self.applied_unacked
 
     def text(self) -> str:
         lines = [super().text(), f"deliveries refused and sent again: {self.not_taken},"
                                  f" taken but unanswered: {len(self.unanswered)},"
-                                 f" answered twice: {self.answered_twice};"
+                                 f" answered twice: {self.answered_twice},"
+                                 f" applied but not answered as applied: {self.applied_unacked};"
                                  f" slowest answer after the 200: {self.slowest_answer:.2f} s"]
         if self.terms:
             lines.append(f"SIGTERMs: {self.terms}; tables held elsewhere after (max) {max(self.undriven):.2f} s;"
@@ -97,6 +100,7 @@ class Deliveries(Cluster):
         super().__init__(url, rng, session)
         self.report = report
         self.answered: dict[str, list[str]] = {}  # update key -> every answer it got
+        self.typed: set[str] = set()  # the keys of the people's moves
         self._heard: dict[str, asyncio.Event] = {}
         self._runner: web.AppRunner | None = None
 
@@ -172,6 +176,7 @@ async def _people(c: Deliveries, conn: asyncpg.Pool, t: Table, until: float, pac
             if pending is None:
                 continue
         uid, text, key = pending
+        c.typed.add(key)
         if await c.send(_event("text", uid, t.chat, key, private=True, text=text)) is not None:
             pending = None
 
@@ -287,6 +292,10 @@ async def _finish(c: Deliveries, conn: asyncpg.Pool, ts: list[Table], report: De
         if w.alive:
             await w.kill()
     await _check(conn, c, report)
+    # every move stored was answered as applied, by whichever worker applied it (issue 32, item 6)
+    stored = {str(r[0]) for r in await conn.fetch("SELECT key FROM actions WHERE key IS NOT NULL")}
+    report.applied_unacked = sorted(f"{k}: {(c.answered.get(k) or ['(none)'])[0]!r}" for k in stored & c.typed
+                                    if (c.answered.get(k) or [""])[0] != "✓")
 
 
 async def _run(url: str, workers: int, tables: int, seed: int, pace: tuple[float, float], final: float,

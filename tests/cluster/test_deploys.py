@@ -18,7 +18,7 @@ async def test_a_rolling_restart_of_three_workers_under_load(pg_url: str) -> Non
     print(report.text())
     assert report.terms == 3
     assert report.acknowledged > 20
-    assert report.unanswered == [] and report.answered_twice == []
+    assert report.unanswered == [] and report.answered_twice == [] and report.applied_unacked == []
     assert report.lost == [] and report.doubled == [] and report.stuck == []
     # SIGTERM hands the tables over before any drain: another worker holds each within a second
     assert max(report.undriven) < 1.0, report.undriven
@@ -37,6 +37,6 @@ async def test_five_database_restarts_under_load_lose_no_press(pg_server: object
     assert report.restarts == 5
     assert report.not_ready.get("database unreachable", 0) > 0  # /readyz said so while it was away
     assert report.acknowledged > 20
-    assert report.unanswered == [] and report.answered_twice == []
+    assert report.unanswered == [] and report.answered_twice == [] and report.applied_unacked == []
     assert report.lost == [] and report.doubled == [] and report.stuck == []
     assert report.errors == [], report.errors
