@@ -23,7 +23,10 @@ def lost(exc: BaseException) -> bool:
     is asyncpg's `InternalClientError` ("cannot switch to state 15; another operation (2) is in
     progress"): a session the server terminated in the middle of a transaction leaves its
     protocol in the error-consuming state, and the ROLLBACK (or the pool's reset) that follows
-    trips over it. The pool then terminates that connection; the next attempt gets a fresh one."""
+    trips over it. The pool then terminates that connection; the next attempt gets a fresh one.
+
+    asyncpg's InterfaceError "another operation is in progress" is not: it means two tasks used one
+    connection at once, a fault in our code, which a retry would hide."""
     if isinstance(exc, asyncpg.QueryCanceledError):
         return False  # a statement timeout or our own cancel: not the server going away
     if isinstance(exc, (asyncpg.PostgresConnectionError, asyncpg.exceptions.OperatorInterventionError,
@@ -31,7 +34,7 @@ def lost(exc: BaseException) -> bool:
         return True
     if isinstance(exc, asyncpg.InterfaceError):
         text = str(exc)
-        return "closed" in text or "connection" in text or "another operation is in progress" in text
+        return "closed" in text or "connection" in text
     return False
 
 
