@@ -21,6 +21,9 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
 - Web pages: a page's socket may be served by any worker. Its actions are updates like the others;
   its view comes from a replica read from the store (`bot.live_follow`), kept current by what the
   workers tell each other (`bot.live_peers`).
+
+Past 400 lines because a clean stop belongs with the sharing it undoes: `release` hands every
+table over before the drain (issue 32), in the same beat logic that takes and sheds tables.
 """
 
 from __future__ import annotations

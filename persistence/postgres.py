@@ -7,6 +7,10 @@ next seq of an open match whose key was never seen; a trigger raises the version
 with the lease check of a named worker, the leases, and the checks and backup
 advice. The shared statements and the league module's use `?` placeholders;
 `_numbered` turns them into `$1, $2, ...`, which is all that differs for them.
+
+Past 400 lines because every call here goes through one retry loop (`_retrying`) on lost
+connections and a server restarting, and each write is written so that running it twice lands
+once: splitting the calls from the loop would spread that one rule over several files.
 """
 
 from __future__ import annotations
