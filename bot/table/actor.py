@@ -15,6 +15,9 @@ The table's concerns live in modules named for them:
 - `timers`     the deadlines and where a timer fires (`on_tick`)
 - `render`     where the table and the private hands are drawn
 - `announce`   what the table says in the group as the match moves
+
+Past 400 lines because the loop's handling of a store that went away (a lease lost, the database
+down: the update goes on elsewhere or is tried again) sits with the routing it interrupts.
 """
 
 from __future__ import annotations

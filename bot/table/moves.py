@@ -1,7 +1,7 @@
 """Where a move is handled: a seated person's button press or typed action, the automatic steps
 between them (AI seats, deal steps), and `apply`, the one path every accepted action takes.
 
-Functions of the table they act on; they run inside that table's actor. Past ~400 lines because
+Functions of the table they act on; they run inside that table's actor. Past 400 lines because
 a press's whole path (who, which view, which move, the repeat check, `apply`) reads best in one place.
 """
 
