@@ -445,7 +445,7 @@ class PostgresStore(SqlStore):
 
 #: The shared calls made again, whole, through lost connections (see `PostgresStore._retrying`).
 _RETRIED = ("upsert_player", "get_player", "get_chat", "set_chat", "update_chat", "create_match", "update_match",
-            "finish_match", "set_message", "set_deadline", "seen_key", "remember_key", "get_match", "match_tail",
+            "finish_match", "set_message", "set_deadline", "seen_key", "get_match", "match_tail",
             "load_unfinished", "list_matches", "mark_broken", "integrity_check", "set_picks")
 #: The lease calls: tried once (the heartbeat tries again a beat later), a lost connection StoreDown.
 _ONCE = ("acquire_lease", "acquire_leases", "renew_leases", "release_lease")
