@@ -34,6 +34,10 @@ from bot.platform import CredentialsRefused, PlatformDown
 
 log = logging.getLogger(__name__)
 
+#: Seconds a stop waits for the interactions in hand to be answered before it closes the HTTP
+#: session (Discord takes an interaction's first answer for 3 s).
+IDLE_ON_STOP = 3.0
+
 
 class DiscordRunner:
     """One bot connection: the client, the host's platform on it, and the inbound side."""
@@ -182,6 +186,10 @@ class DiscordRunner:
         await self.platform.flush()
 
     async def stop(self) -> None:
+        # the interactions in hand are answered first: closing the session under one that is
+        # still being answered fails it (and its clean-up) on a closed connector
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.inbound.idle(), IDLE_ON_STOP)
         if self.platform.ready.is_set():
             await self.platform.flush()  # never logged in: nothing queued can go out, drop it
         await self.platform.outbox.close()

@@ -80,7 +80,7 @@ async def test_telegram_out_of_reach_is_retried_while_discord_serves(tmp_path: P
     warned = [line for line in bot.lines if not line.startswith("INFO:")]
     assert warned, "no warning at all"
     for line in warned:  # a warning a line, each naming the platform and the cause, no traceback
-        assert line.startswith("WARNING:app.run:telegram: cannot reach the API (") and "trying again in" in line, line
+        assert line.startswith("WARNING:app.run:telegram: cannot reach the API (") and "trying again in" in line, bot.text
     assert "Traceback" not in bot.text and "PyNaCl" not in bot.text and "voice" not in bot.text
 
 
