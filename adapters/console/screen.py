@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from adapters.console.platform import Panels
+from bot.cardtext import cards_text
 from bot.i18n import N_, tr
 from bot.platform import View
 from bot.scene import text as scene_text
@@ -45,14 +46,45 @@ def table_text(view: View | None) -> str | None:
     return scene_text.table_text(scene.table, scene.lang)
 
 
-def hand_text(view: View | None) -> str | None:
-    """Your hand, asking for what to type."""
+def hand_text(view: View | None, *, ask: bool = True) -> str | None:
+    """Your hand, asking for what to type (unless `ask` is off: the one-key offer under it asks)."""
     if view is None:
         return None
     scene = view.scene
     if scene is None or scene.hand is None:
         return view.text
-    return scene_text.hand_text(scene, prompts=PROMPTS)
+    return scene_text.hand_text(scene, prompts=PROMPTS if ask else {})
+
+
+def seat_text(view: View | None) -> str | None:
+    """Where you sit, who your partner is and the playing order, from your hand's scene."""
+    scene = view.scene if view is not None else None
+    if scene is None or scene.hand is None or len(scene.table.seats) != 4:
+        return None
+    seats, you, lang = scene.table.seats, scene.hand.seat, scene.lang
+    order = "→".join(SEAT_MARK[(you + i) % 4] for i in range(4))
+    return tr(lang, "console.seat", seat=SEAT_MARK[you], partner=scene_text.seat_label(seats[(you + 2) % 4], lang),
+              order=order)
+
+
+def bar_text(view: View | None, lang: str) -> str:
+    """The line under the prompt: what you may type now, in your language, with a card you hold."""
+    scene = view.scene if view is not None else None
+    key = scene_text.prompt_key(scene) if scene is not None else None
+    if scene is None or scene.hand is None or key is None:
+        return tr(lang, "console.bar")
+    choices = scene.hand.choices
+    if key == "declare":
+        if not choices.declare:
+            return tr(lang, "console.bar_wait")
+        return tr(lang, "console.bar_declare", cards=cards_text(list(choices.declare[0])))
+    if key == "chao":
+        return tr(lang, "console.bar_chao")
+    if key == "bury":
+        return tr(lang, "console.bar_bury")
+    if scene.table.turn.seats and scene.hand.seat in scene.table.turn.seats:
+        return tr(lang, "console.bar_play")
+    return tr(lang, "console.bar")
 
 
 def end_lines(sc: TableScene, lang: str) -> list[str]:
@@ -65,6 +97,7 @@ def end_lines(sc: TableScene, lang: str) -> list[str]:
             lines.append(tr(lang, "console.final_trick", trick=scene_text.trick_text(s.final_trick, sc.seats, lang)))
     if sc.result is not None:
         lines += scene_text.result_text(sc.result, sc.seats, lang).splitlines()
+        lines.append(tr(lang, "console.leave"))
     elif lines:
         lines.append(tr(lang, "console.go_on"))
     return lines
@@ -78,6 +111,8 @@ class PlainScreen:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.shown: dict[str, str] = {}
+        self.seated = False  # where you sit was said
+        self.offer: list[str] = []  # what one key plays (the full screen shows it)
 
     def write(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -93,13 +128,17 @@ class PlainScreen:
         self.write(text)
 
     def draw(self, panels: Panels, *, force: bool = False) -> None:
+        seat = seat_text(panels.hand) if not self.seated else None
+        if seat is not None:
+            self.seated = True
+            self.write(seat)
         for kind, text in (("table", table_text(panels.table)), ("hand", hand_text(panels.hand))):
             if text is not None and (force or self.shown.get(kind) != text):
                 self.shown[kind] = text
                 self.write(("=" * 40 if kind == "table" else "-" * 40) + "\n" + text)
 
-    def go_on(self) -> None:
-        return  # every line stays in the scrollback
+    def go_on(self) -> bool:
+        return False  # every line stays in the scrollback
 
     def prompt(self) -> None:
         self.out.write("> ")
@@ -118,6 +157,10 @@ class FullScreen:
         self.seen_hand: int | None = None  # the hand of the first table drawn
         self.ended = 0  # the last hand whose end the person has gone on from
         self.showing = 0  # the hand whose end is on the screen
+        self.result_shown = False
+        self.seat_shown = False  # where you sit stays under the table until you type a line
+        self.seat_said = False
+        self.offer: list[str] = []  # what one key plays now, under your hand
 
     def write(self, text: str) -> None:
         self.console.print(colour(text))
@@ -143,12 +186,23 @@ class FullScreen:
             lines += [colour(line, style="bold" if i == 0 else "") for i, line in enumerate(end)]
         elif table is not None:
             lines += [colour(line) for line in table_lines(table, width)]
-        hand = hand_text(panels.hand)
+        seat = seat_text(panels.hand) if not self.seat_said else None
+        if seat is not None:
+            self.seat_shown = True
+            lines.append(Text(seat, style="bold"))
+        hand = hand_text(panels.hand, ask=not self.offer or bool(end))
+        mine: list[Text] = []
         if hand is not None:
-            lines.append(Text("─" * min(width, 80), style="dim"))
-            lines += [colour(line) for line in hand_lines(hand)]
+            mine.append(Text("─" * min(width, 80), style="dim"))
+            mine += [colour(line) for line in hand_lines(hand)]
+            mine += [colour(line, style="bold green") for line in self.offer if not end]
         extra = [colour(line) for line in self.extra.splitlines()]
         self.extra = ""
+        if extra and sum(_rows(t, width) for t in lines + mine + extra) > room:
+            mine = []  # help or rules take the hand's place for one screen; the table stays
+        if sum(_rows(t, width) for t in lines + extra) > room:
+            lines = []
+        lines += mine
         log = [colour(f"{mark} {line}", style="bold yellow" if mark == "!" else "cyan") for mark, line in self.log]
         used = sum(_rows(t, width) for t in lines + extra)
         while log and used + sum(_rows(t, width) for t in log) > room:
@@ -169,11 +223,17 @@ class FullScreen:
         if sc.result is None and (sc.summary is None or sc.summary.hand_no <= self.ended):
             return []
         self.showing = sc.summary.hand_no if sc.summary is not None else self.ended
+        self.result_shown = sc.result is not None
         return end_lines(sc, scene.lang)
 
-    def go_on(self) -> None:
-        """The person typed a line: the end of the hand shown makes way for the table."""
+    def go_on(self) -> bool:
+        """The person typed a line: the end of the hand shown makes way for the table, and where
+        they sit (said on the first screen) for the log. True when an end was on the screen (the line
+        that moved it away plays nothing)."""
+        showing = self.showing > self.ended or self.result_shown
         self.ended = max(self.ended, self.showing)
+        self.seat_said = self.seat_said or self.seat_shown
+        return showing
 
     def prompt(self) -> None:  # prompt_toolkit draws its own prompt
         return
