@@ -184,9 +184,12 @@ class ConsoleSession:
         return self.table_open()
 
     def words(self) -> Iterable[str]:
-        """What the prompt completes: the words of the commands and the cards in your hand."""
+        """What the prompt completes first: the words of the commands."""
         yield from ("play", "declare", "bury", "pass", "hint", "auto", "hand", "table", "help", "rules",
                     "lang", "abandon", "quit", "daily", "board")
+
+    def cards(self) -> Iterable[str]:
+        """What the prompt completes after a command: the cards in your hand."""
         glance = self.host.glance(NAME, self.chat_id, YOU)
         for c in glance.hand if glance is not None else ():
             yield c.lower() if c in ("SJ", "BJ") else c
@@ -230,7 +233,7 @@ async def run_console(host: Host, platform: ConsolePlatform, *, inp: TextIO, lan
     try:
         await host.start()
         platform.skip_past(host.message_ids(NAME))
-        reader = (TerminalLines(session.words, lambda: toolbar(session), _fileno(inp))
+        reader = (TerminalLines(session.words, lambda: toolbar(session), _fileno(inp), cards=session.cards)
                   if full_screen else PipeLines(inp))
         found = await _choose(session, screen, reader, lang, resume=resume, fresh=fresh, daily=daily)
         if found == "gone":

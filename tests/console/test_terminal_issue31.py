@@ -17,7 +17,7 @@ import pytest
 
 from app.console import play_console
 from app.store import open_store
-from tests.console.pty_screen import ENTER, Terminal
+from tests.console.pty_screen import ENTER, TAB, Terminal
 
 FAST = ["deal=0.01", "ai_declare=0.05", "next=0.05"]
 PRESS = re.compile(r"\bpress\b|按回车|按「|按一下|arrive privately", re.I)
@@ -25,6 +25,11 @@ PRESS = re.compile(r"\bpress\b|按回车|按「|按一下|arrive privately", re.
 
 def _hand_part(text: str) -> str:
     return text.split("────")[-1]
+
+
+def _last(text: str) -> str:
+    """The screen's last line (the prompt); "" while the screen is being drawn anew."""
+    return text.splitlines()[-1] if text else ""
 
 
 async def _leave_unfinished(db: Path, *, daily: bool = False) -> None:
@@ -39,7 +44,7 @@ async def _leave_unfinished(db: Path, *, daily: bool = False) -> None:
 
 def _leave(term: Terminal) -> None:
     term.interrupt()
-    term.wait("Saved|已保存")
+    term.wait("Saved|已保存|已儲存")
     assert term.end() == 130
 
 
@@ -90,6 +95,15 @@ def test_the_first_screen_says_your_seat_partner_and_the_playing_order(tmp_path:
         you = marks.index(seat)
         assert partner == marks[(you + 2) % 4]
         assert order == "→".join(marks[(you + i) % 4] for i in range(4))
+        term.wait("last chance|最后")
+        term.line("pass")
+        term.wait(lambda t: "⏎" in _hand_part(t) and _last(t) == ">")  # nothing moves while the table waits for you
+        term.type("play qu", TAB)  # where a card goes, Tab completes cards only: never `play quit`
+        seen: list[str] = []
+        term.wait(lambda t: "play qu" in _last(t))
+        term.type("\x15", "qu", TAB)  # Ctrl-U; where a command goes, Tab completes commands
+        term.wait(lambda t: seen.append(_last(t)) is None and _last(t) == "> quit")
+        assert not any("play quit" in line for line in seen), seen
         _leave(term)
     finally:
         term.close()
@@ -149,3 +163,23 @@ def test_one_key_plays_the_suggestion_a_whole_hand_through_and_its_end_stays(tmp
 def _count(text: str) -> str | None:
     m = re.search(r"Your hand, \S+ · (\d+) cards · hand (\d+)", text)
     return m.group(0) if m else None
+
+
+@pytest.mark.slow
+def test_run_takes_the_terminal_tables_options_and_the_tools_say_what_they_take(tmp_path: Path) -> None:
+    term = Terminal(["run", "--lang", "zht", "--preset", "competition", "--db", str(tmp_path / "t.sqlite3"), *FAST])
+    try:
+        term.wait("80分 · competition")
+        term.wait("你坐")  # 繁體中文 at a C locale, as asked
+        _leave(term)
+        term = Terminal(["run", "--preset", "nonsense", "--db", str(tmp_path / "t.sqlite3")])
+        term.wait(lambda t: "the presets are chaodipi, classic, competition, super" in t.replace("\n", ""))
+        assert term.end() == 2
+        term = Terminal(["db", "--help"])
+        term.wait(r"backup[\s\S]*export[\s\S]*check")
+        assert term.end() == 0
+        term = Terminal(["simulate", "--help"])
+        term.wait(r"--level \{random,basic,strong,expert\}\s+the AI players' level")
+        assert term.end() == 0
+    finally:
+        term.close()
