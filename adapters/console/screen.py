@@ -24,6 +24,7 @@ from bot.platform import View
 from bot.scene import text as scene_text
 from bot.scene.types import TableScene
 from bot.views import SEAT_MARK
+from engine.views import Phase
 
 # ♥♦ and the big joker red, ♠♣ and the small joker black, each card on a white face like a real one
 RED_CARD = re.compile(r"[♥♦](?:10|[2-9JQKA])|大王")
@@ -36,14 +37,21 @@ PROMPTS = {"declare": N_("console.prompt_declare"), "bury": N_("console.prompt_b
            "chao": N_("console.prompt_chao"), "play": N_("console.prompt_play")}
 
 
-def table_text(view: View | None) -> str | None:
-    """The group's table (or the lobby) as the terminal shows it."""
+def table_text(view: View | None, hand: View | None = None) -> str | None:
+    """The group's table (or the lobby) as the terminal shows it: from the newer of the table's own
+    scene and your hand's (which holds the table as it was then), so that your seat's count of cards
+    and your hand agree while the cards arrive (your hand's scene, during the deal)."""
     if view is None:
         return None
     scene = view.scene
     if scene is None or scene.table.phase is None:
         return view.text
-    return scene_text.table_text(scene.table, scene.lang)
+    table = scene.table
+    mine = hand.scene if hand is not None else None
+    if mine is not None and mine.table.match_id == table.match_id and (
+            mine.table.version > table.version or Phase.DEALING == mine.table.phase == table.phase):
+        table = mine.table  # while dealing, the table as your hand last showed it (a step behind, at most)
+    return scene_text.table_text(table, scene.lang)
 
 
 def hand_text(view: View | None, *, ask: bool = True) -> str | None:
@@ -132,7 +140,7 @@ class PlainScreen:
         if seat is not None:
             self.seated = True
             self.write(seat)
-        for kind, text in (("table", table_text(panels.table)), ("hand", hand_text(panels.hand))):
+        for kind, text in (("table", table_text(panels.table, panels.hand)), ("hand", hand_text(panels.hand))):
             if text is not None and (force or self.shown.get(kind) != text):
                 self.shown[kind] = text
                 self.write(("=" * 40 if kind == "table" else "-" * 40) + "\n" + text)
@@ -181,7 +189,7 @@ class FullScreen:
         room = max(6, self.console.height - 2)  # the prompt and its help line stay below
         lines: list[Text] = []
         end = self._end(panels.table)
-        table = table_text(panels.table)
+        table = table_text(panels.table, panels.hand)
         if end:  # the end of a hand stays until the person goes on, in place of the next deal's table
             lines += [colour(line, style="bold" if i == 0 else "") for i, line in enumerate(end)]
         elif table is not None:

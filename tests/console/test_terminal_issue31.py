@@ -183,3 +183,25 @@ def test_run_takes_the_terminal_tables_options_and_the_tools_say_what_they_take(
         assert term.end() == 0
     finally:
         term.close()
+
+
+@pytest.mark.slow
+def test_while_the_cards_arrive_your_seat_and_your_hand_agree_on_the_count(tmp_path: Path) -> None:
+    term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), "deal=0.02", "ai_declare=0.05"])
+    seen: list[tuple[str, str]] = []
+
+    def look(text: str) -> bool:
+        hand = re.search(r"Your hand, (\S+) · (\d+) cards", text)
+        if hand is not None and "last chance" not in text:
+            seat = re.search(re.escape(hand.group(1)) + r" Team [AB] · (?:dealer · )?(\d+) cards", text)
+            if seat is not None and _last(text) == ">":  # a whole screen drawn
+                seen.append((seat.group(1), hand.group(2)))
+        return "last chance" in text
+
+    try:
+        term.wait(look, 15)
+        assert len(seen) >= 5 and any(s != "0" for s, _ in seen)
+        assert [(s, h) for s, h in seen if s != h] == []
+        _leave(term)
+    finally:
+        term.close()
