@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal, TextIO
 
-from adapters.console.lines import PipeLines, TerminalLines
+from adapters.console.lines import KEY, PipeLines, TerminalLines
 from adapters.console.platform import NAME, ConsolePlatform, ConsoleReply, Panels
 from adapters.console.screen import FullScreen, PlainScreen, bar_text
 from bot.cardtext import card_text, cards_text
@@ -57,8 +57,11 @@ class Offer:
     suggestion: str = ""
     why: str = ""
     choices: tuple[str, ...] = ()
+    picked: bool = False  # the suggestion is what you picked with the arrows
 
     def lines(self, lang: str) -> list[str]:
+        if self.picked:
+            return [tr(lang, "console.picked", action=self.suggestion)]
         if self.suggestion:
             return [tr(lang, "console.suggest", action=self.suggestion, why=self.why)]
         return [" · ".join(tr(lang, "console.choice", n=i + 1, action=c) for i, c in enumerate(self.choices))] \
@@ -107,9 +110,10 @@ class ConsoleSession:
         await self.host.handle(ev)
         await self.host.settle()
 
-    async def offer(self) -> Offer:
-        """What one key does now: ⏎ the suggestion for your play or bury (the host's own hint, asked
-        once a turn), a digit one of the declarations (or 炒底 bids) your hand may make."""
+    async def offer(self, picked: tuple[str, ...] = ()) -> Offer:
+        """What one key does now: ⏎ the cards picked with the arrows, else the suggestion for your
+        play or bury (the host's own hint, asked once a turn); a digit one of the declarations (or
+        炒底 bids) your hand may make."""
         hand = self.platform.newest(self.chat_id).hand
         scene = hand.scene if hand is not None else None
         key = scene_text.prompt_key(scene) if scene is not None else None
@@ -122,6 +126,8 @@ class ConsoleSession:
             return Offer(choices=tuple(f"{word} {cards_text(list(cards))}" for cards in options[:9]))
         if scene.hand.seat not in scene.table.turn.seats:
             return Offer()
+        if picked:
+            return Offer(suggestion=f"{tr(lang, f'word.{key}')} {cards_text(list(picked))}", picked=True)
         version = (scene.table.match_id, scene.table.version)
         if self._offered[0] != version:
             self._offered = (version, await self._hint(lang))
@@ -315,7 +321,9 @@ async def _play(session: ConsoleSession, screen: PlainScreen | FullScreen, reade
             if ahead:
                 screen.notice(tr(session.lang(), "console.typed_ahead", line=ahead.splitlines()[-1][:40]))
             moved = False
-        offer = await session.offer() if screen.interactive else Offer()
+        newest = platform.newest(session.chat_id)
+        screen.picking.sync(newest.hand)
+        offer = await session.offer(screen.picking.chosen()) if screen.interactive else Offer()
         screen.offer = offer.lines(session.lang())
         screen.draw(platform.newest(session.chat_id))
         platform.changed.clear()
@@ -325,6 +333,9 @@ async def _play(session: ConsoleSession, screen: PlainScreen | FullScreen, reade
             continue  # the table changed while you were typing: drawn again, your line kept
         if not line:
             return True
+        if line.startswith(KEY):
+            screen.picking.key(line.removeprefix(KEY))
+            continue
         showing_end = screen.go_on()  # a line typed, even an empty one: the end of a hand shown makes way
         line = line.strip()
         picked = None if showing_end else offer.pick(line)

@@ -17,11 +17,13 @@ from typing import TextIO
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 WAKE = "\x00wake"  # what a prompt that was interrupted by a change of the table returns
-INTERRUPT = "\x00interrupt"  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
+INTERRUPT = "\x00interrupt"
+KEY = "\x00key:"  # an arrow or space on an empty line, read as "\x00key:left" (right, pick)  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
 
 
 class PipeLines:
@@ -83,6 +85,19 @@ class TerminalLines:
                  cards: Callable[[], Iterable[str]] | None = None) -> None:
         keys = KeyBindings()
 
+        empty = Condition(lambda: not self.session.default_buffer.text)
+
+        def _key(name: str) -> Callable[[KeyPressEvent], None]:
+            def leave(event: KeyPressEvent) -> None:
+                if event.app.is_running and not event.app.is_done:
+                    event.app.exit(result=KEY + name)
+            return leave
+
+        # on an empty line the arrows walk over your hand and space picks a card (screen.Picking)
+        keys.add("left", filter=empty)(_key("left"))
+        keys.add("right", filter=empty)(_key("right"))
+        keys.add("space", filter=empty)(_key("pick"))
+
         @keys.add("c-c")
         def _interrupt(event: KeyPressEvent) -> None:
             self.interrupted = True  # kept: the prompt may be leaving already (the table changed)
@@ -118,6 +133,9 @@ class TerminalLines:
             raise KeyboardInterrupt
         if line == WAKE:
             return None
+        if line.startswith(KEY):
+            self.partial = ""
+            return line
         self.partial = ""
         return line + "\n"
 

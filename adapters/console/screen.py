@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from rich.cells import cell_len
@@ -18,11 +19,11 @@ from rich.console import Console
 from rich.text import Text
 
 from adapters.console.platform import Panels
-from bot.cardtext import cards_text
+from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import N_, tr
 from bot.platform import View
 from bot.scene import text as scene_text
-from bot.scene.types import TableScene
+from bot.scene.types import Scene, TableScene
 from bot.views import SEAT_MARK
 from engine.views import Phase
 
@@ -111,6 +112,58 @@ def end_lines(sc: TableScene, lang: str) -> list[str]:
     return lines
 
 
+@dataclass
+class Picking:
+    """Cards picked with the arrow keys over your hand (← → move, space picks), played with ⏎.
+
+    Held by the terminal alone: what is picked becomes one typed move (`play` and the cards) when
+    the person plays it, read by the shared parser like any typed line."""
+
+    cards: tuple[str, ...] = ()
+    order: tuple[int, ...] = ()  # indices into `cards` as the hand shows them (trumps first)
+    cursor: int | None = None  # a place in `order`; None until an arrow is used
+    picked: set[int] = field(default_factory=set)
+
+    def sync(self, view: View | None) -> None:
+        """Follows your hand: a new hand (a card played, the next deal) starts afresh."""
+        scene = view.scene if view is not None else None
+        cards = scene.hand.cards if scene is not None and scene.hand is not None else ()
+        if cards != self.cards:
+            assert scene is not None or not cards
+            self.cards, self.cursor, self.picked = cards, None, set()
+            self.order = tuple(i for _, idx in scene_text.hand_groups(scene) for i in idx) if scene else ()
+
+    def key(self, name: str) -> None:
+        if not self.order:
+            return
+        if name == "pick":
+            if self.cursor is None:
+                self.cursor = 0
+            self.picked ^= {self.order[self.cursor]}
+            return
+        step = 1 if name == "right" else -1
+        self.cursor = 0 if self.cursor is None else (self.cursor + step) % len(self.order)
+
+    def chosen(self) -> tuple[str, ...]:
+        return tuple(self.cards[i] for i in sorted(self.picked))
+
+    def lines(self, scene: Scene) -> list[Text]:
+        """The hand's suits with the cursor on one card and the picked ones in brackets."""
+        at = self.order[self.cursor] if self.cursor is not None else None
+        out = []
+        for key, idx in scene_text.hand_groups(scene):
+            line = Text(f"{tr(scene.lang, 'hand.trumps') if key == 'T' else suit_text(key)} ({len(idx)}):")
+            for i in idx:
+                face = card_text(self.cards[i])
+                card = colour(f"[{face}]" if i in self.picked else face)
+                if i == at:
+                    card.stylize("reverse")
+                line.append(" ")
+                line.append_text(card)
+            out.append(line)
+        return out
+
+
 class PlainScreen:
     """Prints everything as lines: the table and your hand when they changed, announcements as they come."""
 
@@ -120,6 +173,7 @@ class PlainScreen:
         self.out = out
         self.shown: dict[str, str] = {}
         self.seated = False  # where you sit was said
+        self.picking = Picking()  # no arrow keys in a script
         self.offer: list[str] = []  # what one key plays (the full screen shows it)
 
     def write(self, text: str) -> None:
@@ -169,6 +223,7 @@ class FullScreen:
         self.seat_shown = False  # where you sit stays under the table until you type a line
         self.seat_said = False
         self.offer: list[str] = []  # what one key plays now, under your hand
+        self.picking = Picking()
 
     def write(self, text: str) -> None:
         self.console.print(colour(text))
@@ -202,7 +257,12 @@ class FullScreen:
         mine: list[Text] = []
         if hand is not None:
             mine.append(Text("─" * min(width, 80), style="dim"))
-            mine += [colour(line) for line in hand_lines(hand)]
+            shown = [colour(line) for line in hand_lines(hand)]
+            scene = panels.hand.scene if panels.hand is not None else None
+            if self.picking.cursor is not None and scene is not None and not end:
+                suits = self.picking.lines(scene)
+                shown = shown[:1] + suits + shown[1 + len(suits):]
+            mine += shown
             mine += [colour(line, style="bold green") for line in self.offer if not end]
         extra = [colour(line) for line in self.extra.splitlines()]
         self.extra = ""

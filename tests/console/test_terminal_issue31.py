@@ -17,7 +17,7 @@ import pytest
 
 from app.console import play_console
 from app.store import open_store
-from tests.console.pty_screen import ENTER, TAB, Terminal
+from tests.console.pty_screen import ENTER, RIGHT, TAB, Terminal
 
 FAST = ["deal=0.01", "ai_declare=0.05", "next=0.05"]
 PRESS = re.compile(r"\bpress\b|按回车|按「|按一下|arrive privately", re.I)
@@ -202,6 +202,38 @@ def test_while_the_cards_arrive_your_seat_and_your_hand_agree_on_the_count(tmp_p
         term.wait(look, 15)
         assert len(seen) >= 5 and any(s != "0" for s, _ in seen)
         assert [(s, h) for s, h in seen if s != h] == []
+        _leave(term)
+    finally:
+        term.close()
+
+
+@pytest.mark.slow
+def test_the_arrows_walk_over_your_hand_and_space_picks_a_card_to_play(tmp_path: Path) -> None:
+    term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), *FAST], env={"TRACTOR_AI_THREADS": "0"})
+    try:
+        term.wait("last chance")
+        term.line("pass")
+        cards = None
+        for _ in range(30):
+            text = term.wait(lambda t, was=cards: "⏎ play" in _hand_part(t) and _count(t) != was, 10)
+            cards = _count(text)
+            single = re.search(r"⏎ play (\S+) — ", _hand_part(text))
+            if single is None:
+                term.type(ENTER)  # a pair or more: the suggestion, and look again
+                continue
+            card = single.group(1)
+            hand = [w for line in _hand_part(text).splitlines()[2:] if re.match(r"^\S+ \(\d+\): ", line)
+                    for w in line.split(": ", 1)[1].split()]
+            term.type(*[RIGHT] * (hand.index(card) + 1), " ")
+            term.wait(rf"⏎ play {re.escape(card)} · space picks")
+            term.wait(rf"\[{re.escape(card)}\]")  # picked, in brackets in your hand
+            term.type(ENTER)
+            after = term.wait(lambda t, was=cards: _count(t) is not None and _count(t) != was)
+            left = re.search(r"Your hand, \S+ · (\d+) cards", after)
+            assert left is not None and int(left.group(1)) == int(re.findall(r"\d+", cards or "")[0]) - 1
+            break
+        else:
+            pytest.fail("no single card was suggested")
         _leave(term)
     finally:
         term.close()
