@@ -237,3 +237,28 @@ def test_the_arrows_walk_over_your_hand_and_space_picks_a_card_to_play(tmp_path:
         _leave(term)
     finally:
         term.close()
+
+
+@pytest.mark.slow
+def test_the_end_of_the_match_stays_with_its_result_until_you_go_on(tmp_path: Path) -> None:
+    term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), "start_level=3", "target=3", "deal=0.002",
+                     "ai_declare=0.01", "next=0.01"],
+                    env={"TRACTOR_AI_THREADS": "0"})
+    try:
+        seen = ""
+        for _ in range(400):
+            text = term.wait(lambda t, was=seen: t != was and _last(t) == ">" and (
+                "last chance" in t or "⏎" in t or "The match is over" in t), 10)
+            seen = text
+            if "The match is over" in text:
+                break
+            term.line("pass") if "last chance" in text and "⏎" not in _hand_part(text) else term.type(ENTER)
+        else:
+            pytest.fail("the match did not end")
+        text = term.wait("⏎ leaves the table")
+        assert re.search(r"Team [AB] wins: ", text) and "Levels now:" in text
+        assert term.child.isalive()  # still at the table until the person goes on
+        term.type(ENTER)
+        assert term.end() == 0
+    finally:
+        term.close()
