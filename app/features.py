@@ -9,8 +9,10 @@ the league records a match before a series deals its next game or a tournament m
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TypedDict, Unpack
 
+from bot.clock import Clock
 from bot.feature import Feature
 from bot.features.boards import Boards
 from bot.features.inline import InlinePlay
@@ -19,6 +21,7 @@ from bot.features.opening import Opening
 from bot.features.settings import ChatSettings
 from bot.features.tournaments import Tournaments
 from bot.host import Host
+from bot.host_context import Engine
 from bot.settings import TableSettings
 from persistence.board_store import BoardStore
 from persistence.league_store import LeagueStore
@@ -59,9 +62,9 @@ class HostOptions(TypedDict, total=False):
     """`Host`'s options (see its constructor)."""
 
     ai_threads: int
-    clock: object
+    clock: Clock | Callable[[], float] | None
     defaults: TableSettings | None
-    engine: object
+    engine: Engine | None
     use_ai_threads: bool
     rng: random.Random | None
     inline_levels: frozenset[str]

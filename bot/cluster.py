@@ -21,6 +21,10 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
 - Web pages: a page's socket may be served by any worker. Its actions are updates like the others;
   its view comes from a replica read from the store (`bot.live_follow`), kept current by what the
   workers tell each other (`bot.live_peers`).
+
+It runs past 400 lines because a worker's beat is one loop (count the workers, take and shed
+leases, renew them, serve the inbox, answer forwarded replies) whose steps share the lease state;
+the pages' side is in `bot.live_peers` and `bot.live_follow`.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import socket
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from bot.intents import codec
 from bot.live_follow import Follower
@@ -101,15 +105,15 @@ class Link(Protocol):
 
     async def tables_of_user(self, platform: str, user_id: str) -> list[int]: ...
 
-    async def post(self, match_id: int, payload: dict[str, Any]) -> str | None: ...
+    async def post(self, match_id: int, payload: dict[str, object]) -> str | None: ...
 
-    async def take(self) -> list[tuple[int, dict[str, Any]]]: ...
+    async def take(self) -> list[tuple[int, dict[str, object]]]: ...
 
     async def prune(self, older_than: float) -> int: ...
 
-    async def notify(self, worker: str, message: dict[str, Any]) -> None: ...
+    async def notify(self, worker: str, message: dict[str, object]) -> None: ...
 
-    async def listen(self, on_message: Callable[[dict[str, Any]], None]) -> None: ...
+    async def listen(self, on_message: Callable[[dict[str, object]], None]) -> None: ...
 
     async def hold(self, role: str) -> None: ...
 
@@ -164,7 +168,7 @@ class Cluster:
         self._wake = asyncio.Event()
         self._pending: OrderedDict[str, Replier] = OrderedDict()
         self._ids = itertools.count(1)
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background: set[asyncio.Task[None]] = set()
         self.stopping = False
         self.follower = Follower(host, store)
         self.peers = LivePeers(host, link, self.follower, self.stats, self.ttl)
@@ -380,7 +384,7 @@ class Cluster:
                     log.exception("worker %s: a forwarded update's handoff could not be taken", self.worker)
             await self.host.handle(event, forwarded=True)
 
-    def _on_message(self, message: dict[str, Any]) -> None:
+    def _on_message(self, message: dict[str, object]) -> None:
         kind = message.get("kind")
         if kind == "inbox":
             self._wake.set()
@@ -391,7 +395,7 @@ class Cluster:
         elif kind in ("live", "watching"):
             self.peers.on_message(message)
 
-    def _spawn(self, job: Any) -> None:
+    def _spawn(self, job: Awaitable[None]) -> None:
         task = asyncio.ensure_future(job)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -408,7 +412,7 @@ class RemoteReply:
                                                      "text": text, "alert": alert})
 
 
-def encode(event: Incoming) -> dict[str, Any]:
+def encode(event: Incoming) -> dict[str, object]:
     """An update as plain JSON data (everything but its reply handle)."""
     return {
         "kind": event.kind, "key": event.key, "name": event.name, "args": list(event.args),
@@ -419,13 +423,27 @@ def encode(event: Incoming) -> dict[str, Any]:
     }
 
 
-def decode(data: dict[str, Any], reply: Replier | None) -> Incoming:
-    up, uid, name, language = data["user"]
-    wp, wid, private = data["where"]
+Kind = Literal["command", "press", "text", "inline_query", "chosen"]
+_KINDS: dict[object, Kind] = {k: k for k in ("command", "press", "text", "inline_query", "chosen")}
+
+
+def _items(value: object) -> list[object]:
+    if not isinstance(value, list):
+        raise TypeError(f"a list was expected, not {type(value).__name__}")
+    return value
+
+
+def decode(data: dict[str, object], reply: Replier | None) -> Incoming:
+    """`encode`'s update again; KeyError, TypeError or ValueError for data it did not write."""
+    up, uid, name, language = _items(data["user"])
+    wp, wid, private = _items(data["where"])
+    extra = data["extra"]
+    if not isinstance(extra, dict):
+        raise TypeError("extra must be a dict")
     return Incoming(
-        data["kind"], User(str(up), str(uid), str(name), None if language is None else str(language)),
+        _KINDS[data["kind"]], User(str(up), str(uid), str(name), None if language is None else str(language)),
         Where(str(wp), str(wid), bool(private)), str(data["key"]), name=str(data["name"]),
-        args=tuple(str(a) for a in data["args"]), text=str(data["text"]),
+        args=tuple(str(a) for a in _items(data["args"])), text=str(data["text"]),
         intent=None if data.get("intent") is None else codec.from_json(data["intent"]),
-        reply=reply, extra={str(k): str(v) for k, v in dict(data["extra"]).items()},
+        reply=reply, extra={str(k): str(v) for k, v in extra.items()},
     )

@@ -24,18 +24,18 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 import engine as rules_engine
 from bot.clock import CallableClock, Clock, SystemClock
 from bot.commands import Call, Refusal, Registry
-from bot.feature import Feature
-from bot.host_context import HostContext
+from bot.feature import JSON, Feature
+from bot.host_context import Engine, HostContext
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.intents.types import Command, Drawn, Intent, Unreadable
 from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
-from bot.replays import hand_replay
+from bot.replays import Replay, hand_replay
 from bot.settings import TableSettings
 from bot.table import Table, moves
 from bot.table.commands import table_commands
@@ -48,6 +48,7 @@ from persistence.replay import resume_all
 from persistence.store import Store
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +99,8 @@ class Follower(Protocol):
 class Host:
     """Routes platform events to tables; owns no platform and no SQL."""
 
-    def __init__(self, store: Store, *, ai_threads: int = 2, clock: Any = None,
-                 defaults: TableSettings | None = None, engine: Any = None, use_ai_threads: bool = True,
+    def __init__(self, store: Store, *, ai_threads: int = 2, clock: Clock | Callable[[], float] | None = None,
+                 defaults: TableSettings | None = None, engine: Engine | None = None, use_ai_threads: bool = True,
                  rng: random.Random | None = None, inline_levels: frozenset[str] = INLINE_LEVELS,
                  ai_refresh: float = AI_REFRESH, move_slots: int | None = None) -> None:
         self.store = store
@@ -113,13 +114,13 @@ class Host:
         self.ai_threads = ai_threads
         if clock is None:
             self.clock: Clock = SystemClock()
-        elif hasattr(clock, "now") and hasattr(clock, "sleep_until"):
+        elif isinstance(clock, Clock):
             self.clock = clock
         else:
             self.clock = CallableClock(clock)
         self.defaults = defaults or TableSettings()
         self.rng = rng or random.SystemRandom()  # match seeds; tests pass a seeded Random
-        self.engine = engine if engine is not None else rules_engine
+        self.engine: Engine = engine if engine is not None else rules_engine
         self.use_ai_threads = use_ai_threads and ai_threads > 0
         self.ai_policy = AiPolicy(self.use_ai_threads, inline_levels)
         self.executor = ThreadPoolExecutor(max(1, ai_threads), thread_name_prefix="ai")
@@ -130,7 +131,7 @@ class Host:
         #: closed: with several workers their lease is kept meanwhile (bot.cluster, bot.move_on).
         self.ending: dict[int, float] = {}
         self.by_chat: dict[tuple[str, str], Table] = {}
-        self.chats: dict[tuple[str, str], dict[str, Any]] = {}
+        self.chats: dict[tuple[str, str], dict[str, JSON]] = {}
         self.user_langs: dict[tuple[str, str], str] = {}
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._rerouted: set[asyncio.Future[None]] = set()
@@ -293,11 +294,11 @@ class Host:
         """One of the `move_slots` a table holds during an automatic step (see `moves.advance`)."""
         return self.move_slots
 
-    def run_ai(self, job: Callable[[], Any]) -> asyncio.Future[Any]:
+    def run_ai(self, job: Callable[[], T]) -> asyncio.Future[T]:
         """An AI's question in the host's worker threads."""
         return asyncio.get_running_loop().run_in_executor(self.executor, job)
 
-    async def match_ended(self, table: Table, result: dict[str, Any]) -> None:
+    async def match_ended(self, table: Table, result: dict[str, object]) -> None:
         """A match finished or was abandoned: each feature in turn hears of it (the league records
         it, a series deals its next game, a tournament moves on), until one takes it (a board table
         goes to its event or the daily boards instead)."""
@@ -361,7 +362,7 @@ class Host:
 
     # ----- languages and settings -----
 
-    async def load_chat(self, platform: str, chat_id: str) -> dict[str, Any]:
+    async def load_chat(self, platform: str, chat_id: str) -> dict[str, JSON]:
         key = (platform, chat_id)
         if key not in self.chats:
             self.chats[key] = dict(await self.store.get_chat(platform, chat_id) or {})
@@ -390,16 +391,16 @@ class Host:
             return self.user_lang(event.user) or self.chat_lang(event.where.platform, event.where.chat_id)
         return str(chat)
 
-    async def load_journal(self, platform: str, name: str) -> dict[str, Any]:
+    async def load_journal(self, platform: str, name: str) -> dict[str, JSON]:
         """What an adapter wrote down to survive a restart (Telegram's flood journal), kept in the
         store beside the chats' settings under a name no chat id can take."""
         return dict(await self.store.get_chat(platform, JOURNAL_PREFIX + name) or {})
 
-    async def save_journal(self, platform: str, name: str, data: dict[str, Any]) -> None:
+    async def save_journal(self, platform: str, name: str, data: dict[str, JSON]) -> None:
         await self.store.set_chat(platform, JOURNAL_PREFIX + name, data)
 
     async def update_journal(self, platform: str, name: str,
-                             change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+                             change: Callable[[dict[str, JSON]], dict[str, JSON]]) -> dict[str, JSON]:
         """Rewrites a journal from what it holds now, in one step of the store: with several workers
         on one database, one worker's change to a shared journal never undoes another's.
 
@@ -595,7 +596,7 @@ class Host:
         return stored is not None and any(str(s.get("user_id")) == user_id for s in stored.seats
                                           if s.get("kind") == "human")
 
-    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> dict[str, Any] | None:
+    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> Replay | None:
         """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`)."""
         return await hand_replay(self.store, platform, chat_of, match_id, hand_no)
 
@@ -693,5 +694,5 @@ class Host:
         return tr(self.user_lang(user) or self.chat_lang(where.platform, where.chat_id), "inline.not_seated")
 
 
-def _rebuild(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> Match:
+def _rebuild(rules: dict[str, JSON], seed: int, actions: list[dict[str, JSON]]) -> Match:
     return Match.replay(Rules.from_dict(rules), seed, actions)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from bot.clock import Clock
@@ -192,9 +192,3 @@ class HostContext:
 
     def preset(self, name: str, **overrides: str) -> Rules:
         return self._host.engine.preset(name, **overrides)
-
-
-def options_of(meta: Mapping[str, object], key: str) -> dict[str, object]:
-    """`meta[key]` when it is a dict (a table's tournament or board), else an empty one."""
-    value = meta.get(key)
-    return {str(k): v for k, v in value.items()} if isinstance(value, dict) else {}

@@ -21,7 +21,6 @@ import string
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -126,19 +125,21 @@ def catalog(lang: str) -> dict[str, str]:
     return {key: texts[-1] for key, texts in forms(lang).items()}
 
 
-class _Lenient(dict[str, Any]):
+class _Lenient(dict[str, object]):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
 
 
-def _count(value: Any) -> int:
+def _count(value: object) -> int:
+    if not isinstance(value, int | float | str):
+        return 2  # not a number: the general form
     try:
         return int(value)
     except (TypeError, ValueError):
         return 2  # not a number: the general form
 
 
-def tr(lang: str | None, key: str, **params: Any) -> str:
+def tr(lang: str | None, key: str, **params: object) -> str:
     """The text for `key` in `lang`, with params filled in; unknown params stay visible."""
     if key in BLANK:
         return ""

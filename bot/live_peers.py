@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bot.live_follow import Follower
 
@@ -32,7 +32,7 @@ TABLES_PER_NOTIFY = 400
 class Notifier(Protocol):
     worker: str
 
-    async def notify(self, worker: str, message: dict[str, Any]) -> None: ...
+    async def notify(self, worker: str, message: dict[str, object]) -> None: ...
 
 
 class Counts(Protocol):
@@ -71,7 +71,7 @@ class LivePeers:
         self._forget_silent_watchers()
         self._announce_soon(everything=True)
 
-    def on_message(self, message: dict[str, Any]) -> None:
+    def on_message(self, message: dict[str, object]) -> None:
         if message.get("kind") == "live":
             for match_id in _ints(message.get("tables")):
                 self.stats.live_received += 1
@@ -125,7 +125,7 @@ class LivePeers:
             await self.link.notify("*", {"kind": "watching", "from": self.worker,
                                          "tables": dict(items[at:at + TABLES_PER_NOTIFY // 2])})
 
-    def _watching(self, worker: str, tables: Any) -> None:
+    def _watching(self, worker: str, tables: object) -> None:
         """Another worker serves pages of these tables: the ones driven here learn which seats."""
         if not isinstance(tables, dict):
             return
@@ -156,7 +156,7 @@ class LivePeers:
 
 
 
-def _ints(values: Any) -> list[int]:
+def _ints(values: object) -> list[int]:
     """The integers of a list read from a notification (anything else in it is ignored)."""
     if not isinstance(values, list):
         return []

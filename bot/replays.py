@@ -7,25 +7,53 @@ declared it, and the hand's result (the kitty is shown there, as the group was t
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Protocol, TypedDict
 
 from bot.table.seats import Seats
 from engine import Match, Rules
-from engine.views import Phase, PublicView
+from engine.views import DeclarationView, HandSummary, Phase, PublicView, TrickRecord, TrumpName
+from persistence import StoredMatch
 
 
-def _told(pub: PublicView) -> dict[str, Any]:
+class ToldHand(TypedDict):
+    """One finished hand as the web page's replay shows it (sent as JSON)."""
+
+    hand: int
+    dealer: int | None
+    declarers: list[int] | None
+    level: str
+    trump: TrumpName | None
+    declaration: DeclarationView | None
+    tricks: list[TrickRecord]
+    result: HandSummary | None
+
+
+class Replay(ToldHand):
+    """The answer to the page's replay request: the hand asked, which hands there are, who sat where."""
+
+    type: str
+    match: int
+    hands: list[int]
+    seats: list[str | None]
+
+
+class MatchSource(Protocol):
+    async def get_match(self, match_id: int) -> StoredMatch | None: ...
+
+
+def _told(pub: PublicView) -> ToldHand:
     return {"hand": pub["hand_no"], "dealer": pub.get("dealer"), "declarers": pub.get("declarers"),
-            "level": pub.get("level"), "trump": pub.get("trump"), "declaration": pub.get("declaration"),
-            "tricks": [{"plays": [[s, list(c)] for s, c in t["plays"]], "winner": t["winner"],
+            "level": pub["level"], "trump": pub.get("trump"), "declaration": pub.get("declaration"),
+            "tricks": [{"plays": [(s, list(c)) for s, c in t["plays"]], "winner": t["winner"],
                         "points": t["points"]} for t in pub.get("tricks") or []],
             "result": pub.get("last_result")}
 
 
-def finished_hands(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def finished_hands(rules: Mapping[str, object], seed: int, actions: Sequence[Mapping[str, object]]) -> list[ToldHand]:
     """Every hand of the log that was played to its end, as `_told` tells it."""
-    m = Match.new(Rules.from_dict(rules), seed)
-    out: list[dict[str, Any]] = []
+    m = Match.new(Rules.from_dict(dict(rules)), seed)
+    out: list[ToldHand] = []
     for a in actions:
         m.apply(a)
         if m.phase in (Phase.HAND_OVER, Phase.MATCH_OVER):
@@ -35,7 +63,7 @@ def finished_hands(rules: dict[str, Any], seed: int, actions: list[dict[str, Any
     return out
 
 
-async def hand_replay(store: Any, platform: str, chat_of: int, match_id: int, hand_no: int) -> dict[str, Any] | None:
+async def hand_replay(store: MatchSource, platform: str, chat_of: int, match_id: int, hand_no: int) -> Replay | None:
     """Hand `hand_no` (0: the last finished) of match `match_id`, which must be of the same chat as
     match `chat_of` (the one the asker's credential names); None when there is no such hand."""
     own = await store.get_match(chat_of)
@@ -50,4 +78,4 @@ async def hand_replay(store: Any, platform: str, chat_of: int, match_id: int, ha
     if chosen is None:
         return None
     names = [None if i is None else i.name for i in Seats.of(asked.seats).infos()]
-    return {"type": "replay", "match": match_id, "hands": [h["hand"] for h in hands], "seats": names, **chosen}
+    return Replay(type="replay", match=match_id, hands=[h["hand"] for h in hands], seats=names, **chosen)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
 
 from bot.commands import Choice, Number, OptionValue, Refusal, Setting
 from bot.i18n import N_
@@ -36,17 +35,20 @@ class TableSettings:
     away_after: int = 2  # consecutive timeouts before an AI keeps the seat
     ai_budget: float = 0.5  # seconds an AI may think per move
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, float]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> TableSettings:
+    def from_dict(cls, data: Mapping[str, object] | None) -> TableSettings:
         """Known keys only; bad values (not a number, NaN, infinite, negative) keep the default."""
         out = cls()
         for f in fields(cls):
             if data and f.name in data:
+                raw = data[f.name]
+                if not isinstance(raw, int | float | str):
+                    continue
                 try:
-                    value = type(getattr(out, f.name))(data[f.name])
+                    value = type(getattr(out, f.name))(raw)
                     usable = math.isfinite(value) and value >= 0
                 except (TypeError, ValueError, OverflowError):
                     continue

@@ -13,9 +13,8 @@ have no scene (announcements, replays, hints).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from bot.cardtext import card_text, cards_text
 from bot.i18n import N_, tr
@@ -30,7 +29,7 @@ from bot.scene.types import Played, Result, Scene, Trick
 from bot.scene.types import SeatInfo as SeatInfo
 from engine.actions import Play, SeatAction
 from engine.cards import card_points
-from engine.views import HandSummary, MatchResult, Phase, PublicView, SeatView, TrickPlay
+from engine.views import HandSummary, MatchEnd, Phase, PublicView, SeatView, TrickPlay
 
 HAND_PAGE_SIZE = 20  # 4 rows of 5: fits Discord's 5x5 with one row of controls
 ROW = 5
@@ -78,16 +77,22 @@ def last_trick_text(pub: PublicView, seats: Sequence[SeatInfo | None], lang: str
     return scene_text.trick_text(Trick(plays, int(winner), points, counts), faces, lang)
 
 
-def hand_result_text(res: HandSummary | dict[str, Any], seats: Sequence[SeatInfo | None], lang: str, *,
+_MATCH_ENDS: dict[object, MatchEnd] = {"target": "target", "time_limit": "time_limit", "board": "board"}
+
+
+def hand_result_text(res: HandSummary, seats: Sequence[SeatInfo | None], lang: str, *,
                      next_dealer: int | None = None) -> str:
     """A finished hand: points, kitty shown, multiplier, who goes up, levels after (and the next dealer)."""
-    return scene_text.summary_text(summary_of(res, next_dealer=next_dealer), seat_faces(seats), lang)  # type: ignore[arg-type]
+    return scene_text.summary_text(summary_of(res, next_dealer=next_dealer), seat_faces(seats), lang)
 
 
-def match_result_text(result: MatchResult | dict[str, Any], seats: Sequence[SeatInfo | None], lang: str) -> str:
-    """The end of the match: winners and final levels."""
-    levels = result.get("levels") or ["?", "?"]
-    r = Result(int(result.get("winner_team", 0)), (str(levels[0]), str(levels[1])), result.get("reason", "target"))
+def match_result_text(result: Mapping[str, object], seats: Sequence[SeatInfo | None], lang: str) -> str:
+    """The end of the match (an engine `MatchResult`, or one read back from a stored row): winners and
+    final levels; a part missing or damaged is told as unknown."""
+    levels = result.get("levels")
+    pair = (str(levels[0]), str(levels[1])) if isinstance(levels, list) and len(levels) == 2 else ("?", "?")
+    team = result.get("winner_team")
+    r = Result(team if isinstance(team, int) else 0, pair, _MATCH_ENDS.get(result.get("reason"), "target"))
     return scene_text.result_text(r, seat_faces(seats), lang)
 
 
@@ -234,9 +239,11 @@ def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_i
     return out
 
 
-def rules_summary(rules: dict[str, Any], lang: str) -> str:
-    """A preset in a few lines a player cares about; `rules <preset> all` lists every setting."""
-    must = ", ".join(scene_text.rank_text(str(r)) for r in rules.get("must_play") or []) or "-"
+def rules_summary(rules: Mapping[str, object], lang: str) -> str:
+    """A preset in a few lines a player cares about (from `Rules.to_dict`); `rules <preset> all` lists
+    every setting."""
+    must_play = rules.get("must_play")
+    must = ", ".join(scene_text.rank_text(str(r)) for r in (must_play if isinstance(must_play, list) else [])) or "-"
     lines = [tr(lang, "rules.title", preset=rules.get("name", "?")),
              tr(lang, "rules.levels", start=scene_text.rank_text(str(rules.get("start_level", "2"))),
                 target=scene_text.rank_text(str(rules.get("target", "A"))), must=must)]

@@ -26,9 +26,6 @@ class Order:
     hollow: bool  # 5533 allowed in plain suits
     members: tuple[tuple[int, ...], ...]  # faces of each effective suit (0-3 plain, 4 trump)
 
-    def is_trump(self, face: int) -> bool:
-        return self.suit[face] == TRUMP
-
 
 _CACHE: dict[tuple[int, int, Rules], Order] = {}
 

@@ -24,7 +24,6 @@ class MemoryStore(Store):
         self._clock = clock
         self.matches: dict[int, StoredMatch] = {}
         self.keys: dict[str, tuple[int, int]] = {}  # action key -> (match id, seq)
-        self.event_keys: dict[str, float] = {}  # remembered key of an event without an action -> when
         self.chats: dict[tuple[str, str], dict[str, Any]] = {}
         self.players: dict[tuple[str, str], dict[str, Any]] = {}
         self.closed = False
@@ -100,7 +99,7 @@ class MemoryStore(Store):
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq must be an int >= 0, not {seq!r}")
         key = None if key is None else str(key)
-        if key is not None and (key in self.keys or key in self.event_keys):
+        if key is not None and key in self.keys:
             return "duplicate"
         m = self._match(match_id)
         version = len(m.actions)
@@ -174,13 +173,7 @@ class MemoryStore(Store):
     # --------------------------------------------------------------- idempotency
 
     async def seen_key(self, key: str) -> bool:
-        return key in self.keys or key in self.event_keys
-
-    async def remember_key(self, key: str) -> bool:
-        if key in self.keys or key in self.event_keys:
-            return False
-        self.event_keys[key] = self._clock()
-        return True
+        return key in self.keys
 
     # ------------------------------------------------------------------ loading
 

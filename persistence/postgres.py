@@ -339,7 +339,6 @@ _INSERT_ACTION = (
     "INSERT INTO actions (match_id, seq, action, key, at)"
     " SELECT id, $1::integer, $2::text, $3::text, $4::float8 FROM matches"
     " WHERE id = $5::bigint AND version = $1::integer AND finished_at IS NULL"
-    " AND NOT EXISTS (SELECT 1 FROM event_keys WHERE key = $3::text)"
     " ON CONFLICT DO NOTHING RETURNING 1"
 )
 
@@ -398,7 +397,7 @@ async def _append_alone(conn: Conn, a: _Append, worker: str | None) -> AppendRes
 async def _why_not_appended(conn: Conn, a: _Append) -> AppendResult | StoreError:
     """The append changed nothing: "duplicate", or the reason it was refused."""
     if a.key is not None and await conn.fetchval(
-        "SELECT EXISTS (SELECT 1 FROM actions WHERE key = $1) OR EXISTS (SELECT 1 FROM event_keys WHERE key = $1)",
+        "SELECT EXISTS (SELECT 1 FROM actions WHERE key = $1)",
         a.key,
     ):
         return "duplicate"

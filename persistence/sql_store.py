@@ -383,26 +383,8 @@ class SqlStore(Store):
     # --------------------------------------------------------------- idempotency
 
     async def seen_key(self, key: str) -> bool:
-        """Whether a platform event with this key was already handled (as an action or remembered)."""
-        rows = await self._read(
-            "SELECT 1 FROM actions WHERE key = ? UNION ALL SELECT 1 FROM event_keys WHERE key = ?",
-            (key, key),
-        )
-        return bool(rows)
-
-    async def remember_key(self, key: str) -> bool:
-        """Record the key of an event handled without an action (a join, a command).
-
-        :returns: True when the key is new, False when it was seen before.
-        """
-        async with self._write() as sql:
-            if await sql.one("SELECT 1 FROM actions WHERE key = ?", (key,)):
-                return False
-            changed = await sql.run(
-                "INSERT INTO event_keys (key, at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-                (key, self._clock()),
-            )
-            return changed == 1
+        """Whether a platform event with this key was already handled: appended as an action."""
+        return bool(await self._read("SELECT 1 FROM actions WHERE key = ?", (key,)))
 
     # ------------------------------------------------------------------ loading
 

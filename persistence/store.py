@@ -227,14 +227,13 @@ _INSERT_ACTION = (
     "INSERT INTO actions (match_id, seq, action, key, at)"
     " SELECT id, ?, ?, ?, ? FROM matches"
     " WHERE id = ? AND version = ? AND finished_at IS NULL"
-    " AND NOT EXISTS (SELECT 1 FROM event_keys WHERE key = ?)"
     " ON CONFLICT DO NOTHING"
 )
 
 
 def _append_one(conn: sqlite3.Connection, a: _Append) -> AppendResult | StoreError:
     """In the connection's thread: one append; a refusal is returned, not raised (it changed nothing)."""
-    cur = conn.execute(_INSERT_ACTION, (a.seq, a.text, a.key, a.at, a.match_id, a.seq, a.key))
+    cur = conn.execute(_INSERT_ACTION, (a.seq, a.text, a.key, a.at, a.match_id, a.seq))
     if cur.rowcount == 1:
         for kind, at in a.deadlines:
             if at is None:
@@ -291,7 +290,7 @@ def _why_not_appended(conn: sqlite3.Connection, match_id: int, seq: int, text: s
         return conn.execute(sql, params).fetchone()
 
     if key is not None and one(
-        "SELECT 1 FROM actions WHERE key = ? UNION ALL SELECT 1 FROM event_keys WHERE key = ?", (key, key)
+        "SELECT 1 FROM actions WHERE key = ?", (key,)
     ):
         return "duplicate"
     row = one("SELECT version, finished_at FROM matches WHERE id = ?", (match_id,))

@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import discord
 
 from bot.intents.types import Toggle
 from bot.platform import Button, View
-
-if TYPE_CHECKING:
-    from adapters.discord.inbound import Inbound
 
 MAX_ROWS = 5
 MAX_PER_ROW = 5
@@ -64,8 +61,17 @@ def drawn_on(message: discord.Message | None, custom_id: str) -> bool:
     return False
 
 
-def _inbound(interaction: discord.Interaction[Any]) -> Inbound:
-    return interaction.client.inbound  # type: ignore[no-any-return]
+class Presses(Protocol):
+    """Where a component's press goes (`adapters.discord.inbound.Inbound`); named here as a port so
+    that the drawing side does not import the inbound side, which imports the platform, which draws."""
+
+    async def on_press(self, interaction: discord.Interaction[Any], token: str) -> None: ...
+
+    async def on_select(self, interaction: discord.Interaction[Any], toggles: list[str]) -> None: ...
+
+
+def _inbound(interaction: discord.Interaction[Any]) -> Presses:
+    return cast(Presses, interaction.client.inbound)
 
 
 def interaction_data(interaction: discord.Interaction[Any]) -> dict[str, Any]:

@@ -229,18 +229,6 @@ class Inbound:
         with contextlib.suppress(discord.HTTPException):
             await interaction.response.send_message(text(lang_of(interaction), "bad_button"), ephemeral=True)
 
-    async def presets(self, current: str) -> list[str]:
-        names = getattr(self.host, "presets", None)
-        found = list(names()) if callable(names) else ["classic"]
-        return [n for n in found if n.startswith(current.lower())][:25]
-
-    async def ai_levels(self, current: str) -> list[str]:
-        try:
-            from bot.settings import AI_LEVELS
-        except ImportError:
-            return []
-        return [n for n in AI_LEVELS if n.startswith(current.lower())][:25]
-
     # ----- helpers -----
 
     async def _defer_press(self, interaction: discord.Interaction[Any], intent: Intent) -> Reply | None:

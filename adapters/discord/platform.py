@@ -11,6 +11,10 @@ A user has one hand message per channel: a new one (My hand) removes the
 older one when a live token can, and a press on an older hand message makes
 that one the hand again, drawn fresh in place. A refusal shown under a hand
 stays there until the hand's text changes, whatever redraws follow.
+
+It runs past 400 lines because it is the one class that implements the host's `Platform` port on
+Discord (every send, edit and removal, each with Discord's refusals); the parts with their own
+state live beside it: DMs (dm), mentions (pings), edit coalescing (outbox), ephemeral routes (private).
 """
 
 from __future__ import annotations

@@ -5,11 +5,12 @@ look at one you have played. `daily [play [ai]] | standings [week]`: the day's
 boards. `duplicate new|room|join|ai|start|score|end` for a team match,
 `duplicate pairs|table` for a pairs event. Nothing of a board's cards or
 results is shown to anyone who has not been dealt it.
+
+It runs past 400 lines because the three commands share the board lookups, the seats, rooms and
+the event checks; what an event does as its boards are played is in `bot.duplicate.events`.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from bot.cardtext import cards_text
 from bot.commands import Number, Refusal
@@ -83,7 +84,7 @@ def _group_or_terminal(desk: Desk, event: Incoming) -> bool:
     return desk.ctx.in_group(event.where)
 
 
-def _seat_of(user: User) -> dict[str, Any]:
+def _seat_of(user: User) -> dict[str, object]:
     return {"kind": "human", "user_id": user.user_id, "name": user.name[:32], "away": False, "timeouts": 0}
 
 
@@ -97,7 +98,7 @@ async def _open_here(desk: Desk, event: Incoming, board: BoardRow, lang: str, *,
                                     board=board_label(board, lang)))
         return
     fill = ai or desk.ctx.one_screen(event.where)
-    seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
+    seats: list[dict[str, object]] = [{"kind": "empty"} for _ in range(4)]
     seats[0] = _seat_of(event.user)
     if fill:
         for s in (1, 2, 3):
@@ -239,7 +240,7 @@ async def _event_here(desk: Desk, event: Incoming) -> EventRow | None:
     for ev in await desk.boards.all_open_events():
         if ev.platform == w.platform and ev.chat_id == w.chat_id:
             return ev
-        if ev.kind == "team" and any(events.room_where(ev.state, r) == w for r in ROOMS if r in ev.state["rooms"]):
+        if ev.kind == "team" and any(events.room_where(ev, r) == w for r in ROOMS if r in ev.state["rooms"]):
             return ev
         if ev.kind == "pairs" and any(t["platform"] == w.platform and t["chat_id"] == w.chat_id
                                       for t in ev.state.get("tables", [])):
@@ -248,10 +249,9 @@ async def _event_here(desk: Desk, event: Incoming) -> EventRow | None:
 
 
 def _room_here(ev: EventRow, where: Where) -> str | None:
-    if "closed" in ev.state["rooms"] and events.room_where(ev.state, "closed") == where and not events.one_chat(
-            ev.state):
+    if "closed" in ev.state["rooms"] and events.room_where(ev, "closed") == where and not events.one_chat(ev):
         return "closed"
-    if events.room_where(ev.state, "open") == where:
+    if events.room_where(ev, "open") == where:
         return "open"
     return None
 
@@ -279,7 +279,7 @@ async def _duplicate(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...
             await desk.ctx.answer(event, tr(lang, "dup.usage"))
             return
         here = {"platform": event.where.platform, "chat_id": event.where.chat_id}
-        state: dict[str, Any] = {"creator": event.user.user_id, "creator_name": event.user.name[:32],
+        state: dict[str, object] = {"creator": event.user.user_id, "creator_name": event.user.name[:32],
                                  "minutes": minutes, "source": source, "preset": base, "count": count}
         if sub == "new":
             state["rooms"] = {"open": here}
@@ -292,7 +292,7 @@ async def _duplicate(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...
         rows = await store.add_boards("event", str(eid), [b.row() for b in made])
         if sub == "pairs":
             await store.save_event(eid, "playing", state)
-            seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
+            seats: list[dict[str, object]] = [{"kind": "empty"} for _ in range(4)]
             await open_table(desk, event.where, rows[0], seats, starter=event.user, event_id=eid)
             await desk.ctx.post(event, tr(lang, "dup.pairs_created", id=eid, boards=count))
             table = desk.ctx.tables.in_chat(event.where.platform, event.where.chat_id)
@@ -357,7 +357,7 @@ async def _duplicate(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...
         if missing:
             await desk.ctx.answer(event, tr(lang, "dup.need_players", n=missing))
             return
-        if events.one_chat(ev.state) and all(events.has_people(ev.state, r) for r in ROOMS):
+        if events.one_chat(ev) and all(events.has_people(ev, r) for r in ROOMS):
             await desk.ctx.answer(event, tr(lang, "dup.need_two_chats"))
             return
         for w in events._chats(ev):

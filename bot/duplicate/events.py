@@ -16,9 +16,9 @@ pair's result on a board is compared with every other pair's in its direction.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from bot.duplicate.scoring import BoardSwing, board_swing, percentages
 from bot.duplicate.tables import Desk, open_table, seat_scores
@@ -39,27 +39,28 @@ def lock(desk: Desk, event_id: int) -> asyncio.Lock:
     return desk.ctx.chats.lock("dup-event", str(event_id))
 
 
-def room_where(state: dict[str, Any], room: str) -> Where:
-    r = state["rooms"].get(room) or state["rooms"]["open"]
+def room_where(ev: EventRow, room: str) -> Where:
+    """Where a room of a team event plays (the open room's chat while the closed one has none)."""
+    r = ev.state["rooms"].get(room) or ev.state["rooms"]["open"]
     return Where(str(r["platform"]), str(r["chat_id"]))
 
 
-def room_seats(state: dict[str, Any], room: str) -> list[dict[str, Any]]:
-    seats: list[dict[str, Any]] = [{"kind": "empty"} for _ in range(4)]
+def room_seats(ev: EventRow, room: str) -> list[dict[str, object]]:
+    seats: list[dict[str, object]] = [{"kind": "empty"} for _ in range(4)]
     for team in TEAMS:
         for i, s in enumerate(TEAM_SEATS[(room, team)]):
-            players = state["teams"][team][room]
+            players = ev.state["teams"][team][room]
             if i < len(players):
                 seats[s] = dict(players[i])
     return seats
 
 
-def has_people(state: dict[str, Any], room: str) -> bool:
-    return any(p.get("kind") == "human" for team in TEAMS for p in state["teams"][team][room])
+def has_people(ev: EventRow, room: str) -> bool:
+    return any(p.get("kind") == "human" for team in TEAMS for p in ev.state["teams"][team][room])
 
 
-def one_chat(state: dict[str, Any]) -> bool:
-    return room_where(state, "open") == room_where(state, "closed")
+def one_chat(ev: EventRow) -> bool:
+    return room_where(ev, "open") == room_where(ev, "closed")
 
 
 @dataclass(frozen=True)
@@ -129,13 +130,12 @@ def _played(plays: list[PlayRow], room: str) -> int:
 
 
 async def _advance_team(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:
-    state = ev.state
-    if any(p.status == "playing" for p in plays) and one_chat(state):
+    if any(p.status == "playing" for p in plays) and one_chat(ev):
         return
     order = list(ROOMS)
-    if one_chat(state) and has_people(state, "closed"):
+    if one_chat(ev) and has_people(ev, "closed"):
         order.reverse()  # the room with people plays each board first
-    if one_chat(state):
+    if one_chat(ev):
         counts = {r: _played(plays, r) for r in ROOMS}
         room = min(order, key=lambda r: (counts[r], order.index(r)))
         targets = [room]
@@ -146,8 +146,8 @@ async def _advance_team(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: l
         nxt = _played(plays, room)
         if busy or nxt >= len(rows):
             continue
-        await open_table(desk, room_where(state, room), rows[nxt], room_seats(state, room),
-                         starter=_starter(ev, room_where(state, room)), event_id=ev.id, room=room, autostart=True)
+        await open_table(desk, room_where(ev, room), rows[nxt], room_seats(ev, room),
+                         starter=_starter(ev, room_where(ev, room)), event_id=ev.id, room=room, autostart=True)
     if all(_played(plays, r) >= len(rows) for r in ROOMS):
         await _finish_team(desk, ev, rows, plays)
 
@@ -203,7 +203,7 @@ def _chats(ev: EventRow) -> list[Where]:
     if ev.kind == "team":
         out: list[Where] = []
         for room in ROOMS:
-            w = room_where(ev.state, room)
+            w = room_where(ev, room)
             if w not in out:
                 out.append(w)
         return out
@@ -296,11 +296,11 @@ def _declarers_held(p: PlayRow) -> bool:
 
 # ----- pairs -----
 
-def pair_name(seats: list[dict[str, Any]], a: int, b: int) -> str:
+def pair_name(seats: Sequence[Mapping[str, object]], a: int, b: int) -> str:
     return " & ".join(str(seats[s].get("name", "?")) for s in (a, b))
 
 
-def pair_key(seats: list[dict[str, Any]], a: int, b: int) -> str:
+def pair_key(seats: Sequence[Mapping[str, object]], a: int, b: int) -> str:
     ids = sorted(str(seats[s].get("user_id") or seats[s].get("name", "?")) for s in (a, b))
     return "|".join(ids)
 
@@ -382,9 +382,9 @@ async def _advance_pairs(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: 
             await say(desk, where, pairs_text(_lang(desk, where), ev, rows, plays))
 
 
-def _restore(seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _restore(seats: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
     """Seats as a table keeps them, from the plain copy a board's play row stored."""
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     for s in seats:
         if s.get("kind") == "human":
             out.append({"kind": "human", "user_id": s["user_id"], "name": s.get("name", ""), "away": False,

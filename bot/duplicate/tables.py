@@ -38,9 +38,9 @@ class NewBoard:
     spec: str
     source: str
     drawn: str
-    rules: dict[str, Any]
+    rules: dict[str, object]
 
-    def row(self) -> tuple[int, int, str, str, str, dict[str, Any]]:
+    def row(self) -> tuple[int, int, str, str, str, dict[str, object]]:
         return (self.number, self.seed, self.spec, self.source, self.drawn, self.rules)
 
 
@@ -84,7 +84,7 @@ def make_set(desk: Desk, count: int, source: str, base: str = "classic", minutes
             for n in range(first, first + count)]
 
 
-async def open_table(desk: Desk, where: Where, board: BoardRow, seats: list[dict[str, Any]], *,
+async def open_table(desk: Desk, where: Where, board: BoardRow, seats: list[dict[str, object]], *,
                      starter: User, event_id: int | None = None, room: str = "", autostart: bool = False,
                      ) -> TableView | None:
     """A table on `board` in this chat, in its lobby; with `autostart` the seats are set and it deals.

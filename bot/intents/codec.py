@@ -107,11 +107,6 @@ _NO_ARG: dict[str, ButtonAct] = {
 }
 
 
-def kind_letter(act: ButtonAct) -> str:
-    """The one letter a kind of button is packed with (Telegram's alias table groups by it)."""
-    return _KINDS[type(act)][0]
-
-
 def read(data: str) -> Intent:
     """A button's data as the intent it stands for; data that is no token of ours is `Unreadable`."""
     try:

@@ -13,23 +13,27 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from bot.feature import TableView
 from bot.league.commands import record_match
 from bot.league.records import Ending, HandSummary, MatchFormat, MatchRecord, SeatPlayer
 from bot.table.seats import SeatKind
+from engine import Match
 from engine.cards import level_steps
+from engine.views import HandSummary as Summary
 
 
-def hand_summaries(match: Any) -> list[dict[str, Any]]:
-    """Each finished hand's summary dict, in order (hands that were redealt or revolted included)."""
+def hand_summaries(match: Match) -> list[Summary]:
+    """Each finished hand's summary, in order (hands that were redealt or revolted included)."""
     history = getattr(match, "history", None)
     if isinstance(history, list):
-        return [dict(h) for h in history]
+        return [h.copy() for h in history]
     return _replayed_summaries(match)
 
 
-def _replayed_summaries(match: Any) -> list[dict[str, Any]]:
+def _replayed_summaries(match: Match) -> list[Summary]:
+    """A match object that keeps no history (an older one) is played again from its log."""
     fresh = type(match).new(match.rules, seed=match.seed)
-    out: list[dict[str, Any]] = []
+    out: list[Summary] = []
     seen: set[int] = set()
     for action in match.actions:
         fresh.apply(action)
@@ -38,11 +42,11 @@ def _replayed_summaries(match: Any) -> list[dict[str, Any]]:
             no = int(fresh.public_view().get("hand_no", 0))
             if res and no not in seen:
                 seen.add(no)
-                out.append(dict(res))
+                out.append(res.copy())
     return out
 
 
-def _hand(summary: Mapping[str, Any]) -> HandSummary | None:
+def _hand(summary: Summary) -> HandSummary | None:
     """A played hand as the league keeps it; None for a redeal or revolution (nobody won it)."""
     if summary.get("reason", "played") != "played" or "declarer_team" not in summary:
         return None
@@ -54,7 +58,7 @@ def _hand(summary: Mapping[str, Any]) -> HandSummary | None:
     return HandSummary(team, points, winner == "declarers")
 
 
-def levels_gained(start: Sequence[str], summaries: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
+def levels_gained(start: Sequence[str], summaries: Sequence[Summary]) -> tuple[int, int]:
     """Level steps each team climbed: net rank change per hand, a step down past 2 read as a wrap past A.
 
     A team that passes the target stays on the target rank, but passing it is a level played
@@ -76,7 +80,7 @@ def levels_gained(start: Sequence[str], summaries: Sequence[Mapping[str, Any]]) 
     return gained[0], gained[1]
 
 
-def _hand_winner_team(summary: Mapping[str, Any]) -> int | None:
+def _hand_winner_team(summary: Summary) -> int | None:
     h = _hand(summary)
     return None if h is None else h.winner_team
 
@@ -98,8 +102,8 @@ def _when(value: object, default: datetime) -> datetime:
 
 
 def record_from_table(
-    table: Any,
-    result: Mapping[str, Any],
+    table: TableView,
+    result: Mapping[str, object],
     *,
     started_at: datetime,
     ended_at: datetime,
@@ -110,7 +114,9 @@ def record_from_table(
     match = table.match
     summaries = hand_summaries(match) if match is not None else []
     hands = tuple(h for h in (_hand(s) for s in summaries) if h is not None)
-    levels = result.get("levels") or (summaries[-1].get("levels_after") if summaries else None) or ["2", "2"]
+    told = result.get("levels")
+    levels = ((told if isinstance(told, list) else None) or (summaries[-1].get("levels_after") if summaries else None)
+              or ["2", "2"])
     start = ["2", "2"]  # every preset starts both teams at 2
     winner = result.get("winner_team")
     reason = ending or cast(Ending, result.get("reason", "target"))
@@ -131,14 +137,14 @@ def record_from_table(
         started_at=started_at,
         ended_at=ended_at,
         ending=reason,
-        winner_team=None if reason == "abandoned" or winner is None else int(winner),
+        winner_team=None if reason == "abandoned" or not isinstance(winner, int) else winner,
         match_format=cast(MatchFormat, fmt if fmt in ("single", "best_of_3", "timed") else "single"),
         forfeit_team=forfeit_team if forfeit_team is not None else _team_or_none(result.get("forfeit_team")),
         on_top_team=hands[-1].declarer_team if hands else None,
     )
 
 
-async def record(store: Any, table: Any, result: Mapping[str, Any]) -> bool:
+async def record(store: object, table: TableView, result: Mapping[str, object]) -> bool:
     """The host's hook: record the finished match of `table` in its chat's league.
 
     `result` is the engine's `Match.result` ({"winner_team", "levels",

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.league.export import export_csv
 from bot.league.pairs import pair_standings, pairs_table
 from bot.league.picture import render_table
 from bot.league.ratings import Rating, rate_all
 from bot.league.records import MatchRecord
 from bot.league.replay import replay_text
-from bot.league.scoring import big_small, match_points
 from bot.league.standings import (
     DEFAULT_METHOD,
     METHODS,
@@ -24,7 +22,7 @@ from bot.league.standings import (
     player_records,
     standings,
 )
-from bot.league.tables import fmt_number, method_label, standings_table, table_text
+from bot.league.tables import method_label, standings_table, table_text
 from bot.league.texts import t
 from bot.platform import User, Where
 from persistence.league_store import LeagueStore
@@ -349,49 +347,6 @@ async def _ranking(
         return LeagueReply(t("ranking_unknown", lang, name=args[0]))
     await league.set_method(where.platform, where.chat_id, method)
     return LeagueReply(t("ranking_set", lang, method=method_label(method, lang)))
-
-
-EXPORT_COLUMNS = (
-    "match_id", "season", "started_at", "ended_at", "minutes", "preset", "format", "ending",
-    "seat0_id", "seat0_name", "seat1_id", "seat1_name", "seat2_id", "seat2_name", "seat3_id", "seat3_name",
-    "team0_level", "team1_level", "team0_gained", "team1_gained", "hands",
-    "team0_declarer_hands_won", "team1_declarer_hands_won", "team0_defender_hands_won", "team1_defender_hands_won",
-    "winner_team", "forfeit_team", "team0_big", "team0_small", "team1_big", "team1_small",
-    "team0_match_points", "team0_standard", "team1_match_points", "team1_standard",
-)  # fmt: skip
-
-
-def _cell(text: str) -> str:
-    """Defuse a player name a spreadsheet would run as a formula (=, +, -, @ first)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def export_csv(records: Sequence[MatchRecord], seasons: dict[int, int]) -> str:
-    """One CSV row per match (AI seats have an empty id and the name "AI")."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(EXPORT_COLUMNS)
-    for r in records:
-        seats: list[str] = []
-        for p in r.seats:
-            seats += ["" if p.is_ai else p.user_id, "AI" if p.is_ai else _cell(p.name)]
-        if r.counts:
-            bs, mp = big_small(r), match_points(r)
-            scores: list[object] = [bs[0].big, bs[0].small, bs[1].big, bs[1].small]
-            scores += [fmt_number(mp[0].points), mp[0].standard, fmt_number(mp[1].points), mp[1].standard]
-        else:
-            scores = [""] * 8
-        writer.writerow(
-            [
-                r.match_id, seasons.get(r.match_id, ""), r.started_at.isoformat(), r.ended_at.isoformat(),
-                round(r.duration.total_seconds() / 60), r.preset, r.match_format, r.ending,
-                *seats, r.levels[0], r.levels[1], r.levels_gained[0], r.levels_gained[1], r.hands_played,
-                r.declarer_hands_won(0), r.declarer_hands_won(1), r.defender_hands_won(0), r.defender_hands_won(1),
-                "" if r.winner_team is None else r.winner_team, "" if r.forfeit_team is None else r.forfeit_team,
-                *scores,
-            ]
-        )  # fmt: skip
-    return out.getvalue()
 
 
 async def _export(league: LeagueStore, where: Where, args: tuple[str, ...], lang: str) -> LeagueReply:

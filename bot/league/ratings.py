@@ -91,13 +91,6 @@ def rate_all(records: Iterable[MatchRecord]) -> dict[str, Rating]:
     return ratings
 
 
-def team_rating(pair: Sequence[Rating]) -> tuple[float, float]:
-    """A partnership's (mu, sigma): mus add, variances add (the model's team sum)."""
-    mu = sum(r.mu for r in pair)
-    sigma = sum(r.sigma**2 for r in pair) ** 0.5
-    return mu, sigma
-
-
 def win_probability(team_a: Sequence[Rating], team_b: Sequence[Rating]) -> float:
     """The model's chance that team_a beats team_b."""
     a = [_MODEL.rating(mu=r.mu, sigma=r.sigma) for r in team_a]

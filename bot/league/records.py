@@ -95,7 +95,7 @@ class MatchRecord:
     match_format: MatchFormat = "single"
     forfeit_team: int | None = None
     on_top_team: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if sorted(p.seat for p in self.seats) != [0, 1, 2, 3]:
@@ -154,7 +154,7 @@ class MatchRecord:
 
     # -- storage -----------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A plain JSON-able dict; `from_dict` reads it back."""
         return {
             "v": RECORD_VERSION,

@@ -9,8 +9,9 @@ replay can never show what the table does not.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol, cast, runtime_checkable
 
 from bot.cardtext import suit_text
 from bot.i18n import tr
@@ -18,6 +19,8 @@ from bot.league.texts import t
 from bot.platform import Where
 from bot.views import SeatInfo, hand_result_text, last_trick_text, match_result_text, seat_label
 from engine import Match, Rules
+from engine.views import HandSummary, MatchResult
+from persistence import StoredMatch
 
 SHOWN = frozenset({"finished", "abandoned"})
 
@@ -30,20 +33,20 @@ class HandStory:
     dealer: int | None = None
     trump: str | None = None
     tricks: list[str] = field(default_factory=list)
-    result: dict[str, Any] | None = None
+    result: HandSummary | None = None
 
 
-def _infos(seats: list[dict[str, Any]]) -> list[SeatInfo | None]:
+def _infos(seats: Sequence[Mapping[str, object]]) -> list[SeatInfo | None]:
     return [
         None if s.get("kind") == "empty" else SeatInfo(str(s.get("name", "?")), is_ai=s.get("kind") == "ai")
         for s in seats[:4]
     ]
 
 
-def stories(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]], seats: list[SeatInfo | None],
-            lang: str) -> tuple[list[HandStory], dict[str, Any] | None]:
+def stories(rules: Rules, seed: int, actions: Sequence[Mapping[str, object]], seats: list[SeatInfo | None],
+            lang: str) -> tuple[list[HandStory], MatchResult | None]:
     """Every hand of the log with its tricks (as the table's last-trick line) and result."""
-    m = Match.new(Rules.from_dict(rules), seed=seed)
+    m = Match.new(rules, seed=seed)
     hands = [HandStory(1)]
     for action in actions:
         for e in m.apply(action):
@@ -57,10 +60,10 @@ def stories(rules: dict[str, Any], seed: int, actions: list[dict[str, Any]], sea
             elif kind == "trick":
                 cur.tricks.append(last_trick_text(m.public_view(), seats, lang))
             elif kind == "hand_result":
-                cur.result = dict(e)
+                cur.result = cast(HandSummary, dict(e))  # the engine's hand_result event is the summary
     if hands[-1].result is None and not hands[-1].tricks:
         hands.pop()  # a hand dealt but not played when the match stopped
-    return hands, dict(m.result) if m.result is not None else None
+    return hands, m.result
 
 
 def _trump_word(trump: str | None, lang: str) -> str:
@@ -70,24 +73,24 @@ def _trump_word(trump: str | None, lang: str) -> str:
 
 
 def _summary_line(h: HandStory, seats: list[SeatInfo | None], lang: str) -> str:
-    res = h.result or {}
-    dealer = h.dealer if h.dealer is not None else res.get("dealer")
+    res = h.result
+    dealer = h.dealer if h.dealer is not None else None if res is None else res.get("dealer")
     who = seat_label(int(dealer), seats, lang) if dealer is not None else "?"
-    if res.get("reason", "played") != "played":
-        outcome = tr(lang, f"reason.{res.get('reason')}")
-    elif not res:
+    if res is None:
         outcome = t("replay_unfinished_hand", lang)
+    elif res.get("reason", "played") != "played":
+        outcome = tr(lang, f"reason.{res.get('reason')}")
     else:
         outcome = t("replay_won_" + str(res.get("winner", "declarers")), lang, points=res.get("defender_points", 0))
-    levels = res.get("levels_after") or ["?", "?"]
+    levels = (None if res is None else res.get("levels_after")) or ["?", "?"]
     return t("replay_hand_line", lang, hand=h.no, dealer=who, trump=_trump_word(h.trump, lang), outcome=outcome,
              a=levels[0], b=levels[1])
 
 
-def render(stored: Any, hand: int | None, lang: str) -> str:
+def render(stored: StoredMatch, hand: int | None, lang: str) -> str:
     """The replay text of a stored match: hand by hand, or every trick of one hand."""
-    seats = _infos(list(stored.seats))
-    hands, result = stories(dict(stored.rules), int(stored.seed), list(stored.actions), seats, lang)
+    seats = _infos(stored.seats)
+    hands, result = stories(Rules.from_dict(stored.rules), int(stored.seed), stored.actions, seats, lang)
     names = " · ".join(seat_label(i, seats, lang) for i in range(4))
     if hand is not None:
         found = [h for h in hands if h.no == hand]
@@ -98,7 +101,7 @@ def render(stored: Any, hand: int | None, lang: str) -> str:
                  tr(lang, "table.trump", trump=_trump_word(h.trump, lang))]
         lines += [f"{i}. {line}" for i, line in enumerate(h.tricks, 1)]
         if h.result is not None:
-            lines.append(hand_result_text(dict(h.result, hand_no=h.no), seats, lang))
+            lines.append(hand_result_text({**h.result, "hand_no": h.no}, seats, lang))
         return "\n".join(lines)
     lines = [t("replay_title", lang, id=stored.id, preset=stored.meta.get("preset", "?")), names]
     lines += [_summary_line(h, seats, lang) for h in hands]
@@ -111,14 +114,21 @@ def render(stored: Any, hand: int | None, lang: str) -> str:
     return "\n".join(lines)
 
 
-async def replay_text(store: Any, where: Where, args: tuple[str, ...], lang: str) -> str:
+@runtime_checkable
+class MatchSource(Protocol):
+    """The part of a store a replay reads (the league's commands get the store as an opaque object)."""
+
+    async def get_match(self, match_id: int) -> StoredMatch | None: ...
+
+
+async def replay_text(store: object, where: Where, args: tuple[str, ...], lang: str) -> str:
     """`replay N [hand]` in a chat: a finished match of this chat, else a short reason."""
     words = [a.lstrip("#") for a in args]
     if not words or not words[0].isdigit():
         return t("replay_usage", lang)
     match_id = int(words[0])
     hand = int(words[1]) if len(words) > 1 and words[1].isdigit() else None
-    stored = await store.get_match(match_id) if hasattr(store, "get_match") else None
+    stored = await store.get_match(match_id) if isinstance(store, MatchSource) else None
     if stored is None or stored.platform != where.platform or stored.chat_id != where.chat_id:
         return t("replay_not_found", lang, id=match_id)
     if stored.status not in SHOWN:

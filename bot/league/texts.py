@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.i18n import N_, tr
 
 # Marked for `make messages`: the league asks for them as t("help", lang).
@@ -48,6 +46,6 @@ KEYS: tuple[str, ...] = (
 )
 
 
-def t(key: str, lang: str, **params: Any) -> str:
+def t(key: str, lang: str, **params: object) -> str:
     """The league's text for `key` in `lang`, formatted."""
     return tr(lang, f"league.{key}", **params)

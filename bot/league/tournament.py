@@ -17,7 +17,7 @@ one JSON document and every rule is tested without a host:
   scored as a forfeit win (as chess Swisses give a full point); in a round
   robin every team sits out once when the number is odd, and scores nothing.
 
-It is long (about 450 lines) because the three formats share the pairings,
+It runs past 400 lines because the three formats share the pairings,
 results and ranking; their drawing and commands live in other modules.
 """
 
@@ -41,7 +41,7 @@ BOTH = -1  # `Pairing.forfeit` when both teams forfeited
 class TournamentError(ValueError):
     """A step the tournament's state does not allow; `.code` names it for the person's language."""
 
-    def __init__(self, code: str, **params: Any) -> None:
+    def __init__(self, code: str, **params: object) -> None:
         super().__init__(code)
         self.code = code
         self.params = params
@@ -523,7 +523,7 @@ class Tournament:
 
     # -- storage -----------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "id": self.id, "platform": self.platform, "chat_id": self.chat_id, "fmt": self.fmt,
             "seeded": self.seeded, "preset": self.preset, "options": list(self.options), "status": self.status,

@@ -20,7 +20,7 @@ def _names(cls: type) -> tuple[str, ...]:
 
 
 def scene_json(value: object) -> Json:
-    """Any scene value (a `Scene`, a `TableScene`, a `HandScene`, ...) as JSON values."""
+    """A scene value of any kind (a `Scene`, a `TableScene`, a `HandScene`, ...) as JSON values."""
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, Enum):

@@ -1,5 +1,9 @@
 """Where a table is drawn: the group's table (or lobby) message and each person's private hand,
-edited only when their content changed, and what the buttons shown index into."""
+edited only when their content changed, and what the buttons shown index into.
+
+It runs past 400 lines because one Screen keeps what every message of the table last showed (the
+door's change cache, where each hand lives, who watches on the web, the AI refresh pacing) and all
+its drawing reads and writes that; the scene it draws is built in `bot.table.scenes`."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.choices import quick_choices
 from bot.i18n import tr
@@ -73,7 +77,7 @@ class Screen:
         self.may_lag_at: int | None = None
         self.lag_timer: asyncio.TimerHandle | None = None
         self.notices = TurnNotices(table)
-        self.table_trick: tuple[Any, ...] | None = None  # the hand, phase and trick the table last showed
+        self.table_trick: TrickKey | None = None  # the hand, phase and trick the table last showed
         # Host clock time until which a seat whose web table closed still counts as on the web.
         self.web_until: dict[int, float] = {}
         self.web_timers: list[asyncio.TimerHandle] = []
@@ -223,7 +227,7 @@ class Screen:
         await self.render_hands()
         await self.notices.update()
 
-    def _table_waits(self, pub: Any) -> bool:
+    def _table_waits(self, pub: PublicView) -> bool:
         """Whether the group's table is left as it is for now (platforms with turn notices only):
         in the middle of a trick, and while the cards are dealt (declarations are announced)."""
         t = self.table
@@ -431,5 +435,8 @@ class Screen:
         self.rerender = asyncio.get_running_loop().call_later(RENDER_RETRY, again)
 
 
-def _trick_key(pub: Any) -> tuple[Any, ...]:
-    return (pub.get("hand_no"), pub.get("phase"), pub.get("tricks_played"))
+TrickKey = tuple[int, Phase, int]
+
+
+def _trick_key(pub: PublicView) -> TrickKey:
+    return (pub["hand_no"], pub["phase"], pub["tricks_played"])

@@ -48,10 +48,6 @@ class Seen:
     def team(self) -> int:
         return self.seat % 2
 
-    def is_declarer(self, seat: int | None = None) -> bool:
-        s = self.seat if seat is None else seat
-        return self.dealer is not None and s % 2 == self.dealer % 2
-
     def shown(self) -> list[tuple[int, int]]:
         """(seat, face) for each card another seat showed as its trump bid and has not played since."""
         d = self.view.get("declaration")

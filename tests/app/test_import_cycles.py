@@ -23,8 +23,6 @@ OWNED: dict[frozenset[str], str] = {
                "bot.table.messages", "bot.table.moves", "bot.table.notices", "bot.table.render",
                "bot.table.timers"}):
         "the table actor's modules (moves, timers and forfeit import each other): typed table state",
-    frozenset({"adapters.discord.components", "adapters.discord.inbound", "adapters.discord.platform"}):
-        "the Discord adapter's inbound and drawing sides: intents in, one scene out",
 }
 
 

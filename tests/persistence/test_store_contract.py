@@ -287,19 +287,13 @@ class TestAppend:
 
 
 class TestKeys:
-    async def test_keys_of_non_action_events_are_remembered_once(self, store: Store) -> None:
-        assert not await store.seen_key("tg:upd:1")
-        assert await store.remember_key("tg:upd:1") is True
-        assert await store.remember_key("tg:upd:1") is False
-        assert await store.seen_key("tg:upd:1")
-
-    async def test_a_remembered_key_makes_an_append_a_duplicate(self, store: Store) -> None:
+    async def test_an_event_key_is_seen_once_its_action_is_kept_and_only_then(self, store: Store) -> None:
         match_id = await _new_match(store)
-        await store.remember_key("k")
-        assert await store.append_action(match_id, 0, {"t": "deal", "n": 1}, "k") == "duplicate"
-        match_key_used = await _new_match(store, "-2")
-        await store.append_action(match_key_used, 0, {"t": "deal", "n": 1}, "k2")
-        assert await store.remember_key("k2") is False
+        assert not await store.seen_key("tg:upd:1")
+        assert await store.append_action(match_id, 0, {"t": "deal", "n": 1}, "tg:upd:1") == "applied"
+        assert await store.seen_key("tg:upd:1")
+        other = await _new_match(store, "-2")
+        assert await store.append_action(other, 0, {"t": "deal", "n": 1}, "tg:upd:1") == "duplicate"
 
 
 class TestTimersMessagesResults:
