@@ -66,6 +66,17 @@ def test_make_run_goes_on_with_your_match_not_with_a_daily_board(tmp_path: Path)
 
 
 @pytest.mark.slow
+def test_a_daily_board_at_the_terminal_is_dealt_with_three_ais_and_says_so(tmp_path: Path) -> None:
+    term = Terminal(["run", "--daily", "--db", str(tmp_path / "t.sqlite3")])
+    try:
+        text = term.wait("with three AI players")
+        assert "addbot" not in text and "join" not in text  # nothing to do that the terminal did already
+        _leave(term)
+    finally:
+        term.close()
+
+
+@pytest.mark.slow
 def test_several_unfinished_matches_are_picked_from_a_short_numbered_list(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite3"
     asyncio.run(_leave_unfinished(db))
