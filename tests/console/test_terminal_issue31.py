@@ -226,11 +226,12 @@ def test_the_arrows_walk_over_your_hand_and_space_picks_a_card_to_play(tmp_path:
         term.line("pass")
         cards = None
         for _ in range(30):
-            text = term.wait(lambda t, was=cards: "⏎ play" in _hand_part(t) and _count(t) != was, 10)
+            text = term.wait(lambda t, was=cards: ("⏎ play" in _hand_part(t) or "⏎ bury" in _hand_part(t))
+                             and _count(t) != was, 10)
             cards = _count(text)
             single = re.search(r"⏎ play (\S+) — ", _hand_part(text))
             if single is None:
-                term.type(ENTER)  # a pair or more: the suggestion, and look again
+                term.type(ENTER)  # the dealer's bury, or a pair or more: the suggestion, and look again
                 continue
             card = single.group(1)
             hand = [w for line in _hand_part(text).splitlines()[2:] if re.match(r"^\S+ \(\d+\): ", line)
