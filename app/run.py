@@ -45,8 +45,10 @@ RETRY_LAST = 60.0
 
 
 async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str] = (),
-                   again: str = "make run") -> int:
-    """Starts every platform with a token; with none, the terminal table.
+                   again: str = "make run", lang: str | None = None, preset: str = "classic",
+                   daily: bool = False) -> int:
+    """Starts every platform with a token; with none, the terminal table (`lang`, `preset`, `daily`
+    are the table's, as `console` takes them).
 
     A platform that refuses its token ends the start (CredentialsRefused, exit status 2 from the
     command line: no restart helps). One that cannot be reached is tried again in the background,
@@ -58,7 +60,8 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     if telegram_config is None and discord_config is None:
         try:
             return await play_console(store, fresh=fresh, inp=sys.stdin, out=sys.stdout,
-                                      lang=os.environ.get("TRACTOR_LANG"), options=list(options), again=again)
+                                      lang=lang or os.environ.get("TRACTOR_LANG"), options=list(options),
+                                      again=again, preset=preset, daily=daily)
         finally:
             await store.close()
     host = build_host(store)
