@@ -7,6 +7,7 @@ imports them without a circle.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.table.context import TableCore
@@ -25,6 +26,7 @@ class TableOps(TableCore, Protocol):
     screen: Screen
     ai: AiSeats
     events: Publisher
+    applied_keys: OrderedDict[str, None]
 
     async def on_command(self, ev: Incoming, name: str, args: tuple[str, ...]) -> None: ...
 
