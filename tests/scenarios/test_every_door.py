@@ -1,0 +1,151 @@
+"""The same situations at every door (issue 28, item 6): the terminal, Telegram, Discord and the web page.
+
+Each scenario acts as Ann (seat 0, with three AIs) the way a person does at that door and reads what
+she is shown there: whose turn it is, the trick, her hand, what she is told, the end of the hand.
+What she should see comes from the engine alone (`Shadow`), so a door that drifts from the others
+fails here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from bot.cardtext import cards_text
+from bot.i18n import tr
+from engine import Match, Phase
+from tests.scenarios.doors import Door, deal_until
+from tests.scenarios.shadow import Shadow, plays_at_both, refusal
+
+# A deal where Ann (seat 0) is to play second to a trick of trump pairs and holds cards of other suits.
+SEED = 2
+# A deal where Ann plays last to a trick led by a pair of clubs and plays two clubs, then plays again
+# in the next trick, where two other clubs she could have played to the first are still legal.
+EARLIER_SEED = 5
+
+
+def mid_trick(m: Match) -> bool:
+    return m.phase == Phase.PLAYING and m.to_act() == [0] and bool(m.public_view().get("trick"))
+
+
+async def same_table(door: Door, shadow: Shadow) -> None:
+    seen, want = await door.look(), shadow.seen()
+    assert (seen.turn, seen.trick, seen.hand) == (want.turn, want.trick, want.hand), door.name
+
+
+async def test_a_restart_mid_trick_shows_the_same_turn_trick_and_hand(door: Door) -> None:
+    """The bot restarts while Ann, to play in the middle of a trick, has picked her cards: she sees
+    the same turn, trick and hand after it, and Play plays what she picked."""
+    deal = deal_until(SEED, mid_trick)
+    shadow = Shadow(deal)
+    await door.open(deal)
+    await same_table(door, shadow)
+    cards = shadow.legal()
+    await door.pick(cards)
+    await door.restart()
+    await same_table(door, shadow)
+    await door.confirm()
+    shadow.ann_plays(cards)
+    await same_table(door, shadow)
+    assert (await door.look()).said == ()
+
+
+def last_trick(m: Match) -> bool:
+    return m.phase == Phase.PLAYING and m.to_act() == [0] and len(m.view(0)["hand"]) <= 2
+
+
+async def refused(door: Door, lang: str) -> Shadow:
+    deal = deal_until(SEED, mid_trick, lang)
+    shadow = Shadow(deal)
+    await door.open(deal)
+    cards, text = refusal(shadow, lang)
+    version = door.match().version
+    await door.play(cards)
+    assert (await door.look()).said[-1:] == (text,), door.name
+    assert door.match().version == version
+    await same_table(door, shadow)  # nothing moved: still her turn, the same trick, her cards all there
+    return shadow
+
+
+async def hand_ends(door: Door, lang: str) -> None:
+    deal = deal_until(SEED, last_trick, lang)
+    shadow = Shadow(deal)
+    await door.open(deal)
+    while shadow.m.phase == Phase.PLAYING:
+        cards = shadow.legal()
+        await door.play(cards)
+        shadow.ann_plays(cards)
+    assert (await door.look()).summary == shadow.summary(), door.name
+    assert (await door.look()).said == ()
+    # the next hand, dealt at once, as the bot moved it on (the kitty to bury, the AIs' declarations)
+    await same_table(door, Shadow.of(door.match()))
+
+
+def out_of_date(door: Door, lang: str, cards: Sequence[str]) -> str:
+    """What a door says to a choice made for an earlier turn. The terminal has no choices drawn for a
+    turn: what it refuses is a line typed while the others played, which it names."""
+    if door.name == "terminal":
+        return tr(lang, "console.typed_ahead", line=f"play {cards_text(list(cards))}")
+    return tr(lang, "err.old_turn")
+
+
+async def test_a_choice_made_for_an_earlier_turn_is_refused_and_never_played_later(door: Door) -> None:
+    """Ann picks a play for this turn that reaches the bot only after her next turn came (a second
+    inline result of one answer, an option of an older hand's menu, an older page's act, a line typed
+    ahead): it is refused as out of date, nothing moves, and her next play is the one she makes then."""
+    deal = deal_until(EARLIER_SEED, mid_trick)
+    shadow = Shadow(deal)
+    await door.open(deal)
+    first = shadow.legal()
+    later = plays_at_both(shadow, first)
+    kept = await door.draw_choice(later)
+    await door.play(first)
+    shadow.ann_plays(first)
+    version = door.match().version
+    await door.send_later(kept)
+    assert (await door.look()).said[-1:] == (out_of_date(door, "en", later),), door.name
+    assert door.match().version == version
+    await same_table(door, shadow)
+    then = shadow.legal()
+    await door.play(then)
+    shadow.ann_plays(then)
+    await same_table(door, shadow)
+
+
+async def test_a_press_on_an_older_view_moves_nothing_and_shows_the_current_one(door: Door) -> None:
+    """Ann presses a button of her hand as it was before her last play: nothing moves, she is told
+    the view was old, and she sees the table and her hand as they are now. (The web page draws no
+    button of its own state: its press is a play from an older page, refused as for an earlier turn.
+    The terminal draws anew at every prompt: it has no older view to press.)"""
+    deal = deal_until(SEED, mid_trick)
+    shadow = Shadow(deal)
+    await door.open(deal)
+    kept = await door.keep_view()
+    first = shadow.legal()
+    await door.play(first)
+    shadow.ann_plays(first)
+    version = door.match().version
+    if kept is None:
+        assert door.name == "terminal"
+        return
+    await door.press_on(kept)
+    key = "err.old_turn" if door.name == "web" else "err.stale"
+    assert (await door.look()).said[-1:] == (tr("en", key),), door.name
+    assert door.match().version == version
+    await same_table(door, shadow)
+
+
+async def test_a_refusal_says_why_and_moves_nothing(door: Door) -> None:
+    await refused(door, "en")
+
+
+async def test_the_end_of_a_hand_shows_points_kitty_levels_and_the_next_dealer(door: Door) -> None:
+    await hand_ends(door, "en")
+
+
+async def test_a_person_in_traditional_chinese(door: Door, another: Callable[[], Door]) -> None:
+    """Ann reads zh-Hant (繁體中文): the refusal, the table (after a restart too) and the end of the
+    hand in her language."""
+    shadow = await refused(door, "zh-Hant")
+    await door.restart()
+    await same_table(door, shadow)
+    await hand_ends(another(), "zh-Hant")
