@@ -15,43 +15,63 @@ from app.db import db_command
 from app.run import run_bots
 from app.simulate import simulate, simulate_league
 from app.store import open_store
+from bot.settings import AI_LEVELS
+from engine import PRESETS
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tractor-host", description="80分 (Tractor) for group chats")
     sub = p.add_subparsers(dest="cmd")
     run = sub.add_parser("run", help="Telegram/Discord when a token is set, else the terminal table")
-    run.add_argument("--db", default=None)
-    run.add_argument("--new", action="store_true", help="terminal table: abandon an unfinished match, start anew")
-    run.add_argument("options", nargs="*", help="terminal table: rule or table options, key=value")
     con = sub.add_parser("console", help="play against three AI players in the terminal")
-    con.add_argument("--resume", action="store_true", help="go on with the last unfinished match (the default)")
-    con.add_argument("--new", action="store_true", help="abandon an unfinished match and start a new one")
-    con.add_argument("--db", default=None)
-    con.add_argument("--lang", default=os.environ.get("TRACTOR_LANG"))
-    con.add_argument("--preset", default="classic")
-    con.add_argument("--daily", action="store_true", help="play today's next daily board, with three AI players")
-    con.add_argument("options", nargs="*", help="rule or table options, key=value")
+    for table in (run, con):  # `make run` with no token is the terminal table: the same options
+        table.add_argument("--db", default=None)
+        table.add_argument("--resume", action="store_true",
+                           help="terminal table: go on with your unfinished match (the default)")
+        table.add_argument("--new", action="store_true", help="terminal table: abandon an unfinished match, start anew")
+        table.add_argument("--lang", default=os.environ.get("TRACTOR_LANG"), choices=LANG_CHOICES,
+                           help="terminal table: zh, zht (繁體) or en; default from TRACTOR_LANG or the locale")
+        table.add_argument("--preset", default="classic", type=_preset,
+                           help=f"terminal table: the rules of a new match, one of {', '.join(sorted(PRESETS))}")
+        table.add_argument("--daily", action="store_true",
+                           help="terminal table: today's daily board (an unfinished one goes on), with three AIs")
+        table.add_argument("options", nargs="*", help="terminal table: rule or table options, key=value")
     sim = sub.add_parser("simulate", help="AI-only matches through the whole host")
     sim.add_argument("--matches", type=int, default=4)
-    sim.add_argument("--preset", default="classic")
+    sim.add_argument("--preset", default="classic", type=_preset,
+                     help=f"the rules, one of {', '.join(sorted(PRESETS))}")
     sim.add_argument("--db", default=None, help="SQLite file (default: a temporary one)")
     sim.add_argument("--seed", type=int, default=1)
-    sim.add_argument("--level", default="basic")
+    sim.add_argument("--level", default="basic", choices=AI_LEVELS, help="the AI players' level")
     sim.add_argument("--sync", default="NORMAL", choices=["FULL", "NORMAL", "OFF"],
                      help="SQLite synchronous mode (FULL fsyncs every action)")
     sim.add_argument("--league", action="store_true",
                      help="a league in one chat: people drawn four a match, playing by typing (not AIs)")
     sim.add_argument("--people", type=int, default=8, help="with --league: how many people")
     sim.add_argument("options", nargs="*", help="rule options, key=value (e.g. target=5)")
+    # main() hands its words to its own parser (persistence.cli), which lists the subcommands
     db = sub.add_parser("db", help="database tools: backup, export, check")
     db.add_argument("args", nargs=argparse.REMAINDER)
     return p
 
 
+LANG_CHOICES = ("zh", "zht", "zh-Hant", "en")
+
+
+def _preset(name: str) -> str:
+    """A preset's name, or an error that lists them all."""
+    if name not in PRESETS:
+        raise argparse.ArgumentTypeError(f"no preset {name!r}; the presets are {', '.join(sorted(PRESETS))}")
+    return name
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Console-script entry point."""
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["db"]:  # its own parser reads the rest, --help included (it lists the subcommands)
+        logs.configure()
+        return asyncio.run(db_command(words[1:]))
+    args = build_parser().parse_args(words)
     logs.configure()
     cmd = args.cmd or "run"
     try:
@@ -71,7 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cmd == "console":
             return asyncio.run(_console(args.db, args.new, args.lang, args.preset, args.options, args.daily))
         return asyncio.run(run_bots(getattr(args, "db", None), fresh=getattr(args, "new", False),
-                                    options=getattr(args, "options", []), again=_again(getattr(args, "db", None))))
+                                    options=getattr(args, "options", []), again=_again(getattr(args, "db", None)),
+                                    lang=getattr(args, "lang", None), preset=getattr(args, "preset", "classic"),
+                                    daily=getattr(args, "daily", False)))
     except KeyboardInterrupt:
         return 130  # the terminal table said how to go on with it
 

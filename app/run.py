@@ -34,8 +34,10 @@ class Runner(Protocol):
 
 
 async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str] = (),
-                   again: str = "make run") -> int:
-    """Starts every platform with a token; with none, the terminal table."""
+                   again: str = "make run", lang: str | None = None, preset: str = "classic",
+                   daily: bool = False) -> int:
+    """Starts every platform with a token; with none, the terminal table (`lang`, `preset`, `daily`
+    are the table's, as `console` takes them)."""
     telegram_config = TelegramConfig.from_env()
     discord_config = DiscordConfig.from_env()
     bots = telegram_config is not None or discord_config is not None
@@ -43,7 +45,8 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     if telegram_config is None and discord_config is None:
         try:
             return await play_console(store, fresh=fresh, inp=sys.stdin, out=sys.stdout,
-                                      lang=os.environ.get("TRACTOR_LANG"), options=list(options), again=again)
+                                      lang=lang or os.environ.get("TRACTOR_LANG"), options=list(options),
+                                      again=again, preset=preset, daily=daily)
         finally:
             await store.close()
     host = build_host(store)

@@ -614,8 +614,13 @@ class Host:
 
     def latest_chat_of(self, platform: str, user_id: str) -> str | None:
         """The chat of the newest open table this person sits at, if any (what the terminal resumes)."""
+        mine = self.chats_of(platform, user_id)
+        return mine[0] if mine else None
+
+    def chats_of(self, platform: str, user_id: str) -> list[str]:
+        """The chats of every open table this person sits at, newest first (the terminal lets them pick)."""
         mine = [t for t in self.tables.values() if t.platform_name == platform and t.seat_of(user_id) is not None]
-        return max(mine, key=lambda t: t.id).chat_id if mine else None
+        return [t.chat_id for t in sorted(mine, key=lambda t: t.id, reverse=True)]
 
     def _table_for(self, event: Incoming) -> Table | None:
         """The table an event is about: the chat's own, or (privately) the one the person sits at."""

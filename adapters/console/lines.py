@@ -17,11 +17,13 @@ from typing import TextIO
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 WAKE = "\x00wake"  # what a prompt that was interrupted by a change of the table returns
-INTERRUPT = "\x00interrupt"  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
+INTERRUPT = "\x00interrupt"
+KEY = "\x00key:"  # an arrow or space on an empty line, read as "\x00key:left" (right, pick)  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
 
 
 class PipeLines:
@@ -56,17 +58,21 @@ class PipeLines:
 
 
 class CardCompleter(Completer):
-    """Completes the words typed so far with commands and the cards of your hand."""
+    """Completes the first word with a command and every later word with a card of your hand
+    (`cards`; without it, either from `words`): `play q<Tab>` never becomes `play quit`."""
 
-    def __init__(self, words: Callable[[], Iterable[str]]) -> None:
+    def __init__(self, words: Callable[[], Iterable[str]], cards: Callable[[], Iterable[str]] | None = None) -> None:
         self.words = words
+        self.cards = cards
 
     def get_completions(self, document: Document, complete_event: object) -> Iterable[Completion]:
         word = document.get_word_before_cursor(WORD=True)
         if not word:
             return
+        first = not document.text_before_cursor[:-len(word)].strip()
+        source = self.words if first or self.cards is None else self.cards
         seen: set[str] = set()
-        for w in self.words():
+        for w in source():
             if w.lower().startswith(word.lower()) and w not in seen:
                 seen.add(w)
                 yield Completion(w, start_position=-len(word))
@@ -75,18 +81,36 @@ class CardCompleter(Completer):
 class TerminalLines:
     """A prompt with line editing, history and completion; a redraw of the table does not lose a half-typed line."""
 
-    def __init__(self, words: Callable[[], Iterable[str]], toolbar: Callable[[], str], fd: int | None = None) -> None:
+    def __init__(self, words: Callable[[], Iterable[str]], toolbar: Callable[[], str], fd: int | None = None,
+                 cards: Callable[[], Iterable[str]] | None = None) -> None:
         keys = KeyBindings()
+
+        empty = Condition(lambda: not self.session.default_buffer.text)
+
+        def _key(name: str) -> Callable[[KeyPressEvent], None]:
+            def leave(event: KeyPressEvent) -> None:
+                if event.app.is_running and not event.app.is_done:
+                    event.app.exit(result=KEY + name)
+            return leave
+
+        # on an empty line the arrows walk over your hand and space picks a card (screen.Picking)
+        keys.add("left", filter=empty)(_key("left"))
+        keys.add("right", filter=empty)(_key("right"))
+        keys.add("space", filter=empty)(_key("pick"))
 
         @keys.add("c-c")
         def _interrupt(event: KeyPressEvent) -> None:
-            event.app.exit(result=INTERRUPT)  # not an exception thrown out of prompt_toolkit's task
+            self.interrupted = True  # kept: the prompt may be leaving already (the table changed)
+            if event.app.is_running and not event.app.is_done:
+                event.app.exit(result=INTERRUPT)  # not an exception thrown out of prompt_toolkit's task
 
         self.session: PromptSession[str] = PromptSession(history=InMemoryHistory(), key_bindings=keys,
-                                                         completer=CardCompleter(words), complete_while_typing=False)
+                                                         completer=CardCompleter(words, cards),
+                                                         complete_while_typing=False)
         self.toolbar = toolbar
         self.partial = ""
         self.fd = fd
+        self.interrupted = False
 
     async def read(self, wake: asyncio.Event) -> str | None:
         prompt = asyncio.ensure_future(self.session.prompt_async("> ", default=self.partial,
@@ -104,10 +128,14 @@ class TerminalLines:
                 return ""
         finally:
             waker.cancel()
+        if line == INTERRUPT or self.interrupted:
+            self.interrupted = False
+            raise KeyboardInterrupt
         if line == WAKE:
             return None
-        if line == INTERRUPT:
-            raise KeyboardInterrupt
+        if line.startswith(KEY):
+            self.partial = ""
+            return line
         self.partial = ""
         return line + "\n"
 

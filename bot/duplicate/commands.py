@@ -108,7 +108,8 @@ async def _open_here(desk: Desk, event: Incoming, board: BoardRow, lang: str, *,
     if table is None:
         await desk.ctx.answer(event, tr(lang, "board.table_open"))
         return
-    await desk.ctx.post(event, tr(lang, "board.opened", board=board_label(board, lang), id=table.id))
+    await desk.ctx.post(event, tr(lang, N_("board.opened_filled") if fill else N_("board.opened"),
+                                  board=board_label(board, lang), id=table.id))
 
 
 # ----- board -----

@@ -30,10 +30,10 @@ PLAY_WORDS = frozenset({"play", "p", "出", "出牌"})
 DECLARE_WORDS = frozenset({"declare", "d", "亮", "亮主"})
 CHAO_WORDS = frozenset({"chao", "炒"})
 BURY_WORDS = frozenset({"bury", "b", "扣", "扣底"})
-PASS_WORDS = frozenset({"pass", "不要", "不亮"})
+PASS_WORDS = frozenset({"pass", "过", "過", "不要", "不亮"})
 REVOLT_WORDS = frozenset({"revolt", "革命"})
 HINT_WORDS = frozenset({"hint", "提示"})
-AUTO_WORDS = frozenset({"auto", "托管"})
+AUTO_WORDS = frozenset({"auto", "托管", "託管"})
 CARD_WORDS = PLAY_WORDS | DECLARE_WORDS | CHAO_WORDS | BURY_WORDS
 ACTION_WORDS = CARD_WORDS | PASS_WORDS | REVOLT_WORDS | HINT_WORDS | AUTO_WORDS
 """The first words of a table move; every other first word is a command's name."""

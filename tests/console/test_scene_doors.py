@@ -132,7 +132,7 @@ def test_the_full_screen_keeps_the_end_of_a_hand_until_the_person_goes_on() -> N
         screen.draw(Panels(View("", scene=Scene(sc2, None, "en")), None))
         shown = console.export_text(styles=False)
         assert "Hand 1 is over" in shown and "Final trick:" in shown and "Next dealer:" in shown, shown
-        assert "Press Enter to go on." in shown
+        assert "⏎ goes on to the next hand." in shown and "Press" not in shown
     screen.go_on()
     screen.draw(Panels(View("", scene=Scene(sc2, None, "en")), None))
     shown = console.export_text(styles=False)

@@ -20,7 +20,9 @@ SEATS = [SeatInfo("Ann"), SeatInfo("Bob", is_ai=True), SeatInfo("Cy", is_ai=True
 def test_what_the_terminal_prints_fits_80_columns() -> None:
     for lang in LANGS:
         cat = catalog(lang)
-        for key in ("console.prompt", "console.help", "console.toolbar", "console.resuming", "hand.prompt_play",
+        for key in ("console.prompt", "console.help", "console.bar", "console.bar_wait", "console.bar_declare",
+                    "console.bar_chao", "console.bar_bury", "console.bar_play", "console.seat", "console.pick_ask",
+                    "console.resuming", "hand.prompt_play",
                     "hand.prompt_declare", "hand.prompt_bury", "hand.prompt_chao", "err.which_joker"):
             for line in cat[key].splitlines():
                 assert cell_len(line) <= 78, (lang, key, line)
@@ -29,9 +31,14 @@ def test_what_the_terminal_prints_fits_80_columns() -> None:
 def test_help_says_how_to_type_cards_and_jokers_and_names_hint_and_auto() -> None:
     for lang in LANGS:
         text = tr(lang, "console.help")
-        for word in ("play AS AS", "sj", "bj", "hint", "auto", "declare 2H", "lang zh|en"):
+        # the terminal's own words in its person's language (issue 31), every language named for lang
+        words = {"en": ("play AS AS", "hint", "auto", "declare 2H", "pass"),
+                 "zh": ("出 AS AS", "提示", "托管", "亮 2H", "过"),
+                 "zh-Hant": ("出 AS AS", "提示", "託管", "亮 2H", "過")}[lang]
+        for word in (*words, "sj", "bj", "lang zh|zht|en", "--daily"):
             assert word in text, (lang, word)
-        assert "press" not in text.lower() and "按「" not in text  # no buttons at a terminal
+        assert len(text.splitlines()) <= 12  # with the table's top lines, within 24 rows
+        assert "press" not in text.lower() and "按「" not in text and "按回车" not in text  # no buttons here
         chat = tr(lang, "help.play")
         assert "sj" in chat and "bj" in chat and "hint" in chat and "auto" in chat
 
