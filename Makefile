@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest conformance bench messages clean
+.PHONY: install run test lint typecheck pytest conformance bench messages clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -27,6 +27,9 @@ messages: $(STAMP)
 		-o $(LOCALES)/tractor.pot bot adapters
 	$(BIN)/pybabel update -D tractor -d $(LOCALES) -i $(LOCALES)/tractor.pot --no-wrap --no-fuzzy-matching
 	$(MAKE) $(MO)
+
+# What a server needs (docs/operating.md): the venv with the package, and the message catalogs.
+install: $(STAMP) $(MO)
 
 # Ctrl-C at the table saves and exits with 130: that is a normal way to leave, not a failure of make.
 run: $(STAMP) $(MO)

@@ -14,7 +14,8 @@ from app.console import play_console
 from app.db import db_command
 from app.run import run_bots
 from app.simulate import simulate, simulate_league
-from app.store import open_store
+from app.store import StoreUnavailable, open_store
+from bot.platform import CredentialsRefused
 from bot.settings import AI_LEVELS
 from engine import PRESETS
 
@@ -68,11 +69,14 @@ def _preset(name: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Console-script entry point."""
     words = list(sys.argv[1:] if argv is None else argv)
+    logs.configure(words)
     if words[:1] == ["db"]:  # its own parser reads the rest, --help included (it lists the subcommands)
-        logs.configure()
-        return asyncio.run(db_command(words[1:]))
+        try:
+            return asyncio.run(db_command(words[1:]))
+        except StoreUnavailable as exc:
+            print(f"tractor-host: {logs.REDACTOR.scrub(str(exc))}", file=sys.stderr)
+            return 1
     args = build_parser().parse_args(words)
-    logs.configure()
     cmd = args.cmd or "run"
     try:
         if cmd == "db":
@@ -96,6 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                     daily=getattr(args, "daily", False)))
     except KeyboardInterrupt:
         return 130  # the terminal table said how to go on with it
+    except CredentialsRefused as exc:  # no restart helps: a supervisor should not try (exit status 2)
+        print(f"tractor-host: {logs.REDACTOR.scrub(str(exc))}", file=sys.stderr)
+        return 2
+    except StoreUnavailable as exc:
+        print(f"tractor-host: {logs.REDACTOR.scrub(str(exc))}", file=sys.stderr)
+        return 1
 
 
 async def _console(db: str | None, fresh: bool, lang: str | None, preset: str, options: list[str],

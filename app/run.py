@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
+import random
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from aiohttp import web
@@ -22,22 +24,35 @@ from app import collector
 from app.console import play_console
 from app.features import build_host
 from app.store import open_store
-from app.web import Figures, worker_app
+from app.web import Figures, Health, worker_app
 from bot.cluster import Cluster, worker_name
+from bot.platform import PlatformDown
 from bot.shards import ShardKeeper
 from persistence.postgres import PostgresStore
 from persistence.sql_store import SqlStore
+
+log = logging.getLogger(__name__)
 
 
 class Runner(Protocol):
     async def stop(self) -> None: ...
 
 
+#: Seconds between two attempts to reach a platform that could not be reached: doubling from the
+#: first to the last, each with up to a fifth more at random (workers restarted together spread out).
+RETRY_FIRST = 1.0
+RETRY_LAST = 60.0
+
+
 async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str] = (),
                    again: str = "make run", lang: str | None = None, preset: str = "classic",
                    daily: bool = False) -> int:
     """Starts every platform with a token; with none, the terminal table (`lang`, `preset`, `daily`
-    are the table's, as `console` takes them)."""
+    are the table's, as `console` takes them).
+
+    A platform that refuses its token ends the start (CredentialsRefused, exit status 2 from the
+    command line: no restart helps). One that cannot be reached is tried again in the background,
+    with a one-line warning each time, while the rest runs."""
     telegram_config = TelegramConfig.from_env()
     discord_config = DiscordConfig.from_env()
     bots = telegram_config is not None or discord_config is not None
@@ -53,13 +68,17 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
     # On PostgreSQL every process is a worker among possibly several: it drives the tables it holds.
     cluster = Cluster(host, store, store.cluster()) if isinstance(store, PostgresStore) else None
     started: list[Runner] = []
-    roles: list[asyncio.Task[None]] = []
+    background: list[asyncio.Task[None]] = []
+    fatal: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
     web_config = WebConfig.from_env()
     # One aiohttp Application for the process: health, readiness and metrics, and the web table's
     # routes when it is on (then on its port), else on $TRACTOR_HTTP.
     figures: Figures = {}
-    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster, figures)
+    health = Health()
+    app = worker_app(host, store if isinstance(store, SqlStore) else None, cluster, figures, health)
     http = await serve_http(app) if web_config is None else None
+    telegram: TelegramRunner | None = None
+    keepers: list[ShardKeeper] = []
     try:
         if web_config is not None:  # the web table: links in the chats only with a public address
             web_table = WebTable(host, web_config)
@@ -70,53 +89,127 @@ async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str
             started.append(web_table)
         # several workers on one database share Telegram's flood budgets through it
         ledger = store.flood_ledger() if isinstance(store, PostgresStore) else None
-        telegram = TelegramRunner(telegram_config, host, ledger=ledger) if telegram_config is not None else None
-        if telegram is not None:
+        if telegram_config is not None:
+            telegram = TelegramRunner(telegram_config, host, ledger=ledger)
             figures.update(telegram_figures(telegram))
             host.register(telegram.platform)
-            await telegram.connect()
-            await telegram.set_menus(host.registry)  # the "/" menu in each language, from the commands
         discord_runner = None
         if discord_config is not None:
             # several workers: each runs the shards it holds, identifies paced across all of them
             discord_runner = DiscordRunner(host, discord_config,
                                            identify_gate=cluster.identify_gate if cluster else None)
         # the Discord runner registered its platform on the host when it was built
+        # First attempts before the tables start: a refused token ends the start here.
+        telegram_up = telegram is not None and await _reached(telegram.connect)
+        discord_up = discord_runner is not None and await _reached(discord_runner.login)
         if cluster is not None:
             await cluster.start()  # takes its share of the tables
         else:
             await host.start()
         collector.tune()  # after resuming: what is loaded now stays for the process's life
-        if telegram is not None and cluster is not None and telegram.config.mode != "webhook":
-            # long polling: one worker polls, the others wait to take over; updates reach every table's owner
+
+        async def telegram_listen() -> None:
+            assert telegram is not None
+            await telegram.set_menus(host.registry)  # the "/" menu in each language, from the commands
+            if cluster is not None and telegram.config.mode != "webhook":
+                # long polling: one worker polls, the others wait to take over; updates reach every table's owner
+                await cluster.when_holding("telegram-polling", telegram.listen)
+            else:
+                await telegram.listen()  # a webhook: every worker behind the one URL takes updates
+            await telegram.until_refused()  # a token revoked while running ends the process (exit 2)
+
+        async def discord_open() -> None:
+            assert discord_runner is not None
+            if cluster is not None:
+                keeper = ShardKeeper(cluster, discord_runner)
+                await keeper.start()
+                keepers.append(keeper)
+            else:
+                await discord_runner.open_gateway()
+
+        if telegram is not None:
             started.append(telegram)
-            roles.append(asyncio.create_task(cluster.when_holding("telegram-polling", telegram.listen)))
-        elif telegram is not None:
-            await telegram.listen()  # a webhook: every worker behind the one URL takes updates
-            started.append(telegram)
-        if discord_runner is not None and cluster is not None:
-            await discord_runner.login()
+            background.append(_background("telegram", fatal, telegram.connect, telegram_up, telegram_listen))
+        if discord_runner is not None:
             started.append(discord_runner)
-            keeper = ShardKeeper(cluster, discord_runner)
-            await keeper.start()
-            started.insert(0, keeper)  # stopped first: its shards closed and given up at once
-        elif discord_runner is not None:
-            await discord_runner.start()
-            started.append(discord_runner)
-        await _until_stopped()
+            background.append(_background("discord", fatal, discord_runner.login, discord_up, discord_open))
+        await _until_stopped(fatal)
     finally:
-        for task in roles:
-            task.cancel()
+        await drain(health, background, telegram, keepers, cluster, started)
         if http is not None:
             await http.cleanup()
-        for runner in started:
-            with contextlib.suppress(Exception):
-                await runner.stop()
-        if cluster is not None:
-            await cluster.stop()  # hands its tables over at once
         await host.stop()
         await store.close()
     return 0
+
+
+async def drain(health: Health, background: list[asyncio.Task[None]], telegram: TelegramRunner | None,
+                 keepers: list[ShardKeeper], cluster: Cluster | None, started: list[Runner]) -> None:
+    """A clean stop (SIGTERM: a deploy, a supervisor), in the order that leaves no table undriven:
+
+    1. /readyz says no (a proxy sends nothing new here) and no update is taken any more: the
+       webhook answers 503, polling stops, Discord's shards close and are given up; the updates
+       in hand are stored and confirmed.
+    2. Every table goes to the other workers at once (`Cluster.release`): they take them at the
+       beat it triggers, well within a second, while this worker still has messages to send.
+    3. Only then the drain: the messages queued for the platforms go out (Telegram's up to 10 s).
+    """
+    health.drain()
+    for task in background:
+        task.cancel()
+    if telegram is not None:
+        with contextlib.suppress(Exception):
+            await telegram.stop_taking()
+    for keeper in keepers:
+        with contextlib.suppress(Exception):
+            await keeper.stop()  # its shards closed and given up at once
+    if cluster is not None:
+        with contextlib.suppress(Exception):
+            await cluster.release()
+    for runner in started:
+        with contextlib.suppress(Exception):
+            await runner.stop()
+    if cluster is not None:
+        await cluster.stop()
+
+
+async def _reached(connect: Callable[[], Awaitable[None]]) -> bool:
+    """One attempt to reach a platform: True when it answered; False (with a one-line warning) when
+    it could not be reached. A refused token is raised: the start ends."""
+    try:
+        await connect()
+    except PlatformDown as exc:
+        log.warning("%s; trying again in %.0f s", exc, RETRY_FIRST)
+        return False
+    return True
+
+
+def _background(name: str, fatal: asyncio.Future[BaseException], connect: Callable[[], Awaitable[None]],
+                connected: bool, then: Callable[[], Awaitable[None]]) -> asyncio.Task[None]:
+    """Reaches the platform (unless `connected`), retrying with backoff, then runs `then` (listen,
+    open the gateway). A refused token, or anything else `then` raises, ends the process."""
+
+    async def run() -> None:
+        delay, up = RETRY_FIRST, connected
+        try:
+            while not up:
+                await asyncio.sleep(delay * (1 + random.random() / 5))
+                delay = min(delay * 2, RETRY_LAST)
+                try:
+                    await connect()
+                except PlatformDown as exc:
+                    log.warning("%s; trying again in %.0f s", exc, delay)
+                    continue
+                log.info("%s: reached", name)
+                up = True
+            await then()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            if not fatal.done():
+                fatal.set_result(exc)
+
+    return asyncio.create_task(run(), name=f"{name}-start")
 
 
 def telegram_figures(telegram: TelegramRunner) -> Figures:
@@ -127,21 +220,37 @@ def telegram_figures(telegram: TelegramRunner) -> Figures:
                                        lambda: float(sum(stats.by_method.values()))),
         "tractor_telegram_429": ("Bot API calls Telegram refused with 429 (retry_after)",
                                  lambda: float(stats.retry_after)),
+        "tractor_telegram_updates_not_taken": ("Telegram updates not confirmed because they could not be"
+                                               " stored (Telegram sends them again)",
+                                               lambda: float(telegram.intake.stats.failed)),
+        "tractor_telegram_oldest_update_seconds": ("Age of the oldest Telegram update in hand",
+                                                   telegram.intake.oldest),
     }
 
 
-async def _until_stopped() -> None:
+async def _until_stopped(fatal: asyncio.Future[BaseException]) -> None:
     """Runs until SIGTERM (a supervisor's stop, a deploy) or SIGINT: the `finally` above then hands
-    this worker's tables over at once instead of leaving them to wait for their leases to run out."""
+    this worker's tables over at once instead of leaving them to wait for their leases to run out.
+    Should a platform's start fail in the background (`fatal`), that is raised instead."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    stopped, failed = asyncio.ensure_future(stop.wait()), asyncio.ensure_future(_settled(fatal))
     try:
-        await stop.wait()
+        await asyncio.wait([stopped, failed], return_when=asyncio.FIRST_COMPLETED)
     finally:
+        stopped.cancel()
+        failed.cancel()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+    if fatal.done():
+        raise fatal.result()
+
+
+async def _settled(future: asyncio.Future[BaseException]) -> bool:
+    await asyncio.shield(future)
+    return True
 
 
 async def serve_http(app: web.Application) -> web.AppRunner | None:

@@ -23,14 +23,16 @@ whose lease ran out (`LeaseLost`), so a table never runs twice even when a worke
   workers tell each other (`bot.live_peers`).
 
 It runs past 400 lines because a worker's beat is one loop (count the workers, take and shed
-leases, renew them, serve the inbox, answer forwarded replies) whose steps share the lease state;
-the pages' side is in `bot.live_peers` and `bot.live_follow`.
+leases, renew them, serve the inbox, answer forwarded replies; at a clean stop, hand every table
+over before any drain) whose steps share the lease state; the pages' side is in `bot.live_peers`
+and `bot.live_follow`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import math
@@ -46,6 +48,7 @@ from bot.live_follow import Follower
 from bot.live_peers import LivePeers
 from bot.move_on import move_on
 from bot.platform import Incoming, Replier, User, Where
+from persistence.errors import StoreDown
 from persistence.store import StoredMatch
 
 if TYPE_CHECKING:
@@ -109,6 +112,8 @@ class Link(Protocol):
 
     async def take(self) -> list[tuple[int, dict[str, object]]]: ...
 
+    async def served(self, row_ids: list[int]) -> None: ...
+
     async def prune(self, older_than: float) -> int: ...
 
     async def notify(self, worker: str, message: dict[str, object]) -> None: ...
@@ -120,6 +125,8 @@ class Link(Protocol):
     async def try_hold(self, role: str) -> bool: ...
 
     async def release(self, role: str) -> None: ...
+
+    async def drop_roles(self) -> None: ...
 
     async def shared_alive(self) -> bool: ...
 
@@ -144,6 +151,7 @@ class ClusterStats:
     lost: int = 0  # tables whose lease ran out under this worker
     lease_changes: int = 0
     beats: int = 0
+    beat_at: float | None = None  # loop time of the last heartbeat that went through
     live_sent: int = 0  # "this table changed" notifications sent to workers serving its pages
     live_received: int = 0
 
@@ -166,6 +174,8 @@ class Cluster:
         self._renewer: asyncio.Task[None] | None = None
         self._mover: asyncio.Task[list[str]] | None = None
         self._wake = asyncio.Event()
+        self._beat_now = False  # another worker freed its tables: take a share at once
+        self._unserved: list[int] = []  # inbox rows served whose removal failed (tried again)
         self._pending: OrderedDict[str, Replier] = OrderedDict()
         self._ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
@@ -186,9 +196,14 @@ class Cluster:
         self._task = asyncio.create_task(self._run(), name=f"cluster-{self.worker}")
         self._renewer = asyncio.create_task(self._renewing(), name=f"leases-{self.worker}")
 
-    async def stop(self) -> None:
-        """A clean stop: every table this worker drives is handed over at once (no waiting for a
-        lease to run out), then the worker leaves."""
+    async def release(self) -> None:
+        """The first half of a clean stop, before anything waits on a platform: every table this
+        worker drives is handed over at once (no waiting for a lease to run out), it leaves the
+        live workers (the others' fair shares count it no more), gives its roles up (Telegram's
+        polling) and tells the others to beat now, so that they drive its tables within a beat's
+        work. Updates still reaching it go on to the new owners: the link stays open until `stop`."""
+        if self.stopping:
+            return
         self.stopping = True
         for task in (self._task, self._renewer, self._mover):
             if task is not None:
@@ -200,6 +215,14 @@ class Cluster:
             await asyncio.gather(*(self._hand_over(m) for m in list(self.host.tables)))
             with contextlib.suppress(Exception):
                 await self.link.leave()
+        with contextlib.suppress(Exception):
+            await self.link.drop_roles()
+        with contextlib.suppress(Exception):
+            await self.link.notify("*", {"kind": "freed", "from": self.worker})
+
+    async def stop(self) -> None:
+        """A clean stop: `release`, then the link closes."""
+        await self.release()
         await self.link.close()
         self.host.route_through(None)
 
@@ -215,11 +238,14 @@ class Cluster:
                 if self._wake.is_set():
                     self._wake.clear()
                     await self.drain()
-                if loop.time() >= next_beat:
+                if loop.time() >= next_beat or self._beat_now:
+                    self._beat_now = False
                     next_beat = loop.time() + self.beat_every
                     await self.beat()
             except asyncio.CancelledError:
                 raise
+            except StoreDown as exc:  # a database restart: one line, not a traceback a beat
+                log.warning("worker %s: heartbeat or inbox: %s; trying again", self.worker, exc)
             except Exception:
                 log.exception("worker %s: heartbeat or inbox failed; trying again", self.worker)
 
@@ -246,6 +272,7 @@ class Cluster:
             held = await self.renew()
             live = await self.link.beat(self.ttl, LIVE_WITHIN)
             self.live = live or [self.worker]
+            self.stats.beat_at = asyncio.get_running_loop().time()
             self.stats.workers = max(1, len(live))
             tables = await self.link.open_tables(self.host.platforms)
             share = math.ceil(len(tables) / self.stats.workers)
@@ -273,6 +300,9 @@ class Cluster:
         """Tournaments and events whose worker died before opening their next match (bot.move_on)."""
         try:
             return await move_on(self.host, self.link)
+        except StoreDown as exc:
+            log.warning("worker %s: moving tournaments and events on: %s; trying again", self.worker, exc)
+            return []
         except Exception:
             log.exception("worker %s: moving tournaments and events on failed; trying again", self.worker)
             return []
@@ -314,6 +344,8 @@ class Cluster:
             await asyncio.sleep(self.beat_every)
             try:
                 await self.renew()
+            except StoreDown as exc:
+                log.warning("worker %s: renewing its leases: %s; trying again", self.worker, exc)
             except Exception:
                 log.exception("worker %s: renewing its leases failed; trying again", self.worker)
 
@@ -326,8 +358,9 @@ class Cluster:
     # ----- routing -----
 
     async def route(self, event: Incoming) -> bool:
-        """True when the update belongs to another worker's table and went to it."""
-        if self.stopping or event.kind == "inline_query":
+        """True when the update belongs to another worker's table and went to it (also while this
+        worker stops: its tables are another's then)."""
+        if self.host.router is not self or event.kind == "inline_query":
             return False
         target = await self._target(event)
         if target is None or target in self.host.tables:
@@ -365,24 +398,47 @@ class Cluster:
         return mine[0] if mine else None
 
     async def drain(self) -> None:
-        """Serves the updates waiting for the tables this worker drives."""
-        for _match_id, payload in await self.link.take():
-            self.stats.received += 1
-            origin, rid = payload.get("from"), payload.get("reply")
-            reply = RemoteReply(self, str(origin), str(rid)) if origin and rid else None
+        """Serves the updates waiting for the tables this worker drives; each row is removed from the
+        inbox once its update is at its table (a row taken but never served is taken again)."""
+        if self._unserved:  # removals a database hiccup held up: done first, or the rows come back
+            rows, self._unserved = self._unserved, []
             try:
-                event = decode(payload, reply)
-            except (KeyError, TypeError, ValueError):
-                log.error("worker %s: unreadable forwarded update dropped", self.worker)
-                continue
-            handoff = payload.get("handoff")
-            take = getattr(self.host.platforms.get(event.where.platform), "take_handoff", None)
-            if handoff is not None and callable(take):
-                try:
-                    take(handoff)
-                except Exception:
-                    log.exception("worker %s: a forwarded update's handoff could not be taken", self.worker)
-            await self.host.handle(event, forwarded=True)
+                await self.link.served(rows)
+            except StoreDown:
+                self._unserved += rows
+                raise
+        for row_id, payload in await self.link.take():
+            await self._serve(payload)
+            try:
+                await self.link.served([row_id])
+            except StoreDown:
+                self._unserved.append(row_id)
+
+    async def _serve(self, payload: dict[str, object]) -> None:
+        self.stats.received += 1
+        origin, rid = payload.get("from"), payload.get("reply")
+        reply: Replier | None = RemoteReply(self, str(origin), str(rid)) if origin and rid else None
+        try:
+            event = decode(payload, reply)
+        except (KeyError, TypeError, ValueError):
+            log.error("worker %s: unreadable forwarded update dropped", self.worker)
+            return
+        handoff = payload.get("handoff")
+        platform = self.host.platforms.get(event.where.platform)
+        take = getattr(platform, "take_handoff", None)
+        direct = getattr(platform, "replier_from", None)
+        if handoff is not None and callable(direct):
+            # the platform lets any worker answer the person (Telegram: a callback query by its id,
+            # a chat by its id): the answer then needs the receiving worker no more, alive or not
+            replier = direct(handoff)
+            if replier is not None:
+                event = dataclasses.replace(event, reply=replier)
+        elif handoff is not None and callable(take):
+            try:
+                take(handoff)
+            except Exception:
+                log.exception("worker %s: a forwarded update's handoff could not be taken", self.worker)
+        await self.host.handle(event, forwarded=True)
 
     def _on_message(self, message: dict[str, object]) -> None:
         kind = message.get("kind")
@@ -394,6 +450,9 @@ class Cluster:
                 self._spawn(replier.notice(str(message.get("text", "")), bool(message.get("alert"))))
         elif kind in ("live", "watching"):
             self.peers.on_message(message)
+        elif kind == "freed":
+            self._beat_now = True
+            self._wake.set()
 
     def _spawn(self, job: Awaitable[None]) -> None:
         task = asyncio.ensure_future(job)

@@ -34,7 +34,7 @@ from bot.host_context import Engine, HostContext
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.intents.types import Command, Drawn, Intent, Unreadable
 from bot.live import LiveHub, Watch, Watcher
-from bot.platform import Incoming, Platform, PlatformError, Unreachable, User, View, Where
+from bot.platform import Incoming, Platform, PlatformError, Receipt, Unreachable, User, View, Where
 from bot.replays import Replay, hand_replay
 from bot.settings import TableSettings
 from bot.table import Table, moves
@@ -44,6 +44,7 @@ from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive, W
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
 from engine import Match, Rules
+from persistence.errors import StoreDown
 from persistence.replay import resume_all
 from persistence.store import Store
 
@@ -133,7 +134,7 @@ class Host:
         self.by_chat: dict[tuple[str, str], Table] = {}
         self.chats: dict[tuple[str, str], dict[str, JSON]] = {}
         self.user_langs: dict[tuple[str, str], str] = {}
-        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._recent: OrderedDict[str, str | None] = OrderedDict()  # key -> its first answer
         self._rerouted: set[asyncio.Future[None]] = set()
         #: With several workers on one database (bot.cluster): sends an update for another worker's table on.
         self.router: Router | None = None
@@ -146,6 +147,8 @@ class Host:
         self.registry.add(*table_commands())
         self.features: list[Feature] = []
         self._context: HostContext | None = None
+        #: The updates taken but not yet stored (or failed), with the loop time each arrived.
+        self.unsettled: dict[Receipt, float] = {}
 
     # ----- lifecycle -----
 
@@ -215,6 +218,7 @@ class Host:
         self._unroute(table)
         self._let_go(table)
         await table.stop()
+        self._let_go(table)  # and what its last steps queued: the next owner draws from here
         self._follow(match_id)
 
     def drop(self, match_id: int) -> None:
@@ -231,9 +235,15 @@ class Host:
         table.abandon()
         self._follow(table.id)
         if isinstance(message, Event) and self.router is not None:
-            task = asyncio.ensure_future(self.handle(message.event))
+            task = asyncio.ensure_future(self._handle_again(message.event))
             self._rerouted.add(task)
             task.add_done_callback(self._rerouted.discard)
+
+    async def _handle_again(self, event: Incoming) -> None:
+        try:
+            await self.handle(event)
+        except Exception:
+            log.exception("update %s could not go on to its table's new owner", event.key)
 
     def _follow(self, match_id: int) -> None:
         """Pages open here on a table another worker drives from now on keep seeing it."""
@@ -420,7 +430,10 @@ class Host:
     # ----- answering -----
 
     async def answer(self, event: Incoming, text: str) -> None:
-        """A short answer to this event only: the adapter's notice, else a message where it came from."""
+        """A short answer to this event only: the adapter's notice, else a message where it came from.
+        The first answer to an update is kept with its key: a platform's repeat of it gets the same."""
+        if event.key in self._recent and self._recent[event.key] is None:
+            self._recent[event.key] = text[:200]
         try:
             if event.reply is not None:
                 await event.reply.notice(text[:200])
@@ -442,15 +455,65 @@ class Host:
     async def handle(self, event: Incoming, *, forwarded: bool = False) -> None:
         """Every adapter feeds every parsed update here; bad input gets a short answer and changes nothing.
 
-        `forwarded`: another worker received it for a table this one drives (bot.cluster)."""
+        `forwarded`: another worker received it for a table this one drives (bot.cluster).
+
+        Its receipt (`Incoming.receipt`, one is made when the adapter gave none) is settled once
+        the update is stored, or failed when the store could not be reached: a platform that
+        redelivers is then not told the update was taken (the adapter's intake), and the update
+        is not remembered as seen, so that the next delivery is served. Every update waiting
+        for that counts in `oldest_unsettled`."""
         if event.kind == "inline_query":
             return
         event = self._made_now(event)
+        if event.receipt is None:
+            event = replace(event, receipt=Receipt())
+        receipt = event.receipt
+        assert receipt is not None
+        receipt.handed = False
+        self._unsettled(receipt)
+        try:
+            await self._handle(event, forwarded)
+        except StoreDown as exc:
+            receipt.failed()
+            self.forget_key(event.key)
+            log.warning("update %s not taken: %s", event.key, exc)
+            if not receipt.redelivers:  # nobody sends it again: the person is told
+                await self.answer(event, tr(self._lang_for(event), "err.internal"))
+            return
+        except BaseException:
+            receipt.stored()  # a fault, not an outage: the same update would meet it again
+            raise
+        if not receipt.handed:
+            receipt.stored()
+
+    def _unsettled(self, receipt: Receipt) -> None:
+        if receipt in self.unsettled or receipt.settled:
+            return
+        self.unsettled[receipt] = asyncio.get_running_loop().time()
+        receipt.when_settled(lambda: self.unsettled.pop(receipt, None))
+
+    def oldest_unsettled(self) -> float:
+        """Seconds the oldest update still waiting to be stored has waited (0: none waits)."""
+        if not self.unsettled:
+            return 0.0
+        return max(0.0, asyncio.get_running_loop().time() - min(self.unsettled.values()))
+
+    def forget_key(self, key: str) -> None:
+        """An update whose handling failed before it was stored: its next delivery is new again."""
+        self._recent.pop(key, None)
+
+    async def _handle(self, event: Incoming, forwarded: bool) -> None:
         if self.router is not None and not forwarded and await self.router.route(event):
             return
         if event.key:
-            if event.key in self._recent or await self.store.seen_key(event.key):
-                await self.answer(event, tr(self._lang_for(event), "err.duplicate"))
+            if event.key in self._recent:  # delivered again: answered as the first delivery was
+                first = self._recent[event.key]
+                if first is not None:
+                    await self.answer(event, first)
+                return  # (still being served: that delivery answers)
+            if await self.store.seen_key(event.key):  # stored before, by another worker or process
+                done = tr(self._lang_for(event), "err.duplicate") if event.kind == "command" else "✓"
+                await self.answer(event, done)  # a move stored under its key: it was applied
                 return
             self._recent[event.key] = None
             if len(self._recent) > RECENT_KEYS:

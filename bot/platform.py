@@ -7,6 +7,8 @@ platform's updates into `Incoming` events for the host.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
@@ -107,6 +109,42 @@ class Where:
     about: str = field(default="", compare=False)
 
 
+class Receipt:
+    """When an update's fate is settled, for a platform that redelivers what it was not told was
+    taken (Telegram: a webhook answered with an error, a long poll that does not confirm).
+
+    Settled `stored` once what the update asked for is in the store (an action appended, a
+    command done, an answer in words that changes nothing, or the update queued in the database
+    for its table's owner); settled `failed` when the store could not be reached, so that the
+    platform sends it again later. The first word counts."""
+
+    def __init__(self, *, redelivers: bool = False) -> None:
+        self._outcome: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.handed = False  # queued at a table's actor: the actor settles it
+        #: The platform sends the update again when not told it was taken: a failure is then
+        #: answered by that delivery, not by this one.
+        self.redelivers = redelivers
+
+    def stored(self) -> None:
+        if not self._outcome.done():
+            self._outcome.set_result(True)
+
+    def failed(self) -> None:
+        if not self._outcome.done():
+            self._outcome.set_result(False)
+
+    @property
+    def settled(self) -> bool:
+        return self._outcome.done()
+
+    def when_settled(self, callback: Callable[[], object]) -> None:
+        self._outcome.add_done_callback(lambda _: callback())
+
+    async def outcome(self) -> bool:
+        """True: taken for good; False: not taken, to be sent again."""
+        return await asyncio.shield(self._outcome)
+
+
 @dataclass(frozen=True)
 class Incoming:
     """One platform event, already parsed by the adapter into what the person asked.
@@ -121,7 +159,8 @@ class Incoming:
     `key` is the platform's idempotency key (update id, callback id,
     interaction id): an event whose key was seen before changes nothing.
     `reply` lets the host answer this very event (a callback answer, an
-    ephemeral reply); it may be None.
+    ephemeral reply); it may be None. `receipt`, when the platform redelivers
+    unconfirmed updates, is settled once the event is stored or could not be.
     """
 
     kind: Literal["command", "press", "text", "inline_query", "chosen"]
@@ -134,6 +173,7 @@ class Incoming:
     intent: Intent | None = None
     reply: Replier | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    receipt: Receipt | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind == "text" and self.intent is None:
@@ -157,6 +197,24 @@ class Unreachable(Exception):
 
 class PlatformError(Exception):
     """A platform call failed after the adapter's own retries; the host logs it and goes on."""
+
+
+class CredentialsRefused(Exception):
+    """At start-up the platform refused the bot's token (wrong or revoked): no retry can help.
+    `str()` is one line for the operator, naming the platform and what to do; never the token."""
+
+    def __init__(self, platform: str, words: str) -> None:
+        super().__init__(f"{platform}: {words}")
+        self.platform = platform
+
+
+class PlatformDown(Exception):
+    """At start-up the platform could not be reached (no network, DNS, a time-out, a 5xx): worth
+    trying again later. `str()` is one line naming the platform and the cause."""
+
+    def __init__(self, platform: str, cause: str) -> None:
+        super().__init__(f"{platform}: cannot reach the API ({cause})")
+        self.platform = platform
 
 
 class Platform(Protocol):

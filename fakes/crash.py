@@ -188,30 +188,36 @@ def check_file(db: Path, fake: FakeTelegram, sent: dict[int, tuple[int, int]], r
 
     A "✓" does not name its update, so each one is matched, in order, to the earliest action of
     that person in the logs that was typed before the "✓" went out and is not matched yet; a "✓"
-    with nothing to match is an acknowledged action that was lost.
+    with nothing to match is an acknowledged action that was lost. An update the bot stored but
+    died before confirming is delivered again, and the restarted bot answers that delivery as the
+    first was ("✓", bot.host): an action may so match as many "✓" as its update had deliveries.
     """
     conn = sqlite3.connect(db)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         keys = [k for (k,) in conn.execute("SELECT key FROM actions WHERE key IS NOT NULL")]
         report.doubled = sorted(k for k, n in Counter(keys).items() if n > 1)
-        applied: dict[int, list[int]] = {}
+        applied: dict[int, list[tuple[int, int]]] = {}  # person -> (calls before it was typed, update id)
         for k in keys:
             update_id = int(k.split(":", 1)[1])
             if update_id in sent:
                 uid, at = sent[update_id]
-                applied.setdefault(uid, []).append(at)
+                applied.setdefault(uid, []).append((at, update_id))
         report.lost = []
         for uid, acks in acknowledgements(fake).items():
             pool = sorted(applied.get(uid, []))
+            matched: dict[int, int] = {}  # update id -> the "✓" matched to its action so far
             for ack in acks:
                 # `at` is the number of calls before the action was typed, so the very next call
                 # (index `at`) may already be its "✓": getUpdates is not in the log
-                match = next((i for i, at in enumerate(pool) if at <= ack), None)
+                match = next((u for at, u in pool if at <= ack and u not in matched), None)
+                if match is None:  # else the answer to a delivery again of an update already answered
+                    match = next((u for at, u in pool if at <= ack and u in matched
+                                  and matched[u] < fake.deliveries.get(u, 1)), None)
                 if match is None:
                     report.lost.append(f"user {uid}: the answer at call {ack}")
                 else:
-                    pool.pop(match)
+                    matched[match] = matched.get(match, 0) + 1
         versions = {}
         for mid, rules, seed, version in conn.execute("SELECT id, rules, seed, version FROM matches"):
             actions = [json.loads(a) for (a,) in conn.execute(

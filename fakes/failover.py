@@ -80,12 +80,12 @@ def free_port() -> int:
 class WorkerProcess(ChildProcess):
     """A worker (`fakes.worker_child`) on the PostgreSQL database, taking updates on its own port."""
 
-    def __init__(self, url: str, name: str) -> None:
+    def __init__(self, url: str, name: str, answers: str = "") -> None:
         super().__init__()
-        self.url, self.name, self.port = url, name, free_port()
+        self.url, self.name, self.port, self.answers = url, name, free_port(), answers
 
     def argv(self) -> list[str]:
-        return ["fakes.worker_child", self.url, self.name, str(self.port)]
+        return ["fakes.worker_child", self.url, self.name, str(self.port), *([self.answers] if self.answers else [])]
 
 
 class Table:
@@ -109,9 +109,11 @@ class Cluster:
         self.acked: set[str] = set()
         self.keys = 0
 
+    answers = ""  # where the workers post their answers (fakes.deploys), else in the webhook's reply
+
     async def add_worker(self) -> WorkerProcess:
         self.generation += 1
-        w = WorkerProcess(self.url, f"w{self.generation}")
+        w = WorkerProcess(self.url, f"w{self.generation}", self.answers)
         await w.start()
         self.workers.append(w)
         return w

@@ -186,6 +186,8 @@ class FakeTelegram:
         self._update_by_id: dict[int, dict[str, Any]] = {}
         self._inline_by_id: dict[str, dict[str, Any]] = {}  # inline query id -> the query
         self._forced: list[dict[str, Any]] = []
+        #: update id -> how many times getUpdates handed it out (an unconfirmed one goes out again)
+        self.deliveries: dict[int, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._confirmed = 0
         self._update_ids = itertools.count(1000)
@@ -706,6 +708,8 @@ class FakeTelegram:
         out = ready[:limit]
         if self._forced:
             out, self._forced = self._forced + out, []
+        for u in out:
+            self.deliveries[u["update_id"]] = self.deliveries.get(u["update_id"], 0) + 1
         return out
 
     def _target_chat(self, params: dict[str, Any]) -> int:

@@ -14,6 +14,7 @@ import argparse
 import json
 import sqlite3
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     backup = sub.add_parser(
         "backup", parents=[common], help="copy the live database to PATH (safe while the bot runs)"
     )
-    backup.add_argument("path", metavar="PATH")
+    backup.add_argument("path", metavar="PATH", help="the copy; with --keep, the folder the dated copies go to")
+    backup.add_argument("--keep", type=int, metavar="N",
+                        help="write tractor-<UTC time>.sqlite3 into the folder PATH and delete all but the newest N")
     export = sub.add_parser("export", parents=[common], help="print one match's log as replayable JSON")
     export.add_argument("match", metavar="MATCH", type=int, help="match id")
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -91,6 +94,8 @@ async def db_main(argv: list[str], *, rebuild: Rebuild[object]) -> int:
     try:
         if args.command == "backup":
             assert isinstance(store, SqliteStore)
+            if args.keep is not None:
+                return await _rotated_backup(store, Path(args.path), args.keep)
             return await _backup(store, Path(args.path))
         if args.command == "export":
             return await _export(store, args.match, args.output)
@@ -106,6 +111,27 @@ async def _backup(store: SqliteStore, target: Path) -> int:
         print(f"backup failed: {exc}", file=sys.stderr)
         return 1
     print(f"backed up {store.path} to {target} ({target.stat().st_size} bytes)")
+    return 0
+
+
+#: The name of a dated backup (`backup --keep`): sorting the names sorts them by time.
+ROTATED = "tractor-{stamp}.sqlite3"
+
+
+async def _rotated_backup(store: SqliteStore, folder: Path, keep: int) -> int:
+    """A dated copy in `folder`, then the oldest dated copies beyond `keep` deleted (scheduled
+    backups: a timer runs this, the folder holds the last `keep`)."""
+    if keep < 1:
+        print("--keep must be at least 1", file=sys.stderr)
+        return 2
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+    code = await _backup(store, folder / ROTATED.format(stamp=stamp))
+    if code != 0:
+        return code
+    copies = sorted(folder.glob(ROTATED.format(stamp="*")))
+    for old in copies[:-keep]:
+        old.unlink()
+        print(f"deleted the older backup {old}")
     return 0
 
 

@@ -60,3 +60,9 @@ class ChatHasTable(StoreError):
         self.platform = platform
         self.chat_id = chat_id
         self.match_id = match_id
+
+
+class StoreDown(StoreError):
+    """The database could not be reached, or kept dropping the connection, for longer than the
+    store retries (a server restarting, the network gone). Nothing is known to have changed:
+    try again later, and with a platform that redelivers, do not confirm the update."""

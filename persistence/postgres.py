@@ -7,21 +7,29 @@ next seq of an open match whose key was never seen; a trigger raises the version
 with the lease check of a named worker, the leases, and the checks and backup
 advice. The shared statements and the league module's use `?` placeholders;
 `_numbered` turns them into `$1, $2, ...`, which is all that differs for them.
+
+Past 400 lines because every call here goes through one retry loop (`_retrying`) on lost
+connections and a server restarting, and each write is written so that running it twice lands
+once: splitting the calls from the loop would spread that one rule over several files.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, TypeAlias
+from dataclasses import dataclass
+from typing import Any, TypeAlias, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from persistence.errors import LeaseLost, MatchClosed, SequenceConflict, StoreError, UnknownMatch
+from persistence.errors import LeaseLost, MatchClosed, SequenceConflict, StoreDown, StoreError, UnknownMatch
+from persistence.pg_lost import lost
 from persistence.port import AppendResult, Synchronous
 from persistence.postgres_cluster import DEAD_WORKERS, ClusterLink
 from persistence.postgres_flood import FloodLedger
@@ -36,6 +44,25 @@ LEASE_TTL = 6.0
 
 #: What a failed statement or connection raises through asyncpg.
 _DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
+
+#: Seconds a store call keeps trying through lost connections (a server restarting, a failover to
+#: a replica) before it gives up with `StoreDown`; the first wait and the longest between attempts.
+RETRY_FOR = 15.0
+RETRY_FIRST = 0.05
+RETRY_LAST = 1.0
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass
+class StoreHealth:
+    """What the database did to this store lately (readiness, /metrics)."""
+
+    errors: int = 0  # calls that met a lost connection or a server going away
+    retries: int = 0  # attempts made again after one
+    gave_up: int = 0  # calls that ended in StoreDown
+    down_since: float | None = None  # loop time of the first failure of the outage going on, if any
 
 
 def redact(url: str) -> str:
@@ -94,6 +121,9 @@ class PostgresStore(SqlStore):
         self._url = url
         #: How long a lease lasts without a heartbeat (the creator of a match holds it at once).
         self.lease_ttl = LEASE_TTL
+        self.health = StoreHealth()
+        #: How long a call keeps trying through lost connections before it raises StoreDown.
+        self.retry_for = RETRY_FOR
 
     @classmethod
     async def open(
@@ -141,25 +171,133 @@ class PostgresStore(SqlStore):
         await self._drain_appends()
         await self._pool.close()
 
+    # ------------------------------------------------------- lost connections
+
+    async def _retrying(self, call: Callable[[], Awaitable[T]], budget: float | None = None) -> T:
+        """`call()`, made again on a lost connection (`lost`) with growing waits for up to `budget`
+        seconds (`retry_for`); then StoreDown. Any other error is raised at once.
+
+        A write is made again only when its transaction did not commit, or cannot be told to have:
+        the statements here are written so that running one twice lands once (upserts, sets of
+        values, keys checked before insert); `create_match` is the exception, and the window is a
+        connection lost between the server's commit and its answer."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + (self.retry_for if budget is None else budget)
+        delay = RETRY_FIRST
+        while True:
+            try:
+                out = await call()
+            except BaseException as exc:
+                if not lost(exc):
+                    raise
+                self._failed(exc)
+                if loop.time() + delay > give_up:
+                    self.health.gave_up += 1
+                    raise StoreDown(f"the database {self.path} cannot be reached: {type(exc).__name__}: {exc}") from None
+                self.health.retries += 1
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_LAST)
+                continue
+            self._reached()
+            return out
+
+    def _failed(self, exc: BaseException) -> None:
+        self.health.errors += 1
+        if self.health.down_since is None:
+            self.health.down_since = asyncio.get_running_loop().time()
+            log.warning("database %s: %s: %s; trying again", self.path, type(exc).__name__, exc)
+
+    def _reached(self) -> None:
+        if self.health.down_since is not None:
+            seconds = asyncio.get_running_loop().time() - self.health.down_since
+            self.health.down_since = None
+            log.warning("database %s reachable again after %.1f s", self.path, seconds)
+
+    async def ping(self, timeout: float = 2.0) -> None:
+        """One round trip to the server (readiness), not retried.
+
+        :raises StoreDown: it did not answer within `timeout` seconds.
+        """
+        try:
+            async with asyncio.timeout(timeout):
+                async with self._pool.acquire() as conn:
+                    await conn.fetchval("SELECT 1")
+        except BaseException as exc:
+            if not lost(exc):
+                raise
+            self._failed(exc)
+            raise StoreDown(f"the database {self.path} does not answer: {type(exc).__name__}") from None
+        self._reached()
+
     # ------------------------------------------------------- transactions, SQL
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[_Connection]:
         """One write transaction for persistence modules that add their own tables (leagues).
 
-        The connection it yields takes SQLite-style `?` statements, like `SqliteStore`'s.
+        The connection it yields takes SQLite-style `?` statements, like `SqliteStore`'s. Getting
+        a connection and beginning are tried again through lost connections; one lost inside the
+        block raises StoreDown (the block cannot be run again from here).
         """
-        async with self._pool.acquire() as conn, conn.transaction():
+        conn, tx = await self._retrying(self._begin)
+        try:
             yield _Connection(conn)
+        except BaseException as exc:
+            await self._end(conn, tx, commit=False)
+            if lost(exc):
+                self._failed(exc)
+                raise StoreDown(f"the database {self.path} went away: {type(exc).__name__}: {exc}") from None
+            raise
+        try:
+            await self._end(conn, tx, commit=True)
+        except BaseException as exc:
+            if lost(exc):
+                self._failed(exc)
+                raise StoreDown(f"the database {self.path} went away: {type(exc).__name__}: {exc}") from None
+            raise
+
+    async def _begin(self) -> tuple[PoolConnectionProxy[Any], Any]:
+        conn = await self._pool.acquire()
+        try:
+            tx = conn.transaction()
+            await tx.start()
+        except BaseException:
+            await self._pool.release(conn)
+            raise
+        return conn, tx
+
+    async def _end(self, conn: PoolConnectionProxy[Any], tx: Any, *, commit: bool) -> None:
+        try:
+            if commit:
+                await tx.commit()
+            else:
+                await tx.rollback()
+        except BaseException:
+            if not commit:  # rolling back a connection that is gone: the pool drops it
+                return
+            raise
+        finally:
+            try:
+                await self._pool.release(conn)
+            except Exception as exc:  # the pool terminated it already (its reset failed)
+                log.debug("connection released broken: %s", exc)
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[asyncpg.Record]:
         """Run one read query (`?` placeholders, as for `SqliteStore.fetchall`)."""
+        values = tuple(params)
+        return await self._retrying(lambda: self._fetch(sql, values))
+
+    async def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[asyncpg.Record]:
         async with self._pool.acquire() as conn:
             return list(await conn.fetch(_numbered(sql), *params))
 
     # ------------------------------------------------------- the shared code's part
+    # Not retried themselves: the public calls around them (`_RETRIED` below) are, whole.
 
-    _write = transaction
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[_Connection]:
+        async with self._pool.acquire() as conn, conn.transaction():
+            yield _Connection(conn)
 
     @asynccontextmanager
     async def _snapshot(self) -> AsyncIterator[_Connection]:
@@ -167,11 +305,47 @@ class PostgresStore(SqlStore):
             yield _Connection(conn)
 
     async def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        return await self.fetchall(sql, params)
+        return await self._fetch(sql, params)
 
     async def _write_batch(self, batch: list[_Append]) -> list[AppendResult | BaseException]:
-        async with self._pool.acquire() as conn:
-            return await _append_batch(conn, batch, self.worker)
+        """The batch through lost connections: the appends whose outcome a lost connection hid are
+        written again, each first looked for in the log (an append whose commit landed before the
+        connection dropped is found there and is "applied", not "duplicate")."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.retry_for
+        delay = RETRY_FIRST
+        results: dict[int, AppendResult | BaseException] = {}
+        todo = list(range(len(batch)))
+        again = False
+        while True:
+            try:
+                async with self._pool.acquire() as conn:
+                    if again:
+                        for i in await _landed(conn, [batch[i] for i in todo], todo):
+                            results[i] = "applied"
+                        todo = [i for i in todo if i not in results]
+                    outs = await _append_batch(conn, [batch[i] for i in todo], self.worker) if todo else []
+            except BaseException as exc:
+                if not lost(exc):
+                    raise
+                outs = [exc] * len(todo)
+            hidden = [i for i, out in zip(todo, outs, strict=True) if isinstance(out, BaseException) and lost(out)]
+            for i, out in zip(todo, outs, strict=True):
+                if i not in hidden:
+                    results[i] = out
+            if not hidden:
+                if again:
+                    self._reached()
+                return [results[i] for i in range(len(batch))]
+            self._failed(outs[todo.index(hidden[0])])  # type: ignore[arg-type]
+            if loop.time() + delay > give_up:
+                self.health.gave_up += 1
+                down = StoreDown(f"the database {self.path} cannot be reached: appends not written")
+                return [results.get(i, down) for i in range(len(batch))]
+            self.health.retries += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_LAST)
+            todo, again = hidden, True
 
     # ------------------------------------------------------------------- leases
 
@@ -269,6 +443,30 @@ class PostgresStore(SqlStore):
         return problems
 
 
+#: The shared calls made again, whole, through lost connections (see `PostgresStore._retrying`).
+_RETRIED = ("upsert_player", "get_player", "get_chat", "set_chat", "update_chat", "create_match", "update_match",
+            "finish_match", "set_message", "set_deadline", "seen_key", "get_match", "match_tail",
+            "load_unfinished", "list_matches", "mark_broken", "integrity_check", "set_picks")
+#: The lease calls: tried once (the heartbeat tries again a beat later), a lost connection StoreDown.
+_ONCE = ("acquire_lease", "acquire_leases", "renew_leases", "release_lease")
+
+
+def _retried(name: str, budget: float | None) -> Callable[..., Awaitable[Any]]:
+    base = getattr(PostgresStore, name)
+
+    @functools.wraps(base)
+    async def call(self: PostgresStore, *args: Any, **kwargs: Any) -> Any:
+        return await self._retrying(lambda: base(self, *args, **kwargs), budget)
+
+    return call
+
+
+for _name in _RETRIED:
+    setattr(PostgresStore, _name, _retried(_name, None))
+for _name in _ONCE:
+    setattr(PostgresStore, _name, _retried(_name, 0.0))
+
+
 class _Connection:
     """A transaction's connection with SQLite's `?` placeholders: as `persistence.sql_store.Sql`
     (run, one, all) for the shared code, and as the league module uses aiosqlite's
@@ -341,6 +539,18 @@ _INSERT_ACTION = (
     " WHERE id = $5::bigint AND version = $1::integer AND finished_at IS NULL"
     " ON CONFLICT DO NOTHING RETURNING 1"
 )
+
+
+async def _landed(conn: Conn, batch: list[_Append], indexes: list[int]) -> list[int]:
+    """Of the appends (`indexes` name them), those already in the log as written: each at its seq,
+    the same action and key. Their commit landed though its answer was lost."""
+    rows = await conn.fetch(
+        "SELECT a.match_id, a.seq, a.action, a.key FROM actions a"
+        " JOIN unnest($1::bigint[], $2::integer[]) AS u(m, s) ON a.match_id = u.m AND a.seq = u.s",
+        [a.match_id for a in batch], [a.seq for a in batch],
+    )
+    found = {(int(r[0]), int(r[1])): (str(r[2]), r[3]) for r in rows}
+    return [i for i, a in zip(indexes, batch, strict=True) if found.get((a.match_id, a.seq)) == (a.text, a.key)]
 
 
 async def _held(conn: Conn, batch: list[_Append], worker: str | None) -> set[int] | None:

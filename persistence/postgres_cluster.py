@@ -27,6 +27,9 @@ from typing import Any
 
 import asyncpg
 
+from persistence.errors import StoreDown
+from persistence.pg_lost import down_when_lost, lost
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "tractor"
@@ -44,6 +47,8 @@ DEAD_WORKERS = (
 )
 #: Rows of workers gone this long are deleted (their leases ran out long before).
 FORGET_WORKERS_AFTER = 60.0
+#: Seconds after which an inbox row taken but not served is taken again.
+RETAKE_AFTER = 5.0
 
 
 class ClusterLink:
@@ -61,6 +66,7 @@ class ClusterLink:
         self._paces: set[asyncio.Task[None]] = set()
         self.rejoined = 0
 
+    @down_when_lost("beat")
     async def beat(self, ttl: float, within: float) -> list[str]:
         """Says this worker is alive for `ttl` more seconds; the names of every live worker, sorted:
         beating within the last `within` seconds and not dead (its life lock gone), however long its
@@ -85,11 +91,13 @@ class ClusterLink:
             )
         return [str(r[0]) for r in rows]
 
+    @down_when_lost("leave")
     async def leave(self) -> None:
         """A clean stop: this worker is gone at once (its tables were released before)."""
         async with self._pool.acquire() as conn:
             await conn.execute("DELETE FROM workers WHERE name = $1", self.worker)
 
+    @down_when_lost("open tables")
     async def open_tables(self, platforms: Collection[str]) -> list[tuple[int, str | None]]:
         """Every unfinished, sound match of these platforms with the worker whose lease on it runs
         (None: free, or its holder died)."""
@@ -104,6 +112,7 @@ class ClusterLink:
             )
         return [(int(r[0]), None if r[1] is None else str(r[1])) for r in rows]
 
+    @down_when_lost("table of chat")
     async def table_of_chat(self, platform: str, chat_id: str) -> int | None:
         """The open table of a chat (its newest unfinished match), if any."""
         async with self._pool.acquire() as conn:
@@ -114,6 +123,7 @@ class ClusterLink:
             )
         return None if found is None else int(found)
 
+    @down_when_lost("tables of user")
     async def tables_of_user(self, platform: str, user_id: str) -> list[int]:
         """The open tables at which this person sits, newest first."""
         async with self._pool.acquire() as conn:
@@ -126,6 +136,7 @@ class ClusterLink:
             )
         return [int(r[0]) for r in rows]
 
+    @down_when_lost("post")
     async def post(self, match_id: int, payload: dict[str, Any]) -> str | None:
         """Leaves an update for a table's owner and wakes it; the owner's name, None while nobody
         holds the table (the worker that takes it next finds the update waiting)."""
@@ -141,23 +152,39 @@ class ClusterLink:
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, json.dumps({"to": owner, "kind": "inbox"}))
         return None if owner is None else str(owner)
 
+    @down_when_lost("take")
     async def take(self) -> list[tuple[int, dict[str, Any]]]:
-        """The waiting updates of the tables this worker holds, oldest first, removed from the inbox."""
+        """The waiting updates of the tables this worker holds, oldest first, each as (row id, match,
+        payload); marked taken, not removed: `served` removes them. A row marked but not served
+        within `RETAKE_AFTER` (its answer lost with a dropped connection, its taker gone) is
+        taken again."""
         async with self._pool.acquire() as conn:
             rows = await conn.fetch(
-                "DELETE FROM inbox WHERE id IN (SELECT i.id FROM inbox i JOIN leases l ON l.match_id = i.match_id"
-                f" WHERE l.worker = $1 AND l.expires_at > {NOW} FOR UPDATE OF i SKIP LOCKED)"
-                " RETURNING id, match_id, payload",
-                self.worker,
+                f"UPDATE inbox SET taken_by = $1, taken_at = {NOW} WHERE id IN (SELECT i.id FROM inbox i"
+                " JOIN leases l ON l.match_id = i.match_id"
+                f" WHERE l.worker = $1 AND l.expires_at > {NOW} AND (i.taken_at IS NULL OR i.taken_at < {NOW} - $2)"
+                " FOR UPDATE OF i SKIP LOCKED) RETURNING id, match_id, payload",
+                self.worker, RETAKE_AFTER,
             )
         out: list[tuple[int, dict[str, Any]]] = []
-        for _, match_id, text in sorted(rows, key=lambda r: int(r[0])):
+        bad: list[int] = []
+        for row_id, match_id, text in sorted(rows, key=lambda r: int(r[0])):
             try:
-                out.append((int(match_id), json.loads(text)))
+                out.append((int(row_id), json.loads(text)))
             except ValueError:
                 log.error("inbox: unreadable update for match %s dropped", match_id)
+                bad.append(int(row_id))
+        if bad:
+            await self.served(bad)
         return out
 
+    @down_when_lost("served")
+    async def served(self, row_ids: list[int]) -> None:
+        """These inbox rows were served (their updates are at their tables): removed."""
+        async with self._pool.acquire() as conn:
+            await conn.execute("DELETE FROM inbox WHERE id = ANY($1::bigint[])", row_ids)
+
+    @down_when_lost("prune")
     async def prune(self, older_than: float) -> int:
         """Drops updates nobody took within `older_than` seconds (their tables ended meanwhile), and
         the rows of workers long gone (a killed worker never deletes its own)."""
@@ -170,9 +197,16 @@ class ClusterLink:
     async def sole(self, what: str) -> AsyncIterator[bool]:
         """True inside while this worker alone does `what` (a transaction lock: should it die, the
         server ends the transaction); False while another worker does it."""
-        async with self._pool.acquire() as conn, conn.transaction():
-            yield bool(await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", f"tractor-sole:{what}"))
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                yield bool(await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))",
+                                               f"tractor-sole:{what}"))
+        except BaseException as exc:
+            if lost(exc):
+                raise StoreDown(f"sole {what}: the database went away ({type(exc).__name__}: {exc})") from None
+            raise
 
+    @down_when_lost("unattended")
     async def unattended(self, chats: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
         """Of these chats, those with no open match and no live lease on any of their matches: no
         worker drives a table there or is still moving an ended one on (bot.move_on)."""
@@ -189,6 +223,7 @@ class ClusterLink:
             )
         return {(str(r[0]), str(r[1])) for r in rows}
 
+    @down_when_lost("notify")
     async def notify(self, worker: str, message: dict[str, Any]) -> None:
         """A short message to one worker (a reply to an update it forwarded, a table's change), or to
         every other worker ("*"; a message names its sender in "from")."""
@@ -249,6 +284,13 @@ class ClusterLink:
                 log.exception("worker %s: taking role %s failed", self.worker, role)
                 await self._drop_shared()
                 return False
+
+    async def drop_roles(self) -> None:
+        """Gives up every role taken with `hold` at once (a clean stop: the next worker waiting polls)."""
+        for conn in self._roles:
+            with contextlib.suppress(Exception):
+                await conn.close()
+        self._roles.clear()
 
     async def release(self, role: str) -> None:
         """Gives up a role taken with `try_hold`, for the next worker to take."""

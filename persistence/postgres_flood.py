@@ -52,15 +52,27 @@ class FloodLedger:
         done = [(i, t) for i, t in arrived if t is not None]
         if self._conn is None or self._conn.is_closed():
             self._conn = await asyncpg.connect(self._url)
-        row = await self._conn.fetchrow(
+        try:
+            row = await self._fetch_round(chats, limits, hold, done, arrived)
+        except BaseException:
+            # whatever happened (a server restart, a cancel), the next round starts on a new connection
+            self._conn.terminate()
+            self._conn = None
+            raise
+        assert row is not None
+        places = [None if p is None else int(p) for p in row["places"] or []]
+        return Round(float(row["now"]), places, [float(w) for w in row["waits"] or []])
+
+    async def _fetch_round(self, chats: Sequence[int],
+                           limits: tuple[tuple[int, float], tuple[int, float], tuple[int, float]], hold: float,
+                           done: list[tuple[int, float]], arrived: Sequence[tuple[int, float | None]]) -> Any:
+        assert self._conn is not None
+        return await self._conn.fetchrow(
             "SELECT now, places, waits FROM flood_claim($1, $2::bigint[], $3::integer[], $4::float8[], $5,"
             " $6::bigint[], $7::float8[], $8::bigint[])",
             self.worker, list(chats), [int(c) for c, _ in limits], [float(w) for _, w in limits],
             float(hold), [i for i, _ in done], [t for _, t in done], [i for i, t in arrived if t is None],
         )
-        assert row is not None
-        places = [None if p is None else int(p) for p in row["places"] or []]
-        return Round(float(row["now"]), places, [float(w) for w in row["waits"] or []])
 
     async def close(self) -> None:
         if self._conn is not None:

@@ -32,6 +32,11 @@ IDENTIFY_WAIT = 5.0
 
 log = logging.getLogger(__name__)
 
+# The bot never joins a voice channel: discord.py's start-up warnings that voice would need PyNaCl
+# and davey are about a feature it does not use, and an operator would look for a fault in them.
+discord.VoiceClient.warn_nacl = False
+discord.VoiceClient.warn_dave = False
+
 
 class TractorClient(discord.Client):
     """Needs no privileged intent: everything arrives as interactions."""

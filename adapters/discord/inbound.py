@@ -15,6 +15,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any, Literal, Protocol
 
+import aiohttp
 import discord
 
 from adapters.discord.platform import NAME, DiscordPlatform
@@ -302,7 +303,7 @@ class Inbound:
             except discord.HTTPException as exc:
                 log.info("discord: deferring command %s failed: %s", i.id, exc)
                 return
-        with contextlib.suppress(discord.HTTPException):
+        with contextlib.suppress(discord.HTTPException, aiohttp.ClientError):  # (a stop closed the session)
             await i.delete_original_response()  # done, with nothing to say to this user alone
 
     async def _handle(self, event: Incoming, reply: Reply) -> None:

@@ -17,6 +17,7 @@ import contextlib
 import logging
 from typing import Any
 
+import aiohttp
 import discord
 import discord.gateway
 import discord.http
@@ -29,8 +30,13 @@ from adapters.discord.inbound import HostLike, Inbound
 from adapters.discord.pings import PING_GAP
 from adapters.discord.platform import DiscordPlatform
 from bot.commands import Registry
+from bot.platform import CredentialsRefused, PlatformDown
 
 log = logging.getLogger(__name__)
+
+#: Seconds a stop waits for the interactions in hand to be answered before it closes the HTTP
+#: session (Discord takes an interaction's first answer for 3 s).
+IDLE_ON_STOP = 3.0
 
 
 class DiscordRunner:
@@ -72,7 +78,8 @@ class DiscordRunner:
 
     def _point(self) -> None:
         """discord.py has no per-client API address: set the module's, and put it back on stop."""
-        if self.config.api_base == DEFAULT_API_BASE and self.config.gateway_url == DEFAULT_GATEWAY:
+        if self._saved is not None or (self.config.api_base == DEFAULT_API_BASE
+                                       and self.config.gateway_url == DEFAULT_GATEWAY):
             return
         self._saved = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
         discord.http.Route.BASE = self.config.api_base.rstrip("/")
@@ -81,6 +88,10 @@ class DiscordRunner:
     async def start(self) -> None:
         """Logs in, registers the commands, connects; returns once the gateway session is ready."""
         await self.login()
+        await self.open_gateway()
+
+    async def open_gateway(self) -> None:
+        """After `login`: connects the gateway (all shards, one client); returns once it is ready."""
         self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord-gateway")
         if not await self._until_ready(self.client, self._task):
             await self.stop()
@@ -89,15 +100,34 @@ class DiscordRunner:
 
     async def login(self) -> None:
         """REST alone: logs in, registers the commands; the platform may speak from now on. The
-        number of shards is fixed here (Discord's recommendation unless configured)."""
+        number of shards is fixed here (Discord's recommendation unless configured).
+
+        :raises CredentialsRefused: Discord refused the token (wrong or reset).
+        :raises PlatformDown: Discord could not be reached (worth trying again later).
+        """
         self._point()
         await self.platform.dm.load()  # who asked for their hand by DM, before a restart
-        await self.client.login(self.config.token)
+        try:
+            await self.client.login(self.config.token)
+            recommended, _, limit = await self.client.http.get_bot_gateway()
+        except discord.LoginFailure:
+            await self._close_http()
+            raise CredentialsRefused("discord", "Discord refused the token in DISCORD_BOT_TOKEN (wrong or reset);"
+                                     " copy the current one from the Developer Portal (your application, Bot,"
+                                     " Reset Token) and start again") from None
+        except (OSError, aiohttp.ClientError, TimeoutError, discord.DiscordServerError) as exc:
+            await self._close_http()
+            raise PlatformDown("discord", f"{type(exc).__name__}: {exc}") from None
         self.platform.ready.set()
-        recommended, _, limit = await self.client.http.get_bot_gateway()
         self.max_concurrency = max(1, int(limit.get("max_concurrency", 1)))
         if self.shard_count < 1:
             self.shard_count = recommended
+
+    async def _close_http(self) -> None:
+        """After a failed login: its HTTP session closed with its connector, so that the next
+        attempt opens new ones (discord.py would reuse the closed connector)."""
+        await self.client.http.close()
+        self.client.http.connector = discord.utils.MISSING
 
     async def _until_ready(self, client: discord.Client, task: asyncio.Task[None]) -> bool:
         ready = asyncio.ensure_future(client.wait_until_ready())
@@ -156,6 +186,10 @@ class DiscordRunner:
         await self.platform.flush()
 
     async def stop(self) -> None:
+        # the interactions in hand are answered first: closing the session under one that is
+        # still being answered fails it (and its clean-up) on a closed connector
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.inbound.idle(), IDLE_ON_STOP)
         if self.platform.ready.is_set():
             await self.platform.flush()  # never logged in: nothing queued can go out, drop it
         await self.platform.outbox.close()

@@ -8,7 +8,6 @@ handled in arrival order, different chats side by side.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections import OrderedDict
@@ -16,7 +15,6 @@ from collections.abc import Awaitable, Sequence
 from typing import Any, Protocol
 
 from telegram import (
-    CallbackQuery,
     InlineQueryResultArticle,
     InlineQueryResultsButton,
     InputTextMessageContent,
@@ -37,16 +35,13 @@ from telegram.ext import (
 
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.render import MAX_CALLBACK_BYTES
+from adapters.telegram.repliers import CALLBACK_ANSWER_DEADLINE, CallbackReplier, ChatReplier
 from bot.intents import codec
-from bot.platform import Incoming, PlatformError, Unreachable, User, View, Where
+from bot.platform import Incoming, Receipt, User, Where
 
 log = logging.getLogger(__name__)
 
 MAX_INLINE_RESULTS = 50
-# The host answers a press from its table actor, after `handle` returned; a press it
-# leaves unanswered is answered empty after this many seconds (the client shows a
-# spinner until then, and Telegram drops answers after about 15 s).
-CALLBACK_ANSWER_DEADLINE = 2.5
 EXPIRED = "这个按钮已失效 / This button has expired."
 ADMIN_CACHE_SECONDS = 60.0
 
@@ -74,59 +69,6 @@ class HostPort(Protocol):
     async def load_journal(self, platform: str, name: str) -> dict[str, Any]: ...
 
     async def save_journal(self, platform: str, name: str, data: dict[str, Any]) -> None: ...
-
-
-class CallbackReplier:
-    """Answers one button press exactly once: with the host's first notice, or empty after a deadline."""
-
-    def __init__(self, query: CallbackQuery) -> None:
-        self.query = query
-        self.answered = False
-        self.text = ""
-        self._done = asyncio.Event()
-
-    async def notice(self, text: str, alert: bool = False) -> None:
-        if self.answered:
-            log.debug("second notice for one press dropped: %s", text)
-            return
-        self.answered = True
-        self.text = text[:200]
-        try:
-            await self.query.answer(self.text, show_alert=alert)
-        except TelegramError as exc:
-            log.info("callback answer failed: %s", exc)
-        finally:
-            self._done.set()
-
-    async def finish(self, deadline: float = CALLBACK_ANSWER_DEADLINE) -> None:
-        """Give the host until `deadline` to answer, then answer empty."""
-        if not self.answered:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._done.wait(), deadline)
-        if not self.answered:
-            await self.notice("")
-
-
-class ChatReplier:
-    """Answers a command or a chosen inline result with a short message in a chat.
-
-    With `quiet_acks`, bare acknowledgements ("✓") are not worth a message: a
-    chosen inline result shows itself in the group already, and a typed action
-    shows in the player's hand and the group's table; refusals still go out.
-    """
-
-    def __init__(self, platform: TelegramPlatform, where: Where, *, quiet_acks: bool = False) -> None:
-        self.platform = platform
-        self.where = where
-        self.quiet_acks = quiet_acks
-
-    async def notice(self, text: str, alert: bool = False) -> None:
-        if self.quiet_acks and len(text.strip()) <= 2:
-            return
-        try:
-            await self.platform.send(self.where, View(text))
-        except (PlatformError, Unreachable) as exc:
-            log.info("notice to %s not delivered: %s", self.where, exc)
 
 
 class PerChatOrder(BaseUpdateProcessor):
@@ -179,6 +121,11 @@ class Inbound:
         # edited hand and table already show it. Refusals are always answered.
         self.typed_acks = False
         self._admins: dict[int, tuple[float, frozenset[int]]] = {}
+        #: The receipt of each update in hand, by update id (adapters/telegram/intake.py fills it).
+        self.receipts: dict[int, Receipt] = {}
+
+    def _receipt(self, update: Update) -> Receipt | None:
+        return self.receipts.get(update.update_id)
 
     async def settle(self) -> None:
         """Wait for every pending callback answer (tests, shutdown)."""
@@ -217,7 +164,7 @@ class Inbound:
         await self.host.handle(Incoming(
             "command", _user(tg_user), where, _key(update), name=name.lower(), args=tuple(args),
             reply=ChatReplier(self.platform, where),
-            extra={} if where.private else {"admin": "1" if admin else "0"},
+            extra={} if where.private else {"admin": "1" if admin else "0"}, receipt=self._receipt(update),
         ))
 
     async def _is_admin(self, chat_id: int, user_id: int) -> bool:
@@ -241,7 +188,8 @@ class Inbound:
             return
         where = self._where(message.chat.id, message.chat.type)
         await self.host.handle(Incoming("text", _user(tg_user), where, _key(update), text=message.text,
-                                        reply=ChatReplier(self.platform, where, quiet_acks=not self.typed_acks)))
+                                        reply=ChatReplier(self.platform, where, quiet_acks=not self.typed_acks),
+                                        receipt=self._receipt(update)))
 
     async def on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A button: the token goes to the host; the press is always answered, once."""
@@ -256,13 +204,14 @@ class Inbound:
             return
         where = self._where(message.chat.id, message.chat.type)
         self._remember(query.from_user.id, where)
+        receipt = self._receipt(update)
         event = Incoming("press", _user(query.from_user), where, _key(update), intent=codec.read(token), reply=replier,
-                         extra={"message_id": str(message.message_id)})
+                         extra={"message_id": str(message.message_id)}, receipt=receipt)
         try:
             await self.host.handle(event)
         finally:
             # Not awaited here: later updates of this chat must not wait for the answer.
-            task = asyncio.get_running_loop().create_task(replier.finish(self.answer_deadline))
+            task = asyncio.get_running_loop().create_task(replier.finish(self.answer_deadline, receipt))
             self._pending.add(task)
             task.add_done_callback(self._pending.discard)
 
@@ -312,7 +261,8 @@ class Inbound:
         where = self._inline_where(tg_user.id, None)
         await self.host.handle(Incoming("chosen", _user(tg_user), where, _key(update), intent=codec.read(token),
                                         text=chosen.query,
-                                        reply=ChatReplier(self.platform, private, quiet_acks=True)))
+                                        reply=ChatReplier(self.platform, private, quiet_acks=True),
+                                        receipt=self._receipt(update)))
 
     def _where(self, chat_id: int, chat_type: str) -> Where:
         return Where(PLATFORM, str(chat_id), private=chat_type == "private")

@@ -155,6 +155,12 @@ class Outboxes:
         box.edits.pop(message_id, None)
         self.shown.drop(str(chat_id), str(message_id))
 
+    def drop_edits(self, chat_id: int) -> None:
+        """Drop the chat's queued edits (its table is drawn by another worker now)."""
+        box = self._chats.get(chat_id)
+        if box is not None:
+            box.edits.clear()
+
     async def drain(self) -> None:
         """Wait until every queued send and edit went out (or failed)."""
         while True:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from telegram import Bot, InlineKeyboardMarkup
@@ -10,8 +11,9 @@ from adapters.telegram.flood import FloodGate
 from adapters.telegram.menu import set_chat_menu
 from adapters.telegram.outbox import Outboxes, Outgoing, SendFailed
 from adapters.telegram.render import CallbackAliases, fit_text, to_markup
+from adapters.telegram.repliers import CallbackReplier, ChatReplier
 from bot.commands import Registry
-from bot.platform import Button, PlatformError, Unreachable, View, Where
+from bot.platform import Button, PlatformError, Replier, Unreachable, View, Where
 from bot.scene.diff import Shown, signature
 
 PLATFORM = "telegram"
@@ -82,6 +84,24 @@ class TelegramPlatform:
     def how_to_fix(self) -> str:
         """Where an unreachable player must press Start."""
         return f"https://t.me/{self.username}"
+
+    def let_go(self, chat_id: str, user_ids: list[str]) -> None:
+        """Another worker draws this table's messages from now on (bot.cluster): the edits still
+        queued here for its group and its players' private chats are dropped, so that none lands
+        after the next owner's newer ones."""
+        for chat in [chat_id, *user_ids]:
+            with contextlib.suppress(ValueError):
+                self.outboxes.drop_edits(int(chat))
+
+    def replier_from(self, handoff: dict[str, str]) -> Replier | None:
+        """The answer to an update another worker received (its `handoff`): this worker answers the
+        press or writes in the chat itself (bot.cluster)."""
+        if handoff.get("telegram_query"):
+            return CallbackReplier(None, self.bot, str(handoff["telegram_query"]))
+        if handoff.get("telegram_chat"):
+            where = Where(PLATFORM, str(handoff["telegram_chat"]), private=bool(handoff.get("private")))
+            return ChatReplier(self, where, quiet_acks=bool(handoff.get("quiet")))
+        return None
 
     async def drain(self) -> None:
         """Wait until every queued message and edit has gone out (tests, shutdown)."""

@@ -22,20 +22,21 @@ import socket
 import sys
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
-from telegram.error import TelegramError
+from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder
 from telegram.request import HTTPXRequest
 
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.flood import FloodGate
 from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
+from adapters.telegram.intake import Intake
 from adapters.telegram.menu import set_menus
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
 from adapters.telegram.request import BoundedHTTPXRequest
 from adapters.telegram.shared_flood import Ledger, SharedBudget
 from bot.commands import Registry
+from bot.platform import CredentialsRefused, PlatformDown
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class TelegramRunner:
             gate.shared = SharedBudget(ledger, config.limits, clock)
         self.platform = TelegramPlatform(self.app.bot, gate)
         self.inbound = Inbound(host, self.platform)
+        self.intake = Intake(self.app, config, self.inbound.receipts)
         for handler in self.inbound.handlers():
             self.app.add_handler(handler)
         self.app.add_error_handler(self.inbound.on_error)
@@ -102,8 +104,19 @@ class TelegramRunner:
         return builder.build()
 
     async def connect(self) -> None:
-        """Initialise the client (getMe); after this, join links know the bot's name."""
-        await self.app.initialize()
+        """Initialise the client (getMe); after this, join links know the bot's name.
+
+        :raises CredentialsRefused: Telegram refused the token (wrong or revoked).
+        :raises PlatformDown: Telegram could not be reached (worth trying again later).
+        """
+        try:
+            await self.app.initialize()
+        except InvalidToken:  # its message quotes the token: it goes no further
+            raise CredentialsRefused(PLATFORM, "the Bot API refused the token in TELEGRAM_BOT_TOKEN (wrong or"
+                                     " revoked); copy the current one from @BotFather (/mybots, your bot,"
+                                     " API Token) and start again") from None
+        except NetworkError as exc:  # no network, DNS, a time-out, a 5xx
+            raise PlatformDown(PLATFORM, f"{type(exc).__name__}: {exc}") from None
         gate = self.platform.outboxes.gate
         gate.restore(await self.host.load_journal(PLATFORM, JOURNAL), time.time())
         self._journal_task = asyncio.get_running_loop().create_task(self._keep_journal())
@@ -122,25 +135,34 @@ class TelegramRunner:
     async def _write_journal(self) -> None:
         try:
             await self.host.save_journal(PLATFORM, JOURNAL, self.platform.outboxes.gate.journal(time.time()))
-        except Exception:  # the store is closing or failing: the journal is a help, not a must
-            log.warning("telegram: flood journal not written", exc_info=True)
+        except Exception as exc:  # the store is closing or failing: the journal is a help, not a must
+            log.warning("telegram: flood journal not written (%s: %s)", type(exc).__name__, exc)
 
     async def listen(self) -> None:
-        """Start taking updates: long polling, or the webhook when one is configured."""
+        """Start taking updates: long polling, or the webhook when one is configured; either way an
+        update is confirmed to Telegram only once it is stored (adapters/telegram/intake.py)."""
         await self.app.start()
-        updater = self.app.updater
-        assert updater is not None
         cfg = self.config
         if cfg.mode == "webhook":
-            await updater.start_webhook(
-                listen=cfg.webhook_listen, port=cfg.webhook_port, url_path=_url_path(cfg.webhook_url),
-                webhook_url=cfg.webhook_url, secret_token=cfg.webhook_secret or None,
-                drop_pending_updates=cfg.drop_pending_updates,
-            )
+            await self.intake.start_webhook()
         else:
-            await updater.start_polling(timeout=cfg.poll_timeout, drop_pending_updates=cfg.drop_pending_updates)
+            await self.intake.start_polling()
         self._listening = True
         log.info("telegram: @%s listening (%s)", self.platform.username, cfg.mode)
+
+    async def until_refused(self) -> None:
+        """Returns never, unless Telegram refuses the token while the bot runs (revoked).
+
+        :raises CredentialsRefused: then.
+        """
+        await self.intake.refused.wait()
+        raise CredentialsRefused(PLATFORM, "the Bot API refused the token in TELEGRAM_BOT_TOKEN while polling"
+                                 " (revoked?); copy the current one from @BotFather and start again")
+
+    async def stop_taking(self) -> None:
+        """Takes no new update (the webhook answers 503, polling stops); what is in hand is stored
+        and confirmed. The first step of a clean stop, before the tables are handed over."""
+        await self.intake.stop()
 
     async def start(self) -> None:
         """connect() and listen() in one go, for callers whose host is already running."""
@@ -159,10 +181,8 @@ class TelegramRunner:
 
     async def stop(self) -> None:
         """Stop taking updates, let queued messages go out, then close the client."""
-        updater = self.app.updater
+        await self.intake.close()
         if self._listening:
-            if updater is not None and updater.running:
-                await updater.stop()
             await self.app.stop()
             self._listening = False
         await self.inbound.settle()
@@ -180,8 +200,3 @@ class TelegramRunner:
             await self.platform.outboxes.gate.shared.close()
         await self.platform.close()
         await self.app.shutdown()
-
-
-def _url_path(webhook_url: str) -> str:
-    """The path Telegram posts to is the path of the public webhook URL (a proxy may sit in front)."""
-    return urlsplit(webhook_url).path.lstrip("/")

@@ -124,8 +124,8 @@ class SharedBudget:
         if self._arrived:
             try:
                 await self.ledger.claim([], self.budgets, self.hold, list(self._arrived.items()))
-            except Exception:
-                log.warning("telegram: last arrivals not told to the flood ledger", exc_info=True)
+            except Exception as exc:
+                log.warning("telegram: last arrivals not told to the flood ledger (%s: %s)", type(exc).__name__, exc)
             self._arrived.clear()
         await self.ledger.close()
 
@@ -143,9 +143,9 @@ class SharedBudget:
             try:
                 answer = await self.ledger.claim([c for c, _ in asking], self.budgets, self.hold,
                                                  list(arrived.items()))
-            except Exception:
+            except Exception as exc:  # one line: a database restart fails every round until it is back
                 self.stats.failures += 1
-                log.warning("telegram: the shared flood ledger failed; asking again", exc_info=True)
+                log.warning("telegram: the shared flood ledger failed (%s: %s); asking again", type(exc).__name__, exc)
                 self._arrived = {**arrived, **self._arrived}
                 for _, future in asking:
                     if not future.done():

@@ -15,6 +15,9 @@ The table's concerns live in modules named for them:
 - `timers`     the deadlines and where a timer fires (`on_tick`)
 - `render`     where the table and the private hands are drawn
 - `announce`   what the table says in the group as the match moves
+
+Past 400 lines because the loop's handling of a store that went away (a lease lost, the database
+down: the update goes on elsewhere or is tried again) sits with the routing it interrupts.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from typing import Any
 
 from bot.i18n import tr, unknown_command_text
@@ -36,6 +40,7 @@ from bot.table.messages import (
     ChatLanguage,
     Event,
     Message,
+    Redraw,
     Resume,
     Ruling,
     SeatLanguage,
@@ -49,9 +54,12 @@ from bot.table.render import Screen
 from bot.table.seats import Seats
 from engine import Match
 from engine.views import DeclarationView, PublicView, SeatView
-from persistence.errors import LeaseLost
+from persistence.errors import LeaseLost, StoreDown
 
 log = logging.getLogger(__name__)
+
+#: Seconds after the store gave up on a step before the table tries to move on again.
+AGAIN_AFTER_STORE_DOWN = 1.0
 
 
 class Table:
@@ -80,6 +88,8 @@ class Table:
         self.ai = AiSeats(self)
         self._public: tuple[Match, int, PublicView] | None = None  # (match, version, its public view)
         self._answered = False
+        #: The keys of the last actions applied here (bot.table.moves.human_act).
+        self.applied_keys: OrderedDict[str, None] = OrderedDict()
         self.announced_hand = int(meta.get("announced_hand", 0))
         self.last_declaration: DeclarationView | None = (self.match.public_view().get("declaration")
                                                          if self.match else None)
@@ -124,8 +134,13 @@ class Table:
             self.task = asyncio.create_task(self._run(), name=f"table-{self.id}")
 
     def submit(self, message: Message) -> None:
+        receipt = message.event.receipt if isinstance(message, Event) else None
         if not self.closed:
             self.queue.put_nowait(message)
+            if receipt is not None:
+                receipt.handed = True  # settled by the actor, once it served the event
+        elif receipt is not None:
+            receipt.failed()  # the table is stopping: the update is not taken here
 
     def refuse_new_work(self) -> None:
         """From now on the actor takes no message and starts no step (the host is stopping)."""
@@ -161,15 +176,36 @@ class Table:
             try:
                 if isinstance(message, Stop):
                     return
+                receipt = message.event.receipt if isinstance(message, Event) else None
                 try:
                     await self._process(message)
                 except LeaseLost:
-                    log.warning("table %s: lease lost; another worker drives it now", self.id)
-                    self.host.lost(self, message)
+                    log.warning("table %s: lease lost serving %s; another worker drives it now", self.id,
+                                message.event.key if isinstance(message, Event) else type(message).__name__)
+                    if receipt is not None and receipt.settled:
+                        self.host.lost(self, None)  # its action was stored and answered: it goes no further
+                    else:
+                        self.host.lost(self, message)
+                        receipt = None  # settled where the update goes on to
+                except StoreDown as exc:  # the database is away: nothing was stored
+                    log.warning("table %s: serving %s: %s", self.id,
+                                message.event.key if isinstance(message, Event) else type(message).__name__, exc)
+                    # an automatic step (a deal, the next hand) may be what failed: nobody would ask
+                    # for it again, so the table tries to move on by itself a moment later
+                    asyncio.get_running_loop().call_later(AGAIN_AFTER_STORE_DOWN, self.submit, Redraw())
+                    if isinstance(message, Event) and not (receipt is not None and receipt.settled):
+                        self.host.forget_key(message.event.key)
+                        if receipt is not None:
+                            receipt.failed()
+                        if receipt is None or not receipt.redelivers:  # else the next delivery is answered
+                            await self.answer(message.event, tr(self.lang, "err.internal"))
                 except Exception:
                     log.exception("table %s failed on %s", self.id, type(message).__name__)
                     if isinstance(message, Event):
                         await self.answer(message.event, tr(self.lang, "err.internal"))
+                finally:
+                    if receipt is not None:
+                        receipt.stored()  # served (no-op when settled already)
                 if self.queue.empty() and not self.closed:
                     try:
                         pending = self.ai.pending
@@ -358,7 +394,7 @@ class Table:
         await announce.match_result(self, result)
         await self.host.match_ended(self, result)
 
-    async def close(self, status: str, result: dict[str, Any]) -> None:
+    async def close(self, status: str, result: dict[str, object]) -> None:
         self.status = status
         await self.host.store.finish_match(self.id, status, result)
         self.timers.clear()

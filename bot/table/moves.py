@@ -1,13 +1,15 @@
 """Where a move is handled: a seated person's button press or typed action, the automatic steps
 between them (AI seats, deal steps), and `apply`, the one path every accepted action takes.
 
-Functions of the table they act on; they run inside that table's actor.
+Functions of the table they act on; they run inside that table's actor. Past 400 lines because
+a press's whole path (who, which view, which move, the repeat check, `apply`) reads best in one place.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from bot.ai import move_seed
@@ -21,6 +23,11 @@ from engine.actions import ACTION_TYPES, Action, Bury, Chao, Declare, Pass, Play
 
 if TYPE_CHECKING:
     from bot.table.actor import Table
+
+#: A table remembers the keys of its last actions this many, to refuse a repeated press in words
+#: ("Already done.") before the engine would refuse it for another reason (the turn moved on).
+APPLIED_KEYS = 64
+
 
 # ----- a person's move -----
 
@@ -186,17 +193,55 @@ def _card_action(act: it.PlayCards | it.BuryCards | it.Declare | it.Chao, s: int
 SEAT_ACTIONS: tuple[type[SeatAction], ...] = (Declare, Pass, Bury, Chao, Revolt, Play)
 
 
+def intent_key(ev: Incoming, action: Action) -> str:
+    """The key an action is stored under. A button's press is keyed by who pressed which button
+    (the match and view version it was drawn for, and its act), not by the platform's update: a
+    second press of the same button, when the answer to the first was slow, is the same intent
+    and is refused by its key instead of being stored twice. Typed actions keep the update's key,
+    and so does Pass: the same Pass button is pressed again, rightly, once another seat declared
+    (`already_passed` refuses the repeat that would change nothing)."""
+    intent = ev.intent
+    if ev.kind in ("press", "chosen") and intent is not None and intent.drawn is not None \
+            and not isinstance(action, Pass):
+        drawn = intent.drawn
+        return f"{ev.where.platform}:{ev.user.user_id}:{drawn.match_id}.{drawn.version}:{intent.act!r}"
+    return ev.key
+
+
+def already_passed(table: Table, s: int, action: Action) -> bool:
+    """A Pass in the declaring window from a seat that has passed since the last declaration: the
+    engine would take it and change nothing, and it would be one intent stored twice."""
+    m = table.game
+    return isinstance(action, Pass) and m.phase == "declaring" and s not in m.to_act()
+
+
 async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
-    """Applies and persists a person's action, or says in words why the engine refused it."""
+    """Applies and persists a person's action, or says in words why the engine refused it.
+
+    The person hears "✓" as soon as the action is stored, before the table says anything (a
+    flood limit may hold the table's messages back for seconds); the update's receipt is settled then."""
     lang = table.seat_lang(s)
+
+    async def stored() -> None:
+        if ev.receipt is not None:
+            ev.receipt.stored()
+        await table.answer(ev, "✓")
+
+    key = intent_key(ev, action)
+    if already_passed(table, s, action) or key in table.applied_keys:  # the same press again
+        await table.answer(ev, tr(lang, "err.duplicate"))
+        return
     try:
-        res = await apply(table, action, ev.key)
+        res = await apply(table, action, key, stored=stored)
     except IllegalAction as err:
         await table.answer(ev, refusal_text(lang, err))
         return
     if res == "duplicate":
         await table.answer(ev, tr(lang, "err.duplicate"))
         return
+    table.applied_keys[key] = None
+    while len(table.applied_keys) > APPLIED_KEYS:
+        table.applied_keys.popitem(last=False)
     seat = table.seats[s]
     if seat.get("timeouts"):
         seat["timeouts"] = 0
@@ -204,14 +249,15 @@ async def human_act(table: Table, ev: Incoming, s: int, action: Action) -> None:
     table.screen.selection[s].clear()
     if ev.kind == "chosen" and isinstance(action, Play):
         table.screen.may_lag_at = table.game.version  # shown in the group by the player's own message
-    await table.answer(ev, "✓")
 
 
 # ----- the one path of an accepted action -----
 
-async def apply(table: Table, action: Action, key: str | None, *, ended: str | None = None) -> str:
+async def apply(table: Table, action: Action, key: str | None, *, ended: str | None = None,
+                stored: Callable[[], Awaitable[None]] | None = None) -> str:
     """Applies an action and persists it, with the deadlines it ends and sets, in one store
-    transaction; only then is anything said. `ended`: the deadline whose firing took this action.
+    transaction; only then is anything said. `ended`: the deadline whose firing took this action;
+    `stored`: called once it is stored, before the table speaks of it.
 
     The engine's `apply` is the one check: it raises IllegalAction before it changes anything,
     and that goes to the caller with nothing stored. (This is where the engine's checked apply
@@ -237,6 +283,8 @@ async def apply(table: Table, action: Action, key: str | None, *, ended: str | N
     if res == "duplicate":
         _undo(table, version, before)
         return res
+    if stored is not None:
+        await stored()
     if isinstance(action, Play | Bury | Chao):
         table.screen.selection[action.seat].clear()
     table.host.live.publish(table)  # web tables see each committed state, AI moves included

@@ -10,10 +10,10 @@ import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from app.web import worker_app
+from app.web import Health, worker_app
 from bot.intents import codec
 from bot.platform import Incoming, Where
-from persistence.errors import LeaseLost
+from persistence.errors import LeaseLost, StoreDown
 from persistence.postgres import PostgresStore
 from persistence.postgres_cluster import LIFE_LOCKS
 from tests.cluster.conftest import Workers, until
@@ -170,6 +170,31 @@ async def test_health_readiness_and_metrics(workers: Workers) -> None:
         text = await (await client.get("/metrics")).text()
     assert "tractor_tables 2.0" in text and "tractor_workers 1.0" in text
     assert "tractor_lease_changes_total" in text and "tractor_updates_forwarded_total 0.0" in text
+
+
+async def test_readiness_says_no_while_the_database_is_away_or_the_worker_drains(
+        workers: Workers, monkeypatch: pytest.MonkeyPatch) -> None:
+    w1 = await workers.start("w1")
+    health = Health()
+    async with TestClient(TestServer(worker_app(w1.host, w1.store, w1.cluster, health=health))) as client:
+        assert (await client.get("/readyz")).status == 200
+
+        async def unreachable(timeout: float = 1.0) -> None:
+            raise StoreDown("the database does not answer")
+
+        with monkeypatch.context() as patched:
+            patched.setattr(w1.store, "ping", unreachable)
+            away = await client.get("/readyz")
+            assert away.status == 503 and (await away.json())["why"] == "database unreachable"
+        assert (await client.get("/readyz")).status == 200
+        health.drain()  # SIGTERM's first step
+        draining = await client.get("/readyz")
+        assert draining.status == 503 and (await draining.json())["why"] == "draining"
+        text = await (await client.get("/metrics")).text()
+    for line in ("tractor_draining 1.0", "tractor_drains_total 1.0", "tractor_store_errors_total 0.0",
+                 "tractor_store_retries_total 0.0", "tractor_store_down 0.0",
+                 "tractor_oldest_unhandled_update_seconds 0.0"):
+        assert line in text, line
 
 
 async def test_a_dead_worker_is_seen_at_once_and_its_tables_taken_before_its_leases_run_out(

@@ -1,0 +1,203 @@
+"""No secret anywhere an operator or a player can read: a whole session of `tractor-host run` at
+DEBUG on each platform, against the fakes, with a database URL that carries a password, then a
+wrong token; everything the process wrote (stdout, stderr), what /metrics and /readyz answer, and
+every message the bot sent, and what the web table served an onlooker (the page, its socket's
+frames, a refusal) are searched for the bot token, the web secret and the password.
+
+These run the real command as a process (real time): the logging under test is what `main` sets
+up, and only a process shows what reaches its stderr. They wait on its lines and on the fakes'
+state, never a fixed time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+import pytest
+
+from app import logs
+from fakes.discord_api import FakeDiscord, FakeUser
+from fakes.telegram_api import FakeTelegram
+from fakes.telegram_rig import until
+from tests.app.process import RunProcess, free_port
+from tests.persistence.conftest import pg_server, pg_url
+from tests.web.client import Client
+
+__all__ = ["pg_server", "pg_url"]
+
+pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
+TG_TOKEN = "7123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+TG_WRONG = "7123456789:AAEwrongwrongwrongwrongwrongwrongwr"
+DC_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GAbCdE.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789ab"
+DC_WRONG = "OTg3NjU0MzIxMDk4NzY1NDMy.GzYxWv.ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zy"
+PASSWORD = "pw-Kq8!s3cret"
+WEB_SECRET = "web-secret-5b1f9c0e7d2a"
+WEBHOOK_SECRET = "hook-secret-0c9d8e7f6a"
+GROUP = -100123
+PEOPLE = (11, 12, 13, 14)
+
+
+def with_password(url: str) -> str:
+    """The test server's URL with a password in it (the server trusts loopback, so it is never checked)."""
+    return url.replace("tractor@", f"tractor:{quote(PASSWORD, safe='')}@", 1)
+
+
+def leaks(texts: Iterable[str], secrets: Iterable[str]) -> list[str]:
+    """Every (secret, where) found: each secret as written and as it looks in a URL."""
+    forms = {f for s in secrets for f in (s, quote(s, safe=""), quote(s, safe=":"))}
+    return [f"{form!r} in {text[:200]!r}" for text in texts for form in forms if form in text]
+
+
+async def _get(port: int, path: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{port}{path}") as r:
+        return r.status, await r.text()
+
+
+def test_the_redactor_hides_known_secrets_and_anything_shaped_like_one() -> None:
+    r = logs.Redactor([TG_TOKEN, "short"])
+    assert r.scrub(f"POST https://api.telegram.org/bot{TG_TOKEN}/getMe") == "POST https://api.telegram.org/bot***/getMe"
+    assert r.scrub("https://api.telegram.org/bot123:abc/getUpdates") == "https://api.telegram.org/bot***/getUpdates"
+    assert r.scrub("token 9876543210:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXY") == "token ***"
+    assert r.scrub(f"login with {DC_TOKEN}.") == "login with ***."
+    assert r.scrub("postgresql://bot:pa%40ss@db:5432/t failed") == "postgresql://bot:***@db:5432/t failed"
+    assert r.scrub("Authorization: Bot abcdefghijklmnop") == "Authorization: Bot ***"
+    assert r.scrub("a short word stays") == "a short word stays"  # too short to hide everywhere
+    assert logs.secrets_of({"TRACTOR_DATABASE_URL": "postgresql://u:p%40ss@h/d"}, ["--db", "x"]) == ["p%40ss", "p@ss"]
+
+
+async def test_a_telegram_session_at_debug_shows_no_secret(pg_url: str) -> None:
+    fake = FakeTelegram(token=TG_TOKEN)
+    await fake.start()
+    fake.add_group(GROUP)
+    for uid in PEOPLE:
+        fake.add_user(uid, f"P{uid}", opened=True)
+    web = free_port()
+    env = {"TELEGRAM_BOT_TOKEN": TG_TOKEN, "TELEGRAM_API_BASE_URL": fake.api_root,
+           "TRACTOR_DATABASE_URL": with_password(pg_url), "TRACTOR_WORKER": "w-secret", "TRACTOR_LOG": "DEBUG",
+           "TRACTOR_WEB_PORT": str(web), "TRACTOR_WEB_URL": "https://cards.example.org",
+           "TRACTOR_WEB_SECRET": WEB_SECRET}
+    bot = await RunProcess(env).start()
+    wrong: RunProcess | None = None
+    try:
+        await bot.wait_line(lambda line: "listening (polling)" in line)
+        fake.command(PEOPLE[0], GROUP, "/new classic target=5")
+        for uid in PEOPLE[1:]:
+            fake.command(uid, GROUP, "/join")
+        await until(lambda: any("4/4" in m.text or "Start" in json.dumps(m.reply_markup or {})
+                                for m in fake.chat_messages(GROUP)))
+        fake.command(PEOPLE[0], GROUP, "/start")
+        fake.command(PEOPLE[1], GROUP, "/frobnicate")  # a refusal in words
+        hands: Callable[[], list[str]] = lambda: [  # noqa: E731
+            d for m in fake.chat_messages(PEOPLE[0]) for d in fake.callback_data_on(PEOPLE[0], m.message_id)]
+        await until(lambda: bool(hands()))
+        hand = next(m for m in fake.chat_messages(PEOPLE[0]) if fake.callback_data_on(PEOPLE[0], m.message_id))
+        _, query = fake.press(PEOPLE[0], PEOPLE[0], hand.message_id, hands()[0])
+        await until(lambda: query in fake.callback_answers)
+        pages = await _web_table_session(web, fake.chat_messages(GROUP))
+        status, metrics = await _get(web, "/metrics")
+        assert status == 200 and "tractor_tables 1.0" in metrics
+        ready = await _get(web, "/readyz")
+        assert await bot.stop() == 0
+        wrong = await RunProcess({**env, "TELEGRAM_BOT_TOKEN": TG_WRONG}).start()
+        assert await wrong.exited() == 2
+    finally:
+        await bot.kill()
+        if wrong is not None:
+            await wrong.kill()
+        await fake.stop()
+    assert "bot***/getMe" in bot.text and "DEBUG" in bot.text  # the lines that carried the token were written
+    sent = [m.text for m in fake.messages.values()] + [json.dumps(c.params) for c in fake.calls]
+    found = leaks([*bot.lines, *wrong.lines, metrics, ready[1], *sent, *pages],
+                  [TG_TOKEN, TG_WRONG, PASSWORD, WEB_SECRET])
+    assert not found, found
+
+
+async def _web_table_session(port: int, group_messages: Iterable[Any]) -> list[str]:
+    """The web table as an onlooker sees it from the group's link: the page, the socket's frames, an
+    act it may not make, and a forged link refused. Everything the server answered."""
+    link = next(found.group(1) for m in group_messages
+                if (found := re.search(r"#k=([A-Za-z0-9_.-]+)", json.dumps(m.reply_markup or {}))))
+    texts = [(await _get(port, "/"))[1]]
+    async with aiohttp.ClientSession() as session:
+        watcher = Client(session, f"http://127.0.0.1:{port}/ws")
+        await watcher.connect({"link": link})
+        await watcher.until(lambda state: True)
+        texts.append(json.dumps(await watcher.answer(await watcher.act("pass"))))  # an onlooker: refused
+        await watcher.close()
+        forged = Client(session, f"http://127.0.0.1:{port}/ws")
+        await forged.connect({"link": link[:-3] + "AAA"})
+        assert await forged.ended() is not None
+        texts += watcher.raw + forged.raw
+    assert any('"refused"' in t for t in forged.raw)
+    return texts
+
+
+async def test_a_discord_session_at_debug_shows_no_secret(pg_url: str) -> None:
+    fake = FakeDiscord()
+    fake.token = DC_TOKEN
+    await fake.start()
+    people = [FakeUser(500 + i, f"d{i}") for i in range(4)]
+    http = free_port()
+    env = {"DISCORD_BOT_TOKEN": DC_TOKEN, "DISCORD_API_BASE": fake.api_base, "DISCORD_GATEWAY_URL": fake.gateway_url,
+           "TRACTOR_DATABASE_URL": with_password(pg_url), "TRACTOR_WORKER": "w-secret-d", "TRACTOR_LOG": "DEBUG",
+           "TRACTOR_HTTP": f"127.0.0.1:{http}", "TRACTOR_WEB_SECRET": WEB_SECRET}
+    bot = await RunProcess(env).start()
+    wrong: RunProcess | None = None
+    try:
+        await bot.wait_line(lambda line: "shard 0 of 1 connected" in line or "connected as" in line, 60)
+        opened = await fake.slash(people[0], "new", {"preset": "classic"})
+        assert opened.callback_type is not None
+        for p in people[1:]:
+            await fake.slash(p, "join")
+        refused = await fake.slash(people[1], "kick", {"seat": 1})  # not the creator: refused in words
+        assert refused.callback_type is not None
+        status, metrics = await _get(http, "/metrics")
+        assert status == 200
+        assert await bot.stop() == 0
+        wrong = await RunProcess({**env, "DISCORD_BOT_TOKEN": DC_WRONG}).start()
+        assert await wrong.exited() == 2
+    finally:
+        await bot.kill()
+        if wrong is not None:
+            await wrong.kill()
+        await fake.stop()
+    assert "DEBUG" in bot.text
+    sent = [json.dumps(body) for _, _, body in fake.requests]
+    found = leaks([*bot.lines, *wrong.lines, metrics, *sent], [DC_TOKEN, DC_WRONG, PASSWORD, WEB_SECRET])
+    assert not found, found
+
+
+async def test_a_terminal_session_at_debug_shows_no_secret(pg_url: str) -> None:
+    """The terminal table (no token set) on a database URL with a password, with the web secret
+    and the webhook secret in the environment: ten moves, then quit."""
+    env = {"TRACTOR_DATABASE_URL": with_password(pg_url), "TRACTOR_LOG": "DEBUG", "TRACTOR_LANG": "en",
+           "TRACTOR_WEB_SECRET": WEB_SECRET, "TELEGRAM_WEBHOOK_SECRET": WEBHOOK_SECRET}
+    bot = RunProcess(env, stdin="auto\n" * 10 + "quit\n")
+    await bot.start()
+    try:
+        assert await bot.exited() == 0
+    finally:
+        await bot.kill()
+    assert "80 Points" in bot.text and "DEBUG" in bot.text
+    found = leaks(bot.lines, [PASSWORD, WEB_SECRET, WEBHOOK_SECRET])
+    assert not found, found
+
+
+async def test_a_database_that_cannot_be_reached_is_named_without_its_password() -> None:
+    port = free_port()  # nothing listens there
+    env = {"TELEGRAM_BOT_TOKEN": TG_TOKEN, "TRACTOR_LOG": "DEBUG",
+           "TRACTOR_DATABASE_URL": f"postgresql://tractor:{quote(PASSWORD, safe='')}@127.0.0.1:{port}/tractor"}
+    bot = await RunProcess(env).start()
+    try:
+        assert await bot.exited() == 1
+    finally:
+        await bot.kill()
+    assert bot.stderr[-1].startswith(f"tractor-host: cannot open the database postgresql://tractor:***@127.0.0.1:{port}")
+    assert "Traceback" not in bot.text
+    assert not leaks(bot.lines, [TG_TOKEN, PASSWORD])
