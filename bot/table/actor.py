@@ -394,7 +394,7 @@ class Table:
         await announce.match_result(self, result)
         await self.host.match_ended(self, result)
 
-    async def close(self, status: str, result: dict[str, Any]) -> None:
+    async def close(self, status: str, result: dict[str, object]) -> None:
         self.status = status
         await self.host.store.finish_match(self.id, status, result)
         self.timers.clear()
