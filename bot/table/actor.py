@@ -424,7 +424,7 @@ class Table:
         if isinstance(event, Ended):
             await self.host.match_ended(self, dict(event.result))
 
-    async def close(self, status: str, result: dict[str, Any]) -> None:
+    async def close(self, status: str, result: dict[str, object]) -> None:
         self.status = status
         await self.host.store.finish_match(self.id, status, result)
         self.timers.clear()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from bot.ai import Chooser, find_chooser, move_seed
 from bot.settings import DEFAULT_AI_LEVEL
@@ -26,7 +27,7 @@ class AiSeats:
     def __init__(self, table: TableCore) -> None:
         self.table = table
         self.chooser = find_chooser()
-        self.pending: asyncio.Future[Any] | None = None
+        self.pending: asyncio.Future[object] | None = None
         self._deal_asked = -1
         self._declare_clock: tuple[tuple[int, str], float] | None = None  # see too_soon_to_declare
 
@@ -110,13 +111,13 @@ class AiSeats:
         self._launch(lambda: chooser(view, level, seed, budget), seat=s, version=m.version)
         return None
 
-    def _launch(self, job: Any, *, seat: int, version: int) -> None:
+    def _launch(self, job: Callable[[], object], *, seat: int, version: int) -> None:
         """Runs an AI job in the host's worker threads; its answer comes back as an AiAnswer."""
         t = self.table
         fut = t.host.run_ai(job)
         self.pending = fut
 
-        def back(f: asyncio.Future[Any]) -> None:
+        def back(f: asyncio.Future[object]) -> None:
             if f.cancelled():  # the host is stopping
                 return
             try:

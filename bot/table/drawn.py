@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 META_KEY = "drawn"
+
+#: A drawn hand as the store keeps it (one seat's row): version, phase, cards, picked indices.
+StoredHand = dict[str, int | str | list[str] | list[int]]
 
 
 @dataclass
@@ -28,7 +30,7 @@ class DrawnHand:
     cards: tuple[str, ...]
     picked: set[int] = field(default_factory=set)  # indices into `cards` the person has selected
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StoredHand:
         return {"v": self.version, "phase": self.phase, "cards": list(self.cards), "picked": sorted(self.picked)}
 
     @classmethod
@@ -96,10 +98,10 @@ class DrawnHands:
         hand = self.hands.get(s)
         return hand.cards if hand is not None else None
 
-    def changed(self) -> list[tuple[int, dict[str, Any] | None]]:
+    def changed(self) -> list[tuple[int, StoredHand | None]]:
         """The seats whose drawn hand or picks changed since last asked, with what to store for each
         (None: nothing drawn); the caller writes each seat's row."""
-        out: list[tuple[int, dict[str, Any] | None]] = []
+        out: list[tuple[int, StoredHand | None]] = []
         for s in range(4):
             now = self._as_json(s)
             if now != self._saved[s]:
@@ -107,7 +109,7 @@ class DrawnHands:
                 out.append((s, now))
         return out
 
-    def _as_json(self, s: int) -> dict[str, Any] | None:
+    def _as_json(self, s: int) -> StoredHand | None:
         hand = self.hands.get(s)
         if hand is None:
             return None

@@ -63,6 +63,7 @@ class ConsoleDoor:
         self.pending: Typed | None = None
         self.loop: asyncio.Task[bool] | None = None
         self.picked: tuple[str, ...] = ()
+        self.told: list[str] = []  # the announcements printed
 
     async def open(self, deal: Deal) -> None:
         self.lang = deal.lang
@@ -160,9 +161,14 @@ class ConsoleDoor:
                 into.append(line)
             elif line.startswith("  ") and told:
                 told.append(line[2:])
+        self.told = told
         turn, trick = table_facts(self.lang, "\n".join(panels["table"]))
         hand = hand_cards(self.lang, "\n".join(panels["hand"])) if panels["hand"] else None
         return Seen(turn, trick, hand, tuple(said), summary_facts(self.lang, told))
+
+    async def group(self) -> Seen:
+        seen = await self.look()
+        return Seen(seen.turn, seen.trick, None, tuple(self.told), seen.summary)
 
     def match(self) -> Match:
         (table,) = self.host.tables.values()

@@ -165,6 +165,12 @@ class DiscordDoor:
         return Seen(turn, trick, hand_cards(self.lang, hand.content) if hand else None, tuple(self.said),
                     summary_facts(self.lang, told))
 
+    async def group(self) -> Seen:
+        assert self.rig is not None
+        turn, trick = table_facts(self.lang, self.rig.table_message().content)
+        lines = tuple(line for m in self.fake.channel_messages() for line in m.text().splitlines())
+        return Seen(turn, trick, None, lines, summary_facts(self.lang, lines))
+
     def match(self) -> Match:
         assert self.rig is not None
         return self.rig.table().game

@@ -161,6 +161,14 @@ class TelegramDoor:
         hand = hand_cards(self.lang, (await self.hand()).text)
         return Seen(turn, trick, hand, tuple(said), summary_facts(self.lang, told))
 
+    async def group(self) -> Seen:
+        assert self.fake is not None
+        messages = self.fake.chat_messages(GROUP)
+        tables = [m for m in messages if m.reply_markup]
+        turn, trick = table_facts(self.lang, tables[-1].text) if tables else ((), ())
+        lines = tuple(line for m in messages for line in m.text.splitlines())
+        return Seen(turn, trick, None, lines, summary_facts(self.lang, lines))
+
     def match(self) -> Match:
         assert self.rig is not None
         (table,) = self.rig.host.tables.values()

@@ -44,7 +44,8 @@ class WebDoor:
         tmp.mkdir(parents=True, exist_ok=True)
         self.db = str(tmp / "web.sqlite3")
         self.clock = FakeClock()
-        self.pages: list[Client] = []
+        self.pages: list[Client] = []  # Ann's page, again after each restart
+        self.onlookers: list[Client] = []  # a page of the group's link, looking on
         self.session: aiohttp.ClientSession | None = None
         self.server: TestServer | None = None
         self.host: Host | None = None
@@ -71,6 +72,9 @@ class WebDoor:
         page = Client(self.session, str(self.server.make_url("/ws")))
         await page.connect({"tg": init_data(ANN, start=f"m{self.match_id}")})
         self.pages.append(page)
+        self.onlooker = Client(self.session, str(self.server.make_url("/ws")))
+        await self.onlooker.connect({"link": web.signer.sign("telegram", self.match_id, None)})
+        self.onlookers.append(self.onlooker)
         await self.drawn()
 
     @property
@@ -82,7 +86,8 @@ class WebDoor:
         assert self.host is not None
         await self.host.settle()
         now = self.match().version
-        await self.page.until(lambda st: st.get("version", 0) >= now)
+        for page in (self.page, self.onlooker):
+            await page.until(lambda st: st.get("version", 0) >= now)
 
     async def restart(self) -> None:
         await self._stop()  # the page loses its socket and connects again to the new process
@@ -121,14 +126,20 @@ class WebDoor:
         await self.act(hand[:1], kept)
 
     async def look(self) -> Seen:
-        state: dict[str, Any] = self.page.state
+        return self.seen(self.page, self.pages)
+
+    async def group(self) -> Seen:
+        return self.seen(self.onlooker, self.onlookers)
+
+    @staticmethod
+    def seen(page: Client, pages: list[Client]) -> Seen:
+        state: dict[str, Any] = page.state
         scene = state["scene"]
         table = scene["table"]
         turn = tuple(table["turn"]["seats"])
         trick = tuple((int(p["seat"]), tuple(p["cards"])) for p in table["trick"])
         hand = tuple(sorted(scene["hand"]["cards"])) if scene.get("hand") else None
-        said = tuple(str(n.get("text") or n.get("code")) for page in self.pages for n in page.notices()
-                     if not n.get("ok"))
+        said = tuple(str(n.get("text") or n.get("code")) for p in pages for n in p.notices() if not n.get("ok"))
         return Seen(turn, trick, hand, said, web_summary(table.get("summary")))
 
     def match(self) -> Match:
@@ -137,7 +148,7 @@ class WebDoor:
         return table.game
 
     async def _stop(self) -> None:
-        for page in self.pages:
+        for page in self.pages + self.onlookers:
             await page.close()
         if self.server is not None:
             await self.server.close()

@@ -32,6 +32,10 @@ class Deal:
     actions: tuple[dict[str, Any], ...]
     lang: str = "en"
 
+    async def group(self) -> Seen:
+        """What the others see: the group's table and everything said in public (the web page: an
+        onlooker's page; the terminal: its one screen, whose announcements are public)."""
+
     def match(self) -> Match:
         return Match.replay(engine.preset(PRESET), self.seed, self.actions)
 
@@ -102,6 +106,10 @@ class Door(Protocol):
 
     async def look(self) -> Seen:
         """What Ann sees now (where her hand shows only when asked for, she asks for it)."""
+
+    async def group(self) -> Seen:
+        """What the others see: the group's table and everything said in public (the web page: an
+        onlooker's page; the terminal: its one screen, whose announcements are public)."""
 
     def match(self) -> Match:
         """The match as the door's bot holds it: never what Ann sees, only what she should (the engine

@@ -28,8 +28,10 @@ def mid_trick(m: Match) -> bool:
 
 
 async def same_table(door: Door, shadow: Shadow) -> None:
-    seen, want = await door.look(), shadow.seen()
+    """Ann sees the turn, the trick and her hand as the engine has them; the others the turn and the trick."""
+    seen, group, want = await door.look(), await door.group(), shadow.seen()
     assert (seen.turn, seen.trick, seen.hand) == (want.turn, want.trick, want.hand), door.name
+    assert (group.turn, group.trick) == (want.turn, want.trick), door.name
 
 
 async def test_a_restart_mid_trick_shows_the_same_turn_trick_and_hand(door: Door) -> None:
@@ -61,6 +63,7 @@ async def refused(door: Door, lang: str) -> Shadow:
     version = door.match().version
     await door.play(cards)
     assert (await door.look()).said[-1:] == (text,), door.name
+    assert not [line for line in (await door.group()).said if text in line], door.name  # told to her alone
     assert door.match().version == version
     await same_table(door, shadow)  # nothing moved: still her turn, the same trick, her cards all there
     return shadow
@@ -75,6 +78,7 @@ async def hand_ends(door: Door, lang: str) -> None:
         await door.play(cards)
         shadow.ann_plays(cards)
     assert (await door.look()).summary == shadow.summary(), door.name
+    assert (await door.group()).summary == shadow.summary(), door.name
     assert (await door.look()).said == ()
     # the next hand, dealt at once, as the bot moved it on (the kitty to bury, the AIs' declarations)
     await same_table(door, Shadow.of(door.match()))
