@@ -98,6 +98,9 @@ class TerminalLines:
         keys.add("right", filter=empty)(_key("right"))
         keys.add("space", filter=empty)(_key("pick"))
 
+        # "<sigint>": a Ctrl-C that came as a signal (the terminal still cooked as a prompt starts or
+        # ends); without it prompt_toolkit's own handler may find the prompt already leaving and drop it
+        @keys.add("<sigint>")
         @keys.add("c-c")
         def _interrupt(event: KeyPressEvent) -> None:
             self.interrupted = True  # kept: the prompt may be leaving already (the table changed)
