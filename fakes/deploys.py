@@ -45,6 +45,7 @@ from fakes.failover import (
     _failover_time,
     _read,
     free_port,
+    play_on,
 )
 from fakes.typed import typed_text
 
@@ -266,20 +267,7 @@ async def _setup(c: Deliveries, conn: asyncpg.Pool, workers: int, tables: int) -
 async def _finish(c: Deliveries, conn: asyncpg.Pool, ts: list[Table], report: DeployReport, final: float,
                   pace: tuple[float, float]) -> None:
     """Play on until every table moved on past where it stood at the last disturbance; then check."""
-    before = {t.match_id: (t.match.version if t.match else 0) for t in ts}
-    end = time.monotonic() + final
-    while time.monotonic() < end:
-        await asyncio.gather(*(_people(c, conn, t, time.monotonic() + 1.0, pace) for t in ts))
-        if all(t.match is not None and (t.match.result is not None or t.match.version > before[t.match_id])
-               for t in ts):
-            break
-    for t in ts:
-        await _read(conn, t)
-        done = t.match is not None and t.match.result is not None
-        report.finished += done
-        if not done and (t.match is None or t.match.version <= before[t.match_id]):
-            assert t.match_id is not None
-            report.stuck.append(t.match_id)
+    await play_on(conn, ts, report, final, lambda t, until: _people(c, conn, t, until, pace))
     for w in c.workers:  # what the store met, from the workers' metrics
         if w.alive:
             with contextlib.suppress(aiohttp.ClientError, TimeoutError):

@@ -22,6 +22,7 @@ import random
 import socket
 import statistics
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -202,6 +203,27 @@ async def _failover_time(c: Cluster, conn: asyncpg.Pool, dead: str, tables: list
     return time.monotonic() - killed_at
 
 
+async def play_on(conn: asyncpg.Pool, ts: list[Table], report: FailoverReport, final: float,
+                  people: Callable[[Table, float], Awaitable[None]]) -> None:
+    """Play on (`people(table, until)`, a second at a time, for at most `final` seconds) until every
+    table moved on past where it stands now, the last disturbance; then count the finished and the
+    stuck into `report`."""
+    before = {t.match_id: (t.match.version if t.match else 0) for t in ts}
+    end = time.monotonic() + final
+    while time.monotonic() < end:
+        await asyncio.gather(*(people(t, time.monotonic() + 1.0) for t in ts))
+        if all(t.match is not None and (t.match.result is not None or t.match.version > before[t.match_id])
+               for t in ts):
+            break
+    for t in ts:
+        await _read(conn, t)
+        done = t.match is not None and t.match.result is not None
+        report.finished += done
+        if not done and (t.match is None or t.match.version <= before[t.match_id]):
+            assert t.match_id is not None
+            report.stuck.append(t.match_id)
+
+
 async def run_failover(url: str, *, workers: int = 3, tables: int = 6, kills: int = 10, seed: int = 1,
                        up: tuple[float, float] = (1.0, 3.0), pace: tuple[float, float] = (0.01, 0.05),
                        final: float = 20.0, acks_between: int = 0, log: Any = None) -> FailoverReport:
@@ -260,20 +282,7 @@ async def run_failover(url: str, *, workers: int = 3, tables: int = 6, kills: in
                     log(f"kill {report.kills}: {victim.name} held {held}")
             for task in measures:
                 report.failover.append(await asyncio.wait_for(task, 60))
-            at_last_kill = {t.match_id: (t.match.version if t.match else 0) for t in ts}
-            end = time.monotonic() + final
-            while time.monotonic() < end:
-                await asyncio.gather(*(_people(c, conn, t, time.monotonic() + 1.0, pace) for t in ts))
-                if all(t.match is not None and (t.match.result is not None
-                                                or t.match.version > at_last_kill[t.match_id]) for t in ts):
-                    break
-            for t in ts:
-                await _read(conn, t)
-                done = t.match is not None and t.match.result is not None
-                report.finished += done
-                if not done and (t.match is None or t.match.version <= at_last_kill[t.match_id]):
-                    assert t.match_id is not None
-                    report.stuck.append(t.match_id)
+            await play_on(conn, ts, report, final, lambda t, until: _people(c, conn, t, until, pace))
             for w in c.workers:  # the logs are checked at rest
                 if w.alive:
                     await w.kill()
