@@ -20,11 +20,12 @@ from ..cards import NO_TRUMP, NUM_FACES, SMALL_JOKER, card_str, parse_rank, rank
 from ..declare import Declaration
 from ..order import order_for
 from . import basic
-from .burying import COST_PER_HAND_S, MAX_DEALS, play_hand, without
+from .burying import COST_PER_HAND_S, MAX_DEALS, Score, play_hand, without
 from .options import action, can_pass, current_declaration, declare_options
 from .race import deadline_for, race
 from .sampling import Deal, sample
 from .seen import Seen
+from .value import value_for
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def _others_bid(seen: Seen, hands: list[list[int]]) -> tuple[int, int] | None:
     return None
 
 
-def _declare_value(seen: Seen, deal: Deal, bid: Declaration | None) -> float:
+def _declare_value(seen: Seen, deal: Deal, bid: Declaration | None, score: Score = value_for) -> float:
     current = current_declaration(seen)
     if bid is not None:
         trump = bid.suit
@@ -115,18 +116,27 @@ def _declare_value(seen: Seen, deal: Deal, bid: Declaration | None) -> float:
             return 0.0
         dealer = seen.dealer if seen.dealer is not None else other[0]
         trump = other[1]
-    return _after_pickup(seen, deal, dealer, trump, dealer)
+    return _after_pickup(seen, deal, dealer, trump, dealer, score)
 
 
-def _chao_value(seen: Seen, deal: Deal, bid: Declaration | None) -> float:
+def _chao_value(seen: Seen, deal: Deal, bid: Declaration | None, score: Score = value_for) -> float:
     assert seen.dealer is not None and seen.trump is not None
     if bid is None:  # the kitty stays buried as it is
         order = order_for(seen.level, seen.trump, seen.rules)
-        return play_hand(seen, order, seen.dealer, [list(h) for h in deal.hands], list(deal.kitty))
-    return _after_pickup(seen, deal, seen.dealer, bid.suit, seen.seat)
+        return play_hand(seen, order, seen.dealer, [list(h) for h in deal.hands], list(deal.kitty), score)
+    return _after_pickup(seen, deal, seen.dealer, bid.suit, seen.seat, score)
 
 
-def _after_pickup(seen: Seen, deal: Deal, dealer: int, trump: int, picker: int) -> float:
+def bid_value(seen: Seen, deal: Deal, bid: Declaration | None, score: Score = value_for) -> float:
+    """One bid (None: the pass) played out on one deal: 炒底 in the chao round, else a declaration."""
+    if seen.phase == "chao":
+        return _chao_value(seen, deal, bid, score)
+    return _declare_value(seen, deal, bid, score)
+
+
+def _after_pickup(
+    seen: Seen, deal: Deal, dealer: int, trump: int, picker: int, score: Score = value_for
+) -> float:
     """The picker takes the kitty and buries as ``basic`` does; the hand is played from the dealer's lead."""
     order = order_for(_level(seen, dealer), trump, seen.rules)
     hands = [list(h) for h in deal.hands]
@@ -134,4 +144,4 @@ def _after_pickup(seen: Seen, deal: Deal, dealer: int, trump: int, picker: int) 
         hands[picker][f] += 1
     buried = basic.bury_counts(hands[picker], order)
     hands[picker] = without(hands[picker], buried)
-    return play_hand(seen, order, dealer, hands, buried)
+    return play_hand(seen, order, dealer, hands, buried, score)

@@ -9,9 +9,11 @@ and compared with ``basic``'s bury on the same deals (``race``).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..cards import NUM_FACES, TRUMP
 from ..order import Order, order_for
+from ..rules import Rules
 from . import basic, rollout
 from .race import deadline_for, race
 from .sampling import Deal, sample
@@ -39,10 +41,21 @@ def variants(hand: list[int], order: Order) -> list[list[int]]:
     return out
 
 
-def play_hand(seen: Seen, order: Order, dealer: int, hands: list[list[int]], kitty: list[int]) -> float:
+Score = Callable[[Rules, int, bool], float]
+"""A hand's defender points turned into a result for one side (``value_for``, or ``points_for``)."""
+
+
+def play_hand(
+    seen: Seen,
+    order: Order,
+    dealer: int,
+    hands: list[list[int]],
+    kitty: list[int],
+    score: Score = value_for,
+) -> float:
     """Play a whole hand from the dealer's first lead with the policy; its result for the seat's side."""
     pts = rollout.run_out(seen.rules, order, dealer, [list(h) for h in hands], kitty, [], None, dealer, 0)
-    return value_for(seen.rules, pts, seen.seat % 2 != dealer % 2)
+    return score(seen.rules, pts, seen.seat % 2 != dealer % 2)
 
 
 def without(hand: list[int], cards: list[int]) -> list[int]:

@@ -31,3 +31,10 @@ def value_for(rules: Rules, points: int, defenders: bool) -> float:
     sign = 1.0 if defenders else -1.0
     line = _line(rules.level_table, rules)
     return sign * (points - line) + (WIN_BONUS + LEVEL_BONUS * levels) * (1.0 if won else -1.0)
+
+
+def points_for(rules: Rules, points: int, defenders: bool) -> float:
+    """The points alone, on the same scale as ``value_for`` without the bonus for winning: what a
+    review (``review``) reports as points won or lost, for either side."""
+    sign = 1.0 if defenders else -1.0
+    return sign * (points - _line(rules.level_table, rules))
