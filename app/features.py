@@ -18,6 +18,7 @@ from bot.features.boards import Boards
 from bot.features.inline import InlinePlay
 from bot.features.league import League
 from bot.features.opening import Opening
+from bot.features.review import Review
 from bot.features.settings import ChatSettings
 from bot.features.tournaments import Tournaments
 from bot.host import Host
@@ -55,6 +56,7 @@ def features(host: Host) -> list[Feature]:
         Tournaments(ctx, TournamentStore.maybe(store), league),
         ChatSettings(ctx),
         InlinePlay(ctx),
+        Review(ctx, host.store),
     ]
 
 

@@ -36,6 +36,7 @@ from bot.intents.types import Command, Drawn, Intent, Unreadable
 from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Receipt, Unreachable, User, View, Where
 from bot.replays import Replay, hand_replay
+from bot.review import Told, chat_review
 from bot.settings import TableSettings
 from bot.table import Table, moves
 from bot.table.commands import table_commands
@@ -662,6 +663,12 @@ class Host:
     async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> Replay | None:
         """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`)."""
         return await hand_replay(self.store, platform, chat_of, match_id, hand_no)
+
+    async def review(self, platform: str, chat_of: int, match_id: int, hand_no: int, user_id: str,
+                     lang: str) -> Told | str:
+        """A person's own review of a finished hand of the chat of match `chat_of` (`bot.review`), or
+        the catalog key saying why there is none."""
+        return await chat_review(self.store, platform, chat_of, match_id, hand_no, user_id, lang)
 
     def message_ids(self, platform: str) -> list[str]:
         """Every message id the open tables of a platform keep (a new process must not hand them out again)."""

@@ -54,6 +54,8 @@ PLURALS: dict[str, str] = dict([
     P_("league.provisional_note", "{n}"),
     P_("daily.compared", "{tables}"),
     P_("dup.pairs_board", "{tables}"),
+    P_("review.head", "{count}"),
+    P_("review.summary", "{count}"),
 ])
 
 # Keys whose text is empty in every language: gettext reads an empty translation as "untranslated".

@@ -29,7 +29,7 @@ from adapters.web.auth import AuthError, LinkSigner, Person, check_init_data
 from adapters.web.config import WebConfig
 from adapters.web.words import page_words
 from bot.host import Host
-from bot.i18n import normalize_lang
+from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang
 from bot.intents.text import move
 from bot.intents.types import Drawn, Intent
 from bot.live import LiveFrame, Watch
@@ -140,6 +140,7 @@ class WebTable:
         app.router.add_get("/", self.page)
         app.router.add_get("/ws", self.socket)
         app.router.add_post("/replay", self.replay)
+        app.router.add_post("/review", self.review)
         app.router.add_get("/words/{lang}.json", self.words)
         app.router.add_static("/static/", str(STATIC), append_version=False)
 
@@ -287,3 +288,26 @@ class WebTable:
         if body is None:
             return web.json_response({"error": "no_hand"}, status=404)
         return web.json_response(body)
+
+    async def review(self, request: web.Request) -> web.Response:
+        """The asker's own review (复盘) of a finished hand of the credential's chat: only a person who
+        held a seat of that match gets one, of that seat (it names their cards)."""
+        try:
+            data = await request.json()
+            person = self.authenticate(data.get("auth"))
+            chat_of = int(data.get("match") if person.match_id is None else person.match_id)
+            match_id = int(data.get("replay", chat_of))
+            hand_no = int(data.get("hand", 0))
+            asked = data.get("lang")
+            lang = asked if isinstance(asked, str) and asked in LANGS else normalize_lang(person.language) or DEFAULT_LANG
+            user_id = person.user_id
+            if user_id is None or not await self.host.was_seated(match_id, user_id):
+                raise AuthError("not_seated")
+        except AuthError as err:
+            return web.json_response({"error": err.reason}, status=403)
+        except (ValueError, TypeError, AttributeError):
+            return web.json_response({"error": "malformed"}, status=400)
+        got = await self.host.review(person.platform, chat_of, match_id, hand_no, user_id, lang)
+        if isinstance(got, str):
+            return web.json_response({"error": "no_hand"}, status=404)
+        return web.json_response(got)

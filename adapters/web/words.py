@@ -19,7 +19,7 @@ PAGE_KEYS = (
     N_("web.replay"), N_("web.close"), N_("web.prev"), N_("web.next"), N_("web.trick_of"), N_("web.last_trick"),
     N_("web.select_first"), N_("web.kitty"), N_("web.points"), N_("web.no_hand"), N_("web.go_on"),
     N_("web.refused_forged"), N_("web.refused_expired"), N_("web.refused_malformed"), N_("web.refused_no_table"),
-    N_("web.refused_not_seated"),
+    N_("web.refused_not_seated"), N_("web.review"), N_("web.next_flag"), N_("web.no_review"),
 )
 #: The chats' texts the page draws too, by prefix.
 SHARED_PREFIXES = ("btn.", "table.", "result.", "team.", "phase.", "reason.", "seat.", "hand.trumps",

@@ -7,13 +7,14 @@ its answer counts only when the match has not moved meanwhile and the engine tak
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from bot.ai import move_seed
 from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import N_, catalog, tr
 from bot.settings import AI_LEVELS
-from bot.views import seat_label
+from bot.views import SeatInfo, seat_label
 from engine.actions import ACTION_TYPES, Action
 from engine.ai import EXPERT_TIME
 from engine.ai.explain import reason
@@ -59,24 +60,29 @@ def why(table: TableOps, s: int, action: Action, lang: str) -> str:
     except Exception:  # a reason is a courtesy: never let it cost the hint
         log.exception("no reason for a hint at table %s", table.id)
         code, params = "", {}
+    return reason_text(code, params, table.seats.infos(), lang)
+
+
+def reason_text(code: str, params: Mapping[str, object], infos: Sequence[SeatInfo | None], lang: str) -> str:
+    """``engine.ai.explain.reason``'s code and params in words: shared by hints and the hand review,
+    so both say the same about the same move."""
     key = f"hint.why_{code}"
     if key not in catalog("en"):
         key = "hint.why_other"
-    infos = table.seats.infos()
 
     def who(seat: object) -> str:
         return seat_label(int(str(seat)), infos, lang) if seat is not None else ""
 
     parts = [tr(lang, key, who=who(params.get("seat")), suit=suit_text(str(params.get("suit", ""))))]
     kept = params.get("keeps")
-    if kept:
-        parts.append(tr(lang, "hint.keeps", cards=cards_text(list(kept))))
+    if isinstance(kept, list) and kept:
+        parts.append(tr(lang, "hint.keeps", cards=cards_text([str(c) for c in kept])))
     exp = params.get("expect")
     if exp in EXPECT_KEYS and not (exp == "none_higher" and code == "lead_master"):  # said already
         parts.append(
             tr(
                 lang,
-                EXPECT_KEYS[exp],
+                EXPECT_KEYS[str(exp)],
                 who=who(params.get("expect_seat")),
                 card=card_text(str(params.get("expect_card", ""))),
                 suit=suit_text(str(params.get("expect_suit", ""))),

@@ -6,6 +6,9 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import pytest
+
+import bot.review
 from adapters.web.auth import AuthError, LinkSigner, check_init_data
 from tests.host.helpers import send
 from tests.web.client import Client
@@ -58,7 +61,8 @@ async def play_hand(rig: WebRig, match_id: int, clients: dict[int | None, Client
     raise AssertionError("hand did not end")
 
 
-async def test_each_seat_sees_its_own_hand_and_the_chat_stays_quiet(web_rig: WebRig) -> None:
+async def test_each_seat_sees_its_own_hand_and_the_chat_stays_quiet(web_rig: WebRig,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     match_id, clients = await seated(web_rig)
     table = web_rig.host.tables[match_id]
     for s in range(4):
@@ -84,6 +88,18 @@ async def test_each_seat_sees_its_own_hand_and_the_chat_stays_quiet(web_rig: Web
     assert sum(len(t["plays"]) for t in body["tricks"]) == plays
     assert len(body["result"]["kitty"]) == 8  # shown at the end, as the group was told
     async with web_rig.session.post(url, json={"auth": {"link": "forged.x"}, "hand": 1}) as r:
+        assert r.status == 403
+    # the seat's own review (复盘) of that hand, for a person who held a seat; never for an onlooker
+    monkeypatch.setattr(bot.review, "BUDGET_S", 0.01)  # a few playouts a decision: the judging is tested in tests/ai
+    review = web_rig.server.make_url("/review")
+    s = table.seat_of(PEOPLE[0])
+    ask = {"auth": {"link": web_rig.link(match_id, PEOPLE[0])}, "hand": 1, "lang": "en"}
+    async with web_rig.session.post(review, json=ask) as r:
+        got = await r.json()
+    assert r.status == 200 and got["seat"] == s and got["hand"] == 1, got
+    assert got["text"].startswith("Review of hand 1") and "review." not in got["text"]
+    assert all(f["trick"] is None or 1 <= f["trick"] <= len(body["tricks"]) for f in got["flagged"])
+    async with web_rig.session.post(review, json={**ask, "auth": {"link": web_rig.link(match_id, None)}}) as r:
         assert r.status == 403
 
 

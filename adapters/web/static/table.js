@@ -283,8 +283,24 @@
     const el = $("replay");
     el.hidden = false;
     if (!r.ok) { el.textContent = w("web.no_hand"); return; }
-    rp = {...data, at: 0};
+    rp = {...data, at: 0, review: null};
     drawReplay();
+  }
+
+  // 复盘: the person's own review of the hand in the replay; flagged tricks are marked (⚑)
+  async function openReview() {
+    const body = {auth, match: matchId, replay: rp.match, hand: rp.hand, lang: lang()};
+    $("rp-review").disabled = true;
+    const r = await fetch("/review", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+    const data = await r.json();
+    rp.review = r.ok ? data : {text: w("web.no_review"), flagged: []};
+    const first = flaggedTricks().find((i) => i >= rp.at);
+    if (first !== undefined) rp.at = first;
+    drawReplay();
+  }
+
+  function flaggedTricks() {
+    return rp && rp.review ? [...new Set(rp.review.flagged.filter((f) => f.trick).map((f) => f.trick - 1))].sort((a, b) => a - b) : [];
   }
 
   function drawReplay() {
@@ -292,19 +308,31 @@
     const name = (s) => rp.seats[s] || "—";
     const hands = rp.hands.map((h) => `<button type="button" data-hand="${h}" class="${h === rp.hand ? "primary" : ""}">${h}</button>`).join("");
     const trump = rp.trump === "NT" ? w("table.no_trump") : rp.trump ? SUIT[rp.trump] : "?";
+    const flags = flaggedTricks(), here = rp.review ? rp.review.flagged.filter((f) => f.trick === rp.at + 1) : [];
+    const nextFlag = flags.find((i) => i > rp.at), review = rp.review;
     el.innerHTML = `<div>${w("web.replay")} · ${w("web.hand", {hand: rp.hand})} · ${w("web.trump", {trump})} · ` +
-      `${w("web.trick_of", {n: rp.at + 1, total: rp.tricks.length})}</div><div class="nav">${hands}</div><div class="trick">` +
+      `${w("web.trick_of", {n: rp.at + 1, total: rp.tricks.length})}${here.length ? " ⚑" : ""}</div><div class="nav">${hands}</div>` +
+      (review ? `<div class="nav ticks">${rp.tricks.map((_, i) => `<button type="button" data-at="${i}" class="${i === rp.at ? "primary" : ""}">` +
+        `${i + 1}${flags.includes(i) ? "⚑" : ""}</button>`).join("")}</div>` : "") + `<div class="trick">` +
       tr.plays.map(([s, cs]) => `<div class="${s === tr.winner ? "win" : ""}">${esc(name(s))}<br>${cs.map((c) => mini(c)).join("")}</div>`).join("") +
       `</div><div>${tr.points ? "+" + w("web.points", {points: tr.points}) : ""}</div>` +
       (rp.at === rp.tricks.length - 1 && rp.result ? `<div>${w("web.kitty")}: ${(rp.result.kitty || []).map((c) => mini(c)).join("")} · ` +
         `${w("web.points", {points: rp.result.defender_points})}</div>` : "") +
+      (here.length ? `<div class="review">${here.map((f) => esc(f.text)).join("<br>")}</div>` : "") +
       `<div class="nav"><button type="button" id="rp-prev">${w("web.prev")}</button><button type="button" id="rp-next">${w("web.next")}</button>` +
-      `<button type="button" id="rp-close">${w("web.close")}</button></div>`;
+      (review ? `<button type="button" id="rp-flag">${w("web.next_flag")}</button>` : `<button type="button" id="rp-review">${w("web.review")}</button>`) +
+      `<button type="button" id="rp-close">${w("web.close")}</button></div>` +
+      (review ? `<pre class="review">${esc(review.text)}</pre>` : "");
     $("rp-prev").disabled = rp.at === 0;
     $("rp-next").disabled = rp.at >= rp.tricks.length - 1;
     $("rp-prev").onclick = () => { rp.at--; drawReplay(); };
     $("rp-next").onclick = () => { rp.at++; drawReplay(); };
     $("rp-close").onclick = () => { el.hidden = true; };
+    if (review) {
+      $("rp-flag").disabled = nextFlag === undefined;
+      $("rp-flag").onclick = () => { rp.at = nextFlag; drawReplay(); }; // one tap to the next flagged decision
+      el.querySelectorAll("[data-at]").forEach((b) => { b.onclick = () => { rp.at = parseInt(b.dataset.at, 10); drawReplay(); }; });
+    } else $("rp-review").onclick = openReview;
     el.querySelectorAll("[data-hand]").forEach((b) => { b.onclick = () => openReplay(parseInt(b.dataset.hand, 10)); });
   }
 
