@@ -56,7 +56,7 @@ def features(host: Host) -> list[Feature]:
         Tournaments(ctx, TournamentStore.maybe(store), league),
         ChatSettings(ctx),
         InlinePlay(ctx),
-        Review(ctx, host.store),
+        Review(ctx, host.store, _board_store(store)),
     ]
 
 

@@ -8,6 +8,10 @@ replay, which marks the flagged tricks (`Told.flagged`).
 
 Only a person who held a seat of the match gets a review, and only of that seat: a review names
 the seat's own cards, so it is never shown to the others.
+
+A board of a duplicate event (`bot/duplicate`) was dealt the same cards in the other room: the review
+then goes on with that room's play of it, once that room has finished the board: the defenders'
+points in both rooms, and the review of the same seat there (the same cards, the other team).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from bot.views import SeatInfo, seat_label
 from engine import Rules
 from engine.ai.review import DECISION_BUDGET_S, HandReview, Judged, review_hand
 from persistence import StoredMatch
+from persistence.board_store import BoardStore
 
 BURY, BID = N_("review.bury"), N_("review.bid")
 HINDSIGHT_LINES = 3
@@ -105,9 +110,11 @@ def _run(rules: Mapping[str, object], seed: int, actions: Sequence[Mapping[str, 
         return review_hand(Rules.from_dict(dict(rules)), seed, actions, hand, seat, budget_s=BUDGET_S)
 
 
-async def seat_review(stored: StoredMatch, user_id: str, hand_no: int, lang: str) -> Told | str:
+async def seat_review(stored: StoredMatch, user_id: str, hand_no: int, lang: str, *,
+                      boards: BoardStore | None = None, store: MatchSource | None = None) -> Told | str:
     """The review of `user_id`'s seat in hand `hand_no` (0: the last finished) of a stored match, or
-    the catalog key saying why there is none."""
+    the catalog key saying why there is none. With `boards` and `store`, a board of a duplicate event
+    is set beside the other room's play of it (`other_rooms`)."""
     seats = Seats.of(stored.seats)
     seat = seats.seat_of(user_id)
     if seat is None:
@@ -119,7 +126,36 @@ async def seat_review(stored: StoredMatch, user_id: str, hand_no: int, lang: str
         return N_("review.no_hand")
     review = await asyncio.to_thread(_run, stored.rules, stored.seed, list(stored.actions), hand, seat)
     text, flags = words(review, seats.infos(), lang)
+    if boards is not None and store is not None:
+        beside = await other_rooms(boards, store, stored, seat, lang)
+        text = "\n".join([text, *beside])
     return Told(match=stored.id, hand=hand, seat=seat, text=text, flagged=flags)
+
+
+async def other_rooms(boards: BoardStore, store: MatchSource, stored: StoredMatch, seat: int,
+                      lang: str) -> list[str]:
+    """For a board of a duplicate event: each other room's play of the same board, once it is done
+    there (before, only that it is not: nothing of its play may reach this room early)."""
+    play = await boards.play_of_match(stored.id)
+    if play is None or play.event_id is None:
+        return []
+    out: list[str] = []
+    for other in await boards.plays([play.board_id]):
+        if other.match_id == stored.id or other.event_id != play.event_id:
+            continue
+        there = await store.get_match(other.match_id) if other.status == "done" else None
+        if there is None or play.status != "done":
+            out.append(tr(lang, "review.other_waiting", match=other.match_id))
+            continue
+        out.append(tr(lang, "review.other_room", match=other.match_id, here=play.defender_points,
+                      there=other.defender_points))
+        review = await asyncio.to_thread(_run, there.rules, there.seed, list(there.actions), 1, seat)
+        infos = Seats.of(there.seats).infos()
+        out.append(tr(lang, "review.other_seat", who=seat_label(seat, infos, lang)))
+        text, _ = words(review, infos, lang)
+        out += ["  " + line for line in text.splitlines()[1:] if not line.startswith(("· ",))
+                and line != tr(lang, "review.hindsight")]
+    return out
 
 
 async def chat_review(store: MatchSource, platform: str, chat_of: int, match_id: int, hand_no: int,

@@ -3,7 +3,8 @@
 `review` takes the last finished hand of the table in this chat (or of the newest table the person
 sits at, in a private chat); `review ID HAND` any finished hand of a match they played. The review is
 sent to the person's private chat (on a terminal, the one screen), since it names their own cards;
-the group only hears that it went out. The judging and the words are `bot.review`'s.
+the group only hears that it went out. The judging and the words are `bot.review`'s; a board of a
+duplicate event comes with the other room's play of it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from bot.feature import Context, Feature
 from bot.i18n import N_, tr
 from bot.platform import Where
 from bot.review import MatchSource, seat_review
+from persistence.board_store import BoardStore
 
 
 class Review(Feature):
@@ -22,9 +24,11 @@ class Review(Feature):
 
     name = "review"
 
-    def __init__(self, ctx: Context, store: MatchSource) -> None:
+    def __init__(self, ctx: Context, store: MatchSource, boards: BoardStore | None = None) -> None:
+        """`boards`: where a duplicate event's boards are kept (None: a store without SQL)."""
         self.ctx = ctx
         self.store = store
+        self.boards = boards
 
     def commands(self) -> Sequence[Command]:
         return (
@@ -51,7 +55,8 @@ class Review(Feature):
         if stored is None or stored.platform != where.platform:
             await self.ctx.answer(event, tr(lang, "review.no_hand", match=match_id))
             return
-        got = await seat_review(stored, user.user_id, call.args.int("hand") or 0, lang)
+        got = await seat_review(stored, user.user_id, call.args.int("hand") or 0, lang, boards=self.boards,
+                                store=self.store)
         if isinstance(got, str):
             await self.ctx.answer(event, tr(lang, got, match=match_id))
             return
