@@ -119,6 +119,8 @@ async def seat_review(stored: StoredMatch, user_id: str, hand_no: int, lang: str
     seat = seats.seat_of(user_id)
     if seat is None:
         return N_("review.not_seated")
+    if _ONE_AT_A_TIME.locked():  # asked again and again, reviews would pile up in the threads
+        return N_("review.busy")
     hands = await asyncio.to_thread(finished_hands, stored.rules, stored.seed, list(stored.actions))
     numbers = [h["hand"] for h in hands if h["tricks"]]
     hand = numbers[-1] if numbers and hand_no <= 0 else hand_no

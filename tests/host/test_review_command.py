@@ -41,6 +41,11 @@ async def test_a_review_goes_to_the_person_privately(rig: Rig) -> None:
         tr("en", "review.not_seated", match=table.id)]
     assert await send(rig, rig.d.command("u1", "review", str(table.id), "7")) == [
         tr("en", "review.no_hand", match=table.id)]
+    bot.review._ONE_AT_A_TIME.acquire()  # another review is being worked out
+    try:
+        assert await send(rig, rig.d.command("u1", "review")) == [tr("en", "review.busy")]
+    finally:
+        bot.review._ONE_AT_A_TIME.release()
     rig.platform.unreachable.add("u1")
     assert await send(rig, rig.d.command("u1", "review")) == [tr("en", "review.unreachable")]
 
