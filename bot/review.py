@@ -33,6 +33,8 @@ from persistence import StoredMatch
 from persistence.board_store import BoardStore
 
 BURY, BID = N_("review.bury"), N_("review.bid")
+BURY_MID, BID_MID = N_("review.bury_mid"), N_("review.bid_mid")
+TRICK, TRICK_MID = N_("review.trick"), N_("review.trick_mid")
 HINDSIGHT_LINES = 3
 BUDGET_S = DECISION_BUDGET_S  # CPU per decision (docs/ai.md: a few seconds for a hand's review)  # the largest hindsight gains shown
 # one review at a time in a process: each takes seconds of CPU, and a host serves many tables
@@ -60,10 +62,11 @@ class Told(TypedDict):
     flagged: list[Flag]
 
 
-def _where(d: Judged, lang: str) -> str:
+def _where(d: Judged, lang: str, *, mid: bool = False) -> str:
+    """"Trick 7" at the start of a line, "trick 7" inside a sentence (the same in Chinese)."""
     if d.kind == "play":
-        return tr(lang, "review.trick", n=d.trick)
-    key = BURY if d.kind == "bury" else BID
+        return tr(lang, TRICK_MID if mid else TRICK, n=d.trick)
+    key = (BURY_MID if mid else BURY) if d.kind == "bury" else (BID_MID if mid else BID)
     return tr(lang, key)
 
 
@@ -90,7 +93,7 @@ def words(review: HandReview, infos: Sequence[SeatInfo | None], lang: str) -> tu
         out.append(tr(lang, "review.clean"))
     else:
         out.append(tr(lang, "review.summary", count=len(flags), points=_points(review.cost),
-                      where=_where(worst, lang), better=action_text(lang, worst.better),
+                      where=_where(worst, lang, mid=True), better=action_text(lang, worst.better),
                       saved=_points(worst.saved)))
     hind = sorted((d for d in review.decisions if d.hindsight is not None and d.hindsight_saved >= 10),
                   key=lambda d: -d.hindsight_saved)[:HINDSIGHT_LINES]
