@@ -114,6 +114,7 @@ class Inbound:
         self.platform = platform
         self.errors: list[BaseException] = []
         self._last_group: OrderedDict[int, int] = OrderedDict()
+        self._inline_chat: OrderedDict[int, str] = OrderedDict()  # the chat type of each user's last inline query
         self._pending: set[asyncio.Task[None]] = set()
         self.answer_deadline = CALLBACK_ANSWER_DEADLINE
         # An accepted action typed in the private chat ("play ♠A") is answered with "✓" only
@@ -223,6 +224,10 @@ class Inbound:
             return
         user = _user(query.from_user)
         where = self._inline_where(query.from_user.id, query.chat_type)
+        self._inline_chat[query.from_user.id] = query.chat_type or ""
+        self._inline_chat.move_to_end(query.from_user.id)
+        while len(self._inline_chat) > 100_000:
+            self._inline_chat.popitem(last=False)
         every = list(await self.host.inline_choices(user, where, query.query))
         start = int(query.offset) if query.offset.isdigit() else 0
         choices = every[start:start + MAX_INLINE_RESULTS]
@@ -259,8 +264,10 @@ class Inbound:
             await ChatReplier(self.platform, private).notice(EXPIRED)
             return
         where = self._inline_where(tg_user.id, None)
+        # the result's message went into the chat the person asked from (a chosen result names none)
+        posted = {"posted": "group"} if self._inline_chat.get(tg_user.id) in ("group", "supergroup") else {}
         await self.host.handle(Incoming("chosen", _user(tg_user), where, _key(update), intent=codec.read(token),
-                                        text=chosen.query,
+                                        text=chosen.query, extra=posted,
                                         reply=ChatReplier(self.platform, private, quiet_acks=True),
                                         receipt=self._receipt(update)))
 

@@ -198,12 +198,15 @@ class Screen:
                 self.messages.pop("table", None)
             t.meta.table_hand = hand_no
             await t.save_meta()
+        told = False
         if self._table_waits(pub):
             # the next player is told privately (turn notices); the group sees the table once a
             # trick, and once as the cards are dealt, inside its 20 messages a minute
             await self.render_hands()
             await self.notices.update()
-            return
+            if not self.notices.unnoticed():
+                return
+            told = True  # a person the bot cannot reach privately learns it from the group's table
         if (self.may_lag_at == m.version and t.status == "active" and pub.get("trick")
                 and "table" in self.messages):
             # the play shows itself in the group (inline); the table catches up at the trick's end
@@ -230,8 +233,9 @@ class Screen:
         else:
             self.web_key = web_key if await self.show("table", t.where, v) else None
         self.table_trick = _trick_key(pub)
-        await self.render_hands()
-        await self.notices.update()
+        if not told:
+            await self.render_hands()
+            await self.notices.update()
 
     def _table_waits(self, pub: PublicView) -> bool:
         """Whether the group's table is left as it is for now (platforms with turn notices only):
