@@ -100,10 +100,11 @@ def match_result_text(result: Mapping[str, object], seats: Sequence[SeatInfo | N
 
 
 
-def table_view(scene: Scene, *, countdown: bool = True, web: Button | None = None) -> View:
-    """The group table message with its buttons (my hand; play from the group; the web table)."""
+def table_view(scene: Scene, *, countdown: bool = True, web: Button | None = None, history: bool = False) -> View:
+    """The group table message with its buttons (my hand; play from the group; the web table).
+    `history`: every earlier trick of the hand on a line (`scene.text.table_text`)."""
     sc = scene.table
-    text = scene_text.table_text(sc, scene.lang, countdown=countdown)
+    text = scene_text.table_text(sc, scene.lang, countdown=countdown, history=history)
     row = [Button.press(tr(scene.lang, "btn.my_hand"), Drawn(sc.match_id, sc.version), it.ShowHand())]
     if sc.phase == Phase.PLAYING:
         row.append(Button(tr(scene.lang, "btn.play_here"), "", kind="inline_query"))

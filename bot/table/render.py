@@ -220,12 +220,15 @@ class Screen:
         scene = self.scenes.onlooker()
         web = self.web_button(None, t.lang)
         live = t.platform.live_countdown
-        v = table_view(scene, countdown=not live, web=web)
+        # drawn once a trick where turns are told privately: a newer edit may replace one the group
+        # never saw, so the table lists every trick of the hand
+        history = t.platform.turn_notices
+        v = table_view(scene, countdown=not live, web=web, history=history)
         if live:
             clock = scene.table.turn.clock
             v = replace(v, cue=self._cue(pub, clock.seconds if clock is not None else None))
         if not live and scene.table.turn.clock is not None:  # the seconds left are no reason to edit
-            v = replace(v, still=table_text(scene.table, scene.lang, countdown=False))
+            v = replace(v, still=table_text(scene.table, scene.lang, countdown=False, history=history))
         web_key = (pub.get("phase"), pub.get("hand_no"), pub.get("trump"))
         if (t.status == "active" and self.shown("table") is not None and self.all_on_web()
                 and self.web_key == web_key):

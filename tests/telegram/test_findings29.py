@@ -3,14 +3,17 @@ through the real client against the strict fake (limits on)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from bot.i18n import tr
+from bot.scene.text import SEAT_MARK
 from bot.settings import SETTING_RANGES
-from bot.views import seat_label
-from fakes.telegram_rig import booted
+from bot.views import seat_label, trick_text
+from fakes.telegram_api import Limits
+from fakes.telegram_rig import HandledOrder, boot, booted, start_fake, stop_fake
 from tests.telegram.test_capacity import GROUP, PEOPLE, SETTINGS, seated, to_play, typed
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
@@ -67,3 +70,65 @@ async def test_a_player_the_bot_cannot_reach_sees_their_turn_in_the_group_mid_tr
         assert table.match.to_act() == [nxt] and f"turn{nxt}" in table.messages
         assert fake.messages[(GROUP, table_mid)].edits == edits + 1
         assert rig.errors == [] and fake.rejected_429 == 0
+
+
+def tricks_seen(text: str, lang: str, last_tricks: dict[str, int]) -> dict[int, str]:
+    """The tricks a table text shows, by number: "③" or "①+10" (winner, and points that count) from
+    the line of earlier tricks; the last trick's line, numbered by its plays (`last_tricks`)."""
+    seen: dict[int, str] = {}
+    lines = text.split("\n")
+    head = tr(lang, "table.tricks", tricks="")
+    for line in lines:
+        if line.startswith(head):
+            for item in line[len(head):].split(" · "):
+                number = re.match(r"\d+", item)
+                assert number is not None, line
+                seen[int(number.group())] = item[number.end():]
+    last = tr(lang, "table.last_trick", trick="")
+    for line in lines:
+        if line.startswith(last):
+            n = next(n for plays, n in last_tricks.items() if line[len(last):].startswith(plays))
+            seen[n] = line
+    return seen
+
+
+async def test_every_trick_is_seen_in_the_group_however_busy_its_minute(tmp_path: Path) -> None:
+    """Finding 5: with the group's minute spent, table edits waited and replaced one another, and the
+    group never saw who won some tricks. The table lists every earlier trick of the hand (winner, and
+    the points it gave the defenders), so whichever edit gets through shows the ones it replaced."""
+    fake = await start_fake(Limits(scale=0.05))  # a Telegram minute is 3 s: tricks are quick beside it
+    rig = await boot(fake, str(tmp_path / "t.sqlite3"), settings=SETTINGS)
+    try:
+        table = await seated(rig)
+        await to_play(rig, table)
+        table_mid = int(table.messages["table"])
+        lang = table.lang
+        await rig.handled(*[fake.command(PEOPLE[0], GROUP, "/help") for _ in range(19)])  # the minute is spent
+        m = table.match
+        order = rig.runner.order
+        assert isinstance(order, HandledOrder)
+        while m.public_view()["tricks_played"] < 6:  # plays as fast as people can: edits wait, and merge
+            s = int(m.public_view()["turn"])
+            await order.wait_for([fake.send_text(PEOPLE[s], PEOPLE[s], typed(m.auto_action(s)))])
+            await rig.host.settle()
+        await rig.settle()
+        texts = [str(c.params["text"]) for c in fake.calls_of("editMessageText")
+                 if c.ok and int(c.params["chat_id"]) == GROUP and int(c.params["message_id"]) == table_mid]
+        records = m.public_view()["tricks"]
+        infos = table.seats.infos()
+        last_tricks = {trick_text(r["plays"], infos, lang): n for n, r in enumerate(records, 1)}
+        seen: dict[int, str] = {}
+        for text in texts:
+            seen.update(tricks_seen(text, lang, last_tricks))
+        assert sorted(seen) == list(range(1, len(records) + 1)), (seen, rig.runner.platform.outboxes.stats)
+        declarers = m.public_view()["declarers"] or []
+        for n, r in enumerate(records, 1):
+            counts = r["points"] > 0 and r["winner"] not in declarers
+            if seen[n].startswith(tr(lang, "table.last_trick", trick="")):
+                assert seat_label(r["winner"], infos, lang) in seen[n].rpartition("→")[2], (n, seen[n])
+            else:
+                assert seen[n] == SEAT_MARK[r["winner"]] + (f"+{r['points']}" if counts else ""), (n, seen[n])
+        assert rig.errors == [] and fake.rejected_429 == 0
+    finally:
+        await rig.stop()
+        await stop_fake(fake)
