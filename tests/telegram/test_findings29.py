@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from telegram.error import BadRequest
 
 from bot.i18n import tr
 from bot.scene.text import SEAT_MARK
@@ -132,3 +133,39 @@ async def test_every_trick_is_seen_in_the_group_however_busy_its_minute(tmp_path
     finally:
         await rig.stop()
         await stop_fake(fake)
+
+
+async def test_a_table_opened_in_a_forum_topic_stays_in_that_topic(tmp_path: Path) -> None:
+    """Finding 7: a table opened in a forum's topic posts everything there (answers, the lobby, the
+    table, announcements), its buttons work from there, and another topic may hold a table of its own;
+    nothing goes to General. The fake refuses a topic the forum does not have."""
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
+        fake.add_group(OWN_GROUP, topics=(7, 9))
+        fake.add_user(ANN, "Ann", opened=True, language="en")
+        fake.add_user(BO, "Bo", opened=True, language="en")
+        await rig.handled(fake.command(ANN, OWN_GROUP, "/new classic", thread=7),
+                          *[fake.command(ANN, OWN_GROUP, "/addbot", thread=7) for _ in range(3)])
+        await rig.handled(fake.command(BO, OWN_GROUP, "/new classic", thread=9))
+        await rig.handled(fake.command(ANN, OWN_GROUP, "/start", thread=7))
+        table = rig.host.by_chat[("telegram", f"{OWN_GROUP}:7")]
+        assert ("telegram", f"{OWN_GROUP}:9") in rig.host.by_chat  # Bo's lobby in the other topic
+        m = table.match
+        assert m is not None
+        s = table.seat_of(str(ANN))
+        assert s is not None
+        while not (m.phase == "playing" and s in m.to_act()):
+            await rig.handled(fake.send_text(ANN, ANN, typed(m.auto_action(s))) if s in m.to_act()
+                              else fake.command(ANN, OWN_GROUP, "/help", thread=7))
+        posted = fake.chat_messages(OWN_GROUP)
+        assert posted and all(msg.thread in (7, 9) for msg in posted), [(msg.thread, msg.text) for msg in posted]
+        mine = [msg for msg in posted if msg.thread == 7]
+        assert any(msg.message_id == int(table.messages["table"]) for msg in mine)
+        mid = int(table.messages["table"])
+        hand = next(d for d in fake.callback_data_on(OWN_GROUP, mid))  # My hand, pressed in the topic
+        update, query = fake.press(ANN, OWN_GROUP, mid, hand)
+        await rig.handled(update)
+        assert fake.callback_answers[query]["text"] == "✓"
+        with pytest.raises(BadRequest, match="thread not found"):
+            await rig.runner.app.bot.send_message(OWN_GROUP, "x", message_thread_id=8)
+        assert rig.errors == [] and fake.rejected_429 == 0
