@@ -11,8 +11,9 @@ from telegram.error import BadRequest
 
 from bot.i18n import tr
 from bot.scene.text import SEAT_MARK
-from bot.settings import SETTING_RANGES
+from bot.settings import SETTING_RANGES, TableSettings
 from bot.views import seat_label, trick_text
+from fakes.clock import FakeClock
 from fakes.telegram_api import Limits
 from fakes.telegram_rig import HandledOrder, boot, booted, start_fake, stop_fake
 from tests.telegram.test_capacity import GROUP, PEOPLE, SETTINGS, seated, to_play, typed
@@ -168,4 +169,41 @@ async def test_a_table_opened_in_a_forum_topic_stays_in_that_topic(tmp_path: Pat
         assert fake.callback_answers[query]["text"] == "✓"
         with pytest.raises(BadRequest, match="thread not found"):
             await rig.runner.app.bot.send_message(OWN_GROUP, "x", message_thread_id=8)
+        assert rig.errors == [] and fake.rejected_429 == 0
+
+
+async def test_the_group_can_play_from_the_first_lead(tmp_path: Path) -> None:
+    """Finding 3: at Ann's first turn, after an AI had led, the group's table still read "last chance
+    to declare trump" and offered no *Play from here*. Opened with commands in the group, timers on
+    (a fake clock): when Ann's first turn comes, the group's table shows the play, the trick so far
+    and whose turn it is, with *Play from here*."""
+    clock = FakeClock()
+    async with booted(str(tmp_path / "t.sqlite3"), clock=clock, settings=TableSettings()) as rig:
+        fake = rig.fake
+        fake.add_group(OWN_GROUP)
+        fake.add_user(ANN, "Ann", opened=True, language="en")
+        await rig.handled(fake.command(ANN, OWN_GROUP, "/new classic target=3"),
+                          *[fake.command(ANN, OWN_GROUP, "/addbot") for _ in range(3)])
+        await rig.command(ANN, OWN_GROUP, "/start")
+        table = rig.host.by_chat[("telegram", str(OWN_GROUP))]
+        m = table.match
+        assert m is not None
+        s = table.seat_of(str(ANN))
+        assert s is not None
+        while not (m.phase == "playing" and s in m.to_act()):
+            if s in m.to_act() and m.phase == "burying":
+                await rig.handled(fake.send_text(ANN, ANN, typed(m.auto_action(s))))
+                continue
+            clock.advance(0.5)
+            await rig.settle()
+        await rig.settle()
+        mid = int(table.messages["table"])
+        shown = fake.messages[(OWN_GROUP, mid)].text
+        lang = table.lang
+        assert tr(lang, "table.phase", phase=tr(lang, "phase.playing")) in shown, shown
+        assert seat_label(s, table.seats.infos(), lang) in shown.rsplit("\n", 1)[-1]  # Ann's turn
+        trick = m.public_view()["trick"]
+        if trick:
+            assert tr(lang, "table.trick", trick=trick_text(trick, table.seats.infos(), lang)) in shown
+        assert tr(lang, "btn.play_here") in [b["text"] for b in fake.buttons_on(OWN_GROUP, mid)]
         assert rig.errors == [] and fake.rejected_429 == 0
