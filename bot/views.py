@@ -183,8 +183,9 @@ def hand_elsewhere_view(scene: Scene, *, version: int, page: int = 0) -> View:
     return View(text, ((refresh,),))
 
 
-def lobby_view(scene: Scene, *, join_url: str | None = None) -> View:
-    """The lobby message: who sits where, and Join / Leave / Add AI / Start."""
+def lobby_view(scene: Scene, *, join_url: str | None = None, started: str | None = None) -> View:
+    """The lobby message: who sits where, and Join / Leave / Add AI / Start. `started`: the line it
+    ends with once the match began, without its buttons (pressed then, they would only be refused)."""
     sc, lang = scene.table, scene.lang
     lobby = sc.lobby
     lines = [tr(lang, "lobby.title", preset=sc.preset, creator=lobby.creator if lobby else "?")]
@@ -193,6 +194,8 @@ def lobby_view(scene: Scene, *, join_url: str | None = None) -> View:
     for face in sc.seats:
         lines.append(f"{scene_text.seat_label(face, lang)} {scene_text.team_text(face.team, lang)}")
     filled = sum(1 for f in sc.seats if f.taken)
+    if started is not None:
+        return View("\n".join([*lines, started]), (), scene=scene)
     lines.append(tr(lang, "lobby.hint", n=filled))
 
     drawn = Drawn(sc.match_id, 0)

@@ -240,6 +240,20 @@ class Screen:
             await self.render_hands()
             await self.notices.update()
 
+    def lobby_started(self, note: str) -> View | None:
+        """The lobby message as it will read once the match begins (built while the table is still a
+        lobby): the seats and `note`, no buttons. None when there is no lobby message."""
+        if "lobby" not in self.messages:
+            return None
+        return lobby_view(self.scenes.onlooker(), started=note)
+
+    async def close_lobby(self, v: View) -> None:
+        """The match began: the lobby message says so, without buttons, and is drawn no more."""
+        t = self.table
+        await self.show("lobby", t.where, v)
+        self.messages.pop("lobby", None)
+        await t.host.store.set_message(t.id, "lobby", None)
+
     def _table_waits(self, pub: PublicView) -> bool:
         """Whether the group's table is left as it is for now (platforms with turn notices only):
         in the middle of a trick, and while the cards are dealt (declarations are announced)."""

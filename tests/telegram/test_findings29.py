@@ -207,3 +207,28 @@ async def test_the_group_can_play_from_the_first_lead(tmp_path: Path) -> None:
             assert tr(lang, "table.trick", trick=trick_text(trick, table.seats.infos(), lang)) in shown
         assert tr(lang, "btn.play_here") in [b["text"] for b in fake.buttons_on(OWN_GROUP, mid)]
         assert rig.errors == [] and fake.rejected_429 == 0
+
+
+async def test_the_lobby_message_says_the_match_began_and_has_no_buttons_left(tmp_path: Path) -> None:
+    """Finding 6: after the start the lobby still read "4/4 seated. Join, or add AI players, then
+    start." with its four buttons. It now ends with the match beginning and has no buttons, and that
+    edit is the start's one word in the group (no separate announcement: the group's minute is short)."""
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
+        fake.add_group(OWN_GROUP)
+        fake.add_user(ANN, "Ann", opened=True, language="en")
+        await rig.handled(fake.command(ANN, OWN_GROUP, "/new classic"),
+                          *[fake.command(ANN, OWN_GROUP, "/addbot") for _ in range(3)])
+        table = rig.host.by_chat[("telegram", str(OWN_GROUP))]
+        lobby = int(table.messages["lobby"])
+        assert len(fake.buttons_on(OWN_GROUP, lobby)) == 4
+        before = len(fake.chat_messages(OWN_GROUP))
+        await rig.command(ANN, OWN_GROUP, "/start")
+        lang = table.lang
+        shown = fake.messages[(OWN_GROUP, lobby)]
+        assert shown.text.rsplit("\n", 1)[-1] == tr(lang, "start.ok") and shown.reply_markup is None
+        assert tr(lang, "lobby.hint", n=4) not in shown.text
+        new = [m.text for m in fake.chat_messages(OWN_GROUP)[before:]]
+        assert tr(lang, "start.ok") not in new and new[0].startswith(tr(lang, "table.title", preset="classic", hand=1)), new
+        assert "lobby" not in table.messages
+        assert rig.errors == [] and fake.rejected_429 == 0
