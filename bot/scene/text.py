@@ -246,6 +246,10 @@ def result_text(r: Result, seats: Sequence[SeatFace], lang: str) -> str:
     members = [seat_label(f, lang) for f in seats if f.team == r.winner]
     lines = [tr(lang, "result.match_title"),
              tr(lang, "result.match_winner", team=team_text(r.winner, lang), who=", ".join(members)),
-             tr(lang, "result.levels", a=rank_text(r.levels[0]), b=rank_text(r.levels[1])),
-             tr(lang, "result.reason", reason=tr(lang, f"reason.{r.reason}"))]
+             tr(lang, "result.levels", a=rank_text(r.levels[0]), b=rank_text(r.levels[1]))]
+    if r.reason == "target":  # the winner's level reads the final one: say they won it there
+        lines.append(tr(lang, "result.final_level", team=team_text(r.winner, lang),
+                        level=rank_text(r.levels[r.winner])))
+    else:
+        lines.append(tr(lang, "result.reason", reason=tr(lang, f"reason.{r.reason}")))
     return "\n".join(lines)

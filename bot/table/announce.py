@@ -62,8 +62,14 @@ class Announcer:
         for e in c.events:
             kind = e.get("e")
             if kind == "throw_failed":
-                await t.say(tr(lang, "announce.throw_failed", who=seat_label(int(e["seat"]), t.seats.infos(), lang),
-                               cards=cards_text(list(e.get("played", []))), penalty=e.get("penalty", 0)))
+                who = seat_label(int(e["seat"]), t.seats.infos(), lang)
+                cards = cards_text(list(e.get("played", [])))
+                if "beaten_by" in e:  # who shows which cards: the reason the throw was cut down
+                    await t.say(tr(lang, "announce.throw_failed_by", who=who, cards=cards,
+                                   by=seat_label(int(e["beaten_by"]), t.seats.infos(), lang),
+                                   beater=cards_text(list(e.get("beater", []))), penalty=e.get("penalty", 0)))
+                else:
+                    await t.say(tr(lang, "announce.throw_failed", who=who, cards=cards, penalty=e.get("penalty", 0)))
             elif kind == "trump" and e.get("from_kitty"):
                 trump = e.get("trump")
                 shown = tr(lang, "table.no_trump") if trump == "NT" else suit_text(trump)
