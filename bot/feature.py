@@ -227,6 +227,10 @@ class Feature:
         """A table finished or was abandoned. True: this feature took it (the others are not told)."""
         return False
 
+    async def heard(self, user: User, where: Where) -> None:
+        """Someone is in this group chat: the host heard from them there (a command, a press, a move)
+        or they looked on at its web table. Called for every such update: keep it cheap."""
+
     async def before_deal(self, table: TableView) -> str | None:
         """A lobby is about to deal: why it may not (in the table's language), else None."""
         return None

@@ -16,7 +16,7 @@ from bot.cardtext import cards_text
 from bot.commands import Number, Refusal
 from bot.duplicate import daily, events
 from bot.duplicate.events import ROOMS, TEAMS
-from bot.duplicate.tables import SOURCES, Desk, board_label, make_board, make_set, open_table
+from bot.duplicate.tables import SOURCES, Desk, board_label, make_board, make_set, open_table, seen_text
 from bot.i18n import N_, normalize_lang, tr
 from bot.platform import Incoming, User, Where
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
@@ -93,9 +93,10 @@ async def _open_here(desk: Desk, event: Incoming, board: BoardRow, lang: str, *,
     if desk.ctx.tables.in_chat(event.where.platform, event.where.chat_id) is not None:
         await desk.ctx.answer(event, tr(lang, "board.table_open"))
         return
-    if await desk.boards.has_seen(board.id, event.user.platform, event.user.user_id):
-        await desk.ctx.answer(event, tr(lang, "board.seen_already", names=event.user.name[:32],
-                                    board=board_label(board, lang)))
+    seen = await desk.boards.seen_where([board.id], event.user.platform, [event.user.user_id])
+    if seen:
+        await desk.ctx.answer(event, seen_text(lang, board_label(board, lang),
+                                               [(event.user.name[:32], seen[event.user.user_id])]))
         return
     fill = ai or desk.ctx.one_screen(event.where)
     seats: list[dict[str, object]] = [{"kind": "empty"} for _ in range(4)]
@@ -206,7 +207,7 @@ async def _daily(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], l
             await desk.ctx.answer(event, tr(lang, "err.no_match"))
             return
         wanted = [a for a in rest if a.isdigit()]
-        seen = {b.id for b in rows if await store.has_seen(b.id, event.user.platform, event.user.user_id)}
+        seen = {b.id for b in rows if await store.seen_any([b.id], event.user.platform, [event.user.user_id])}
         if wanted:
             pick = next((b for b in rows if str(b.number) == wanted[0]), None)
         else:

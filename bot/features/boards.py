@@ -5,6 +5,7 @@ when one ends, and when the host starts again."""
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from bot.commands import Arg, Call, Choice, Command, Text
@@ -12,6 +13,7 @@ from bot.duplicate import commands, daily, events
 from bot.duplicate.tables import Desk, board_points, board_start
 from bot.feature import Context, Feature, TableView
 from bot.i18n import N_, tr
+from bot.platform import User, Where
 from persistence.board_store import BoardStore, EventRow
 
 log = logging.getLogger(__name__)
@@ -19,6 +21,7 @@ log = logging.getLogger(__name__)
 BOARD_SUBS = ("new", "play", "show")
 DAILY_SUBS = ("play", "standings")
 DUPLICATE_SUBS = ("new", "pairs", "room", "table", "join", "ai", "name", "start", "score", "end", "help")
+NOTED = 50_000  # (platform, chat, person) already written this process: every update asks, few write
 
 
 def is_board(table: TableView) -> bool:
@@ -35,6 +38,7 @@ class Boards(Feature):
         self.ctx = ctx
         self.desk = Desk(ctx, boards, league) if boards is not None else None
         self._playing: list[int] = []
+        self._noted: OrderedDict[tuple[str, str, str], None] = OrderedDict()
 
     def commands(self) -> Sequence[Command]:
         rest = Text(200, rest=True)
@@ -55,6 +59,16 @@ class Boards(Feature):
             await self.ctx.answer(call.event, tr(call.lang, "board.no_store"))
             return
         await commands.command(self.desk, call.event, call.command.name, call.words, call.lang)
+
+    async def heard(self, user: User, where: Where) -> None:
+        """Remembers who is in which group, once per process: a board played there is seen by them."""
+        key = (where.platform, where.chat_id, user.user_id)
+        if self.desk is None or not user.user_id or key in self._noted:
+            return
+        await self.desk.boards.note_present(*key)
+        self._noted[key] = None
+        if len(self._noted) > NOTED:
+            self._noted.popitem(last=False)
 
     async def before_deal(self, table: TableView) -> str | None:
         if self.desk is None or not is_board(table):

@@ -87,7 +87,7 @@ async def league_command(
     if command == "export":
         return await _export(league, where, args, lang)
     if command == "replay":
-        return LeagueReply(await replay_text(store, where, args, lang))
+        return LeagueReply(await replay_text(store, where, user, args, lang))
     return LeagueReply(t("help", lang))
 
 

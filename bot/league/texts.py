@@ -22,7 +22,7 @@ KEYS: tuple[str, ...] = (
     N_("league.ranking_info"), N_("league.export_done"), N_("league.ai"),
     N_("league.standings_unknown"), N_("league.no_matches_season"), N_("league.pairs_title"),
     N_("league.pairs_title_all"), N_("league.col_pair"), N_("league.replay_usage"), N_("league.replay_not_found"),
-    N_("league.replay_still_playing"), N_("league.replay_title"), N_("league.replay_hand_line"),
+    N_("league.replay_still_playing"), N_("league.replay_board_not_played"), N_("league.replay_title"), N_("league.replay_hand_line"),
     N_("league.replay_won_declarers"), N_("league.replay_won_defenders"), N_("league.replay_unfinished_hand"),
     N_("league.replay_no_hand"), N_("league.replay_hand_title"), N_("league.replay_more"),
     N_("league.tour_round"), N_("league.tour_final"), N_("league.tour_no_store"), N_("league.tour_final_one"), N_("league.tour_semi"),
