@@ -257,18 +257,13 @@ async def _finish_team(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: li
 
 async def record_team_match(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow],
                             score: TeamScore) -> None:
-    """The match into each room's league: one record per room (its four seats), the winner by match points.
+    """The match into each room's league: one record per room (its four seats), scored in match points.
 
-    A tie on match points goes to the team with more net points over all boards; a tie
-    on that too is not recorded (docs/rules.md, "Duplicate team match").
+    A duplicate match has no levels, so it is recorded as what it is (ending ``duplicate``, the
+    match points in `dup_points`), a tie on match points as a tie (docs/leagues.md says how each
+    ranking method counts it). The net points over all boards ride along in ``extra``.
     """
     net = sum(s.net for _, s in score.swings if s is not None)
-    if score.home != score.visitors:
-        home_won = score.home > score.visitors
-    elif net:
-        home_won = net > 0
-    else:
-        return
     now = datetime.now(UTC)
     for room in ROOMS:
         mine = [p for p in plays if p.room == room and p.status == "done"]
@@ -276,17 +271,19 @@ async def record_team_match(desk: Desk, ev: EventRow, rows: list[BoardRow], play
             continue
         last = max(mine, key=lambda p: p.match_id)
         home_team = TEAM_SEATS[(room, "home")][0] % 2
-        winner = home_team if home_won else 1 - home_team
+        mp = (score.home, score.visitors) if home_team == 0 else (score.visitors, score.home)
+        winner = None if mp[0] == mp[1] else 0 if mp[0] > mp[1] else 1
         seats = tuple(SeatPlayer(i, str(s.get("user_id", "")), str(s.get("name", "")), s.get("kind") != "human")
                       for i, s in enumerate(last.seats))
         hands = tuple(HandSummary(int(p.declarer_team or 0), int(p.defender_points or 0),
                                   _declarers_held(p)) for p in mine)
-        levels = ("3", "2") if winner == 0 else ("2", "3")
         rec = MatchRecord(platform=last.platform, chat_id=last.chat_id, match_id=last.match_id, seats=seats,
                           preset=str(rows[0].rules.get("name", "classic")) if rows else "classic",
-                          levels=levels, levels_gained=(1, 0) if winner == 0 else (0, 1), hands=hands,
-                          started_at=now, ended_at=now, ending="target", winner_team=winner,
-                          match_format="single", forfeit_team=None, on_top_team=None)
+                          levels=("2", "2"), levels_gained=(0, 0), hands=hands,
+                          started_at=now, ended_at=now, ending="duplicate", winner_team=winner,
+                          match_format="single", forfeit_team=None, on_top_team=None,
+                          extra={"event": ev.id, "room": room, "net": net if home_team == 0 else -net},
+                          dup_points=mp)
         await record_match(desk.league, rec)
 
 

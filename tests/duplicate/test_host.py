@@ -12,6 +12,7 @@ from app.features import build_host
 from bot.cardtext import card_text
 from bot.duplicate.events import team_score
 from bot.duplicate.scoring import board_swing
+from bot.league.records import MatchRecord
 from bot.table import Table
 from engine.boards import board_cards, parse_board
 from engine.cards import cards_str
@@ -87,11 +88,17 @@ async def test_a_whole_duplicate_match_of_four_boards_between_two_ai_teams(ai_ri
         said = "\n".join(texts_to(rig, room_chat))
         assert f"{home} : {visitors}" in said, said[-500:]
         assert said.count(f"Event {eid}, board") == 4
-    # into each room's league, unless the match points and the net are both level
-    net = sum(s.net for _, s in score.swings if s is not None)
-    recorded = [r for room_chat in ("g1", "g2")
+    # into each room's league as what it is: match points in their own columns, a tie as a tie
+    recorded = [MatchRecord.from_dict(r) for room_chat in ("g1", "g2")
                 for r in await LeagueStore.of(rig.store).matches("fake", room_chat, None)]
-    assert len(recorded) == (0 if home == visitors and net == 0 else 2)
+    assert len(recorded) == 2 and all(r.ending == "duplicate" and r.counts for r in recorded)
+    by_chat = {r.chat_id: r for r in recorded}
+    assert by_chat["g1"].dup_points == (home, visitors)  # home sits N-S (team 0) in the open room
+    assert by_chat["g2"].dup_points == (visitors, home)  # and E-W (team 1) in the closed one
+    assert by_chat["g1"].levels_gained == (0, 0) == by_chat["g2"].levels_gained  # no invented levels
+    want = None if home == visitors else 0 if home > visitors else 1
+    assert by_chat["g1"].winner_team == want
+    assert by_chat["g2"].winner_team == (None if want is None else 1 - want)
 
 
 async def test_both_rooms_in_one_chat_play_one_table_after_the_other(rig: Rig) -> None:
