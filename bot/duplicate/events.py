@@ -171,6 +171,7 @@ async def on_board_done(desk: Desk, play: PlayRow) -> None:
         plays = await desk.boards.plays([b.id for b in rows])
         if ev.kind == "team":
             await _announce_swings(desk, ev, rows, plays)
+            await _tell_waiting(desk, ev, rows, plays, play)
         else:
             where = Where(play.platform, play.chat_id)
             lang = _lang(desk, where)
@@ -192,6 +193,21 @@ async def _announce_swings(desk: Desk, ev: EventRow, rows: list[BoardRow], plays
     if told != set(ev.state.get("announced", [])):
         ev.state["announced"] = sorted(told)
         await desk.boards.save_event(ev.id, ev.status, ev.state)
+
+
+async def _tell_waiting(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow], play: PlayRow) -> None:
+    """A room played a board the other room has not: its chat alone hears that the swing waits, and
+    the running score of the boards both rooms have played (nothing of the other room's board)."""
+    other = "closed" if play.room == "open" else "open"
+    if any(p.board_id == play.board_id and p.room == other and p.status == "done" for p in plays):
+        return  # both rooms have played it: its swing was just told
+    board = next((b for b in rows if b.id == play.board_id), None)
+    score = team_score(rows, plays)
+    where = Where(play.platform, play.chat_id)
+    lang = _lang(desk, where)
+    names = team_names(lang, ev)
+    await say(desk, where, tr(lang, "dup.board_waiting", id=ev.id, n=board.number if board else "?",
+                              home=names["home"], visitors=names["visitors"], h=score.home, v=score.visitors))
 
 
 def chats_of(ev: EventRow) -> list[Where]:
