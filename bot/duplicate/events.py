@@ -313,8 +313,11 @@ def pair_name(seats: Sequence[Mapping[str, object]], a: int, b: int) -> str:
     return " & ".join(str(seats[s].get("name", "?")) for s in (a, b))
 
 
-def pair_key(seats: Sequence[Mapping[str, object]], a: int, b: int) -> str:
-    ids = sorted(str(seats[s].get("user_id") or seats[s].get("name", "?")) for s in (a, b))
+def pair_key(play: PlayRow, a: int, b: int) -> str:
+    """A pair by its players: a person by their id, an AI seat by its table's chat and seat (two
+    tables' "AI-2 & AI-4" are two pairs; names are only what is shown)."""
+    ids = sorted(f"u:{play.seats[s]['user_id']}" if play.seats[s].get("kind") == "human" and
+                 play.seats[s].get("user_id") else f"ai:{play.platform}:{play.chat_id}:{s}" for s in (a, b))
     return "|".join(ids)
 
 
@@ -336,7 +339,7 @@ def pairs_ranking(rows: list[BoardRow], plays: list[PlayRow]) -> list[PairLine]:
         for d, (x, y) in (("NS", (0, 2)), ("EW", (1, 3))):
             values = [float(s[0] if d == "NS" else s[1]) for _, s in scored]
             for (p, _), pct in zip(scored, percentages(values), strict=True):
-                key = (d, pair_key(p.seats, x, y))
+                key = (d, pair_key(p, x, y))
                 totals.setdefault(key, []).append(pct)
                 names[key] = pair_name(p.seats, x, y)
     lines = [PairLine(names[k], k[0], len(v), sum(v) / len(v)) for k, v in totals.items()]
