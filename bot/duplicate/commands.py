@@ -12,6 +12,8 @@ the event checks; what an event does as its boards are played is in `bot.duplica
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from bot.cardtext import cards_text
 from bot.commands import Number, Refusal
 from bot.duplicate import daily, events
@@ -195,10 +197,7 @@ async def _show(desk: Desk, event: Incoming, board: BoardRow, lang: str) -> None
 
 async def _daily(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], lang: str) -> None:
     if sub == "standings":
-        text, png = await daily.standings_reply(desk, lang, week="week" in rest)
-        await desk.ctx.post(event, text)
-        if png is not None:
-            await desk.ctx.say(event.where, "", [("daily.png", png)])
+        await _standings(desk, event, rest, lang)
         return
     rows = await daily.day_boards(desk, daily.today(desk.ctx.clock))
     store = desk.boards
@@ -227,6 +226,29 @@ async def _daily(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], l
         lines.append(tr(lang, key, n=b.number, tables=played))
     lines.append(tr(lang, "daily.how"))
     await desk.ctx.post(event, "\n".join(lines))
+
+
+async def _standings(desk: Desk, event: Incoming, rest: tuple[str, ...], lang: str) -> None:
+    """Yesterday's standings (or the week's up to yesterday) for anyone; today's only privately, to
+    someone who has played all of today's boards: they are results of boards others may still play."""
+    day = daily.today(desk.ctx.clock)
+    where = event.where
+    if "today" in rest:
+        rows = await daily.day_boards(desk, day)
+        left = [b for b in rows if not await desk.boards.has_seen(b.id, event.user.platform, event.user.user_id)]
+        if left:
+            await desk.ctx.answer(event, tr(lang, "daily.standings_play_first", n=len(left)))
+            return
+        if not where.private and not desk.ctx.one_screen(where):
+            where = Where(event.user.platform, event.user.user_id, private=True)
+    else:
+        day -= timedelta(days=1)
+    text, png = await daily.standings_reply(desk, lang, week="week" in rest, day=day)
+    if not await desk.ctx.say(where, text, [("daily.png", png)] if png is not None else []):
+        await desk.ctx.answer(event, tr(lang, "board.cannot_send"))
+        return
+    if where != event.where:
+        await desk.ctx.answer(event, tr(lang, "board.sent_privately"))
 
 
 # ----- duplicate -----

@@ -5,6 +5,10 @@ The day's set is made by whoever asks first and stored under the day's key
 table is compared with every other table that played the board, by direction,
 with duplicate bridge's matchpoints; a person's day (or week) is the average
 of their percentages, and the standings come as text and as a picture.
+
+A day's standings are results of its boards, so while the day runs they go only to someone who
+has played all of them, privately (`daily standings today`); everyone gets them the next day
+(`daily standings` is yesterday's, `daily standings week` the week up to yesterday).
 """
 
 from __future__ import annotations
@@ -93,9 +97,8 @@ def standings_text(pic: Picture) -> str:
     return "\n".join(lines)
 
 
-async def period(desk: Desk, week: bool) -> tuple[str, list[BoardRow], list[PlayRow]]:
-    """Today's (or this ISO week's, Monday on) boards and every table that played them."""
-    day = today(desk.ctx.clock)
+async def period(desk: Desk, week: bool, day: date) -> tuple[str, list[BoardRow], list[PlayRow]]:
+    """The boards of `day` (or of its ISO week, Monday to `day`) and every table that played them."""
     days = [day - timedelta(days=i) for i in range(day.weekday() + 1)] if week else [day]
     rows: list[BoardRow] = []
     for d in reversed(days):
@@ -105,8 +108,9 @@ async def period(desk: Desk, week: bool) -> tuple[str, list[BoardRow], list[Play
     return label, rows, plays
 
 
-async def standings_reply(desk: Desk, lang: str, week: bool) -> tuple[str, bytes | None]:
-    label, rows, plays = await period(desk, week)
+async def standings_reply(desk: Desk, lang: str, week: bool, day: date) -> tuple[str, bytes | None]:
+    """The field's standings for `day` (or its week up to it), as text and a picture."""
+    label, rows, plays = await period(desk, week, day)
     ranked = standings(rows, plays)
     title = tr(lang, WEEK_TITLE if week else DAY_TITLE, period=label)
     if not ranked:

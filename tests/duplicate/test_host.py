@@ -198,16 +198,30 @@ async def test_a_daily_board_in_three_chats_compared_and_never_seen_before_it_is
     # a second try at the same board is refused
     notes = await send(rig, chats[1].command("u2", "daily", "play", "1", "ai"))
     assert notes and "already had" in notes[0]
-    # the standings: text and picture, the three people ranked
-    await send(rig, chats[2].command("u3", "daily", "standings"))
-    said = texts_to(rig, "g3")
-    assert any(t.startswith("Daily boards ·") for t in said)
+    # today's standings: results of boards others may still play, so only privately to someone who
+    # has played all of today's boards; to everyone the next day
+    notes = await send(rig, chats[2].command("u3", "daily", "standings", "today"))
+    assert notes and "once you have played all of today's boards (3 left)" in notes[0], notes
+    assert not any(t.startswith("Daily boards ·") for t in texts_to(rig, "g3"))
+    for b in (await BoardStore.of(rig.store).set_boards("daily", _day(rig)))[1:]:
+        await send(rig, chats[2].command("u3", "daily", "play", str(b.number), "ai"))
+        await play_out(rig, rig.host.by_chat[("fake", "g3")], {"u3": "buttons"})
+    before = len(rig.platform.log)
+    notes = await send(rig, chats[2].command("u3", "daily", "standings", "today"))
+    assert notes == ["Sent to you privately."]
+    private = [s.view.text for s in rig.platform.log[before:] if s.where.private and s.where.chat_id == "u3"]
+    assert private and private[0].startswith("Daily boards ·") and all(f"Pu{i}" in private[0] for i in (1, 2, 3))
     assert rig.platform.files and rig.platform.files[-1][1] == "daily.png"
+    assert rig.platform.files[-1][0].chat_id == "u3"
     assert rig.platform.files[-1][2][:8] == b"\x89PNG\r\n\x1a\n"
+    rig.clock.advance(86_400)  # the next day: the standings are everyone's, text and picture
+    await send(rig, chats[1].command("u9", "daily", "standings"))
+    said = texts_to(rig, "g2")
     standing = next(t for t in said if t.startswith("Daily boards ·"))
-    assert all(f"Pu{i}" in standing for i in (1, 2, 3))
+    assert all(f"Pu{i}" in standing for i in (1, 2, 3)), standing
+    assert rig.platform.files[-1][0].chat_id == "g2" and rig.platform.files[-1][1] == "daily.png"
     await send(rig, chats[2].command("u3", "daily", "standings", "week"))
-    assert texts_to(rig, "g3")[-2].startswith("Daily boards · week")
+    assert texts_to(rig, "g3")[-2].startswith("Daily boards · week")  # then its picture
 
 
 def _day(rig: Rig) -> str:
