@@ -122,6 +122,15 @@ def preset_level(number: int) -> int:
     return (number - 2) % 13
 
 
+#: 002 4.4: when the defenders take nothing (光头), the dealer counts a net 200.
+GUANGTOU_CREDIT = 200
+
+
+def declarers_score(defender_points: int) -> int:
+    """One table's result from the declaring side's view: minus the defenders' points, or +200 for 光头."""
+    return GUANGTOU_CREDIT if defender_points <= 0 else -defender_points
+
+
 @dataclass(frozen=True, slots=True)
 class DrawnTrump:
     cards: tuple[int, ...]  # the card(s) drawn: a joker then the level card, or one card

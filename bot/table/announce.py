@@ -9,13 +9,13 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from bot.cardtext import cards_text, suit_text
-from bot.duplicate.scoring import declarers_score
 from bot.i18n import N_, tr
 from bot.scene.build import summary_of
 from bot.scene.text import summary_text
 from bot.table.commit import Committed, TableEvent
 from bot.views import last_trick_text, match_result_text, seat_label
 from engine.actions import Bury, Revolt
+from engine.boards import declarers_score
 from engine.views import DeclarationView
 
 SIDES = (N_("dup.dir_NS"), N_("dup.dir_EW"))  # who declared a board, by team
