@@ -223,6 +223,9 @@ class Feature:
     async def resumed(self) -> None:
         """The host started: the resumed tables run."""
 
+    async def stopping(self) -> None:
+        """The host stops: end what this feature runs in the background."""
+
     async def match_ended(self, table: TableView, result: Mapping[str, object]) -> bool:
         """A table finished or was abandoned. True: this feature took it (the others are not told)."""
         return False

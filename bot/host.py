@@ -264,7 +264,10 @@ class Host:
             del self.by_chat[(table.platform_name, table.chat_id)]
 
     async def stop(self) -> None:
-        """Stops every table actor and timer; the store stays open (the caller owns it)."""
+        """Stops every table actor and timer, and what features run in the background; the store stays
+        open (the caller owns it)."""
+        for feature in self.features:
+            await feature.stopping()
         tables = list(self.tables.values())
         for t in tables:
             t.refuse_new_work()  # no table starts another step while the others are being stopped

@@ -188,6 +188,36 @@ class BoardStore(StoreOver):
             out.setdefault(str(user_id), str(chat_id))
         return out
 
+    # -- daily boards posted to chats --------------------------------------
+
+    async def set_daily_post(self, platform: str, chat_id: str, at_minute: int | None, posted_day: str) -> None:
+        """This chat gets the daily boards at `at_minute` (UTC) (None: no more), `posted_day` counting as
+        done already (the caller passes today when today's minute has passed: the first post is tomorrow's)."""
+        async with self.db.transaction() as conn:
+            if at_minute is None:
+                await conn.execute("DELETE FROM daily_post WHERE platform = ? AND chat_id = ?", (platform, chat_id))
+            else:
+                await conn.execute(
+                    "INSERT INTO daily_post (platform, chat_id, at_minute, posted_day) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (platform, chat_id) DO UPDATE SET at_minute = excluded.at_minute,"
+                    " posted_day = excluded.posted_day", (platform, chat_id, at_minute, posted_day))
+
+    async def daily_posts(self) -> list[tuple[str, str, int, str]]:
+        """Every chat that opted in: (platform, chat, minute of the day, last day posted)."""
+        rows = await self.db.fetchall(
+            "SELECT platform, chat_id, at_minute, posted_day FROM daily_post ORDER BY platform, chat_id")
+        return [(str(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
+
+    async def claim_daily_post(self, platform: str, chat_id: str, day: str) -> bool:
+        """True for the one caller that gets to post `day` to this chat (every worker may ask)."""
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE daily_post SET posted_day = ? WHERE platform = ? AND chat_id = ? AND posted_day < ?",
+                (day, platform, chat_id, day))
+            won = bool(cur.rowcount == 1)
+            await cur.close()
+        return won
+
     # -- duplicate events --------------------------------------------------
 
     async def create_event(self, kind: str, platform: str, chat_id: str, state: dict[str, Any]) -> int:

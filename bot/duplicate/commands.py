@@ -56,7 +56,7 @@ def _options(args: tuple[str, ...], presets: tuple[str, ...]) -> tuple[dict[str,
 
 async def command(desk: Desk, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
     sub = args[0].lower() if args else ""
-    if sub in ("new", "play", "pairs", "room", "table"):
+    if sub in ("new", "play", "pairs", "room", "table", "post"):
         lang = await _adopt_lang(desk, event, lang)
     rest = args[1:]
     if name == "board":
@@ -199,6 +199,9 @@ async def _daily(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], l
     if sub == "standings":
         await _standings(desk, event, rest, lang)
         return
+    if sub == "post":
+        await _post(desk, event, rest, lang)
+        return
     rows = await daily.day_boards(desk, daily.today(desk.ctx.clock))
     store = desk.boards
     if sub == "play":
@@ -249,6 +252,37 @@ async def _standings(desk: Desk, event: Incoming, rest: tuple[str, ...], lang: s
         return
     if where != event.where:
         await desk.ctx.answer(event, tr(lang, "board.sent_privately"))
+
+
+async def _post(desk: Desk, event: Incoming, rest: tuple[str, ...], lang: str) -> None:
+    """`daily post HH:MM` (UTC): this group gets each day's boards at that time, and the day before's
+    standings; `daily post off` stops it; `daily post` says what is set."""
+    where = event.where
+    if where.private or desk.ctx.one_screen(where):
+        await desk.ctx.answer(event, tr(lang, "daily.post_group"))
+        return
+    mine = next((p for p in await desk.boards.daily_posts() if p[:2] == (where.platform, where.chat_id)), None)
+    if not rest:
+        await desk.ctx.post(event, tr(lang, "daily.post_off") if mine is None else
+                            tr(lang, "daily.post_on", at=f"{mine[2] // 60:02d}:{mine[2] % 60:02d}"))
+        return
+    if event.extra.get("admin") == "0":  # the platform says this person is no admin of the group
+        await desk.ctx.answer(event, tr(lang, "daily.post_admins"))
+        return
+    word = rest[0].lower()
+    if word == "off":
+        await desk.boards.set_daily_post(where.platform, where.chat_id, None, "")
+        await desk.ctx.post(event, tr(lang, "daily.post_off"))
+        return
+    hh, _, mm = word.partition(":")
+    if not (hh.isdigit() and mm.isdigit() and len(mm) == 2 and int(hh) < 24 and int(mm) < 60):
+        await desk.ctx.answer(event, tr(lang, "daily.post_usage"))
+        return
+    at = int(hh) * 60 + int(mm)
+    day = daily.today(desk.ctx.clock)
+    done = day if daily.minute_of(desk.ctx.clock) >= at else day - timedelta(days=1)  # the first post is the next
+    await desk.boards.set_daily_post(where.platform, where.chat_id, at, done.isoformat())
+    await desk.ctx.post(event, tr(lang, "daily.post_on", at=f"{at // 60:02d}:{at % 60:02d}"))
 
 
 # ----- duplicate -----
