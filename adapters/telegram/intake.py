@@ -43,7 +43,8 @@ log = logging.getLogger(__name__)
 #: Seconds an update may wait to be stored before its webhook answer or confirmation goes out
 #: anyway (it is in a table's queue in this process; Telegram would time the webhook call out).
 SETTLE_WITHIN = 25.0
-#: While updates are in hand, seconds between two polls (each answer repeats the ones in hand).
+#: While updates are in hand, seconds between two polls (each answer repeats the ones in hand, so
+#: polling sooner costs building them all again; new updates wait at most this long).
 POLL_AGAIN = 0.1
 #: Waits before an update that could not be taken is served again: doubling, up to the last.
 RETRY_FIRST = 0.5
@@ -147,31 +148,40 @@ class Intake:
                 self._next = max(self._next, u.update_id + 1)
                 if u.update_id not in pending and u.update_id not in taken:
                     pending[u.update_id] = u
-            now = self.clock()
-            for uid in sorted(pending):
-                if uid not in serving and again_at.get(uid, 0.0) <= now:
-                    serving[uid] = asyncio.ensure_future(self.take(pending[uid]))
-            if not pending:
-                continue
-            waits = [t - now for t in again_at.values()] + [POLL_AGAIN]
-            done, _ = await asyncio.wait(set(serving.values()), timeout=max(0.0, min(waits)),
-                                         return_when=asyncio.FIRST_COMPLETED) if serving else (set(), set())
-            if not serving:
-                await self._pause(max(0.0, min(waits)))
-            for uid, task in list(serving.items()):
-                if task not in done:
-                    continue
-                del serving[uid]
-                if _taken(task):
-                    pending.pop(uid, None)
-                    again_at.pop(uid, None)
-                    tries.pop(uid, None)
-                    taken.add(uid)
+            polled = self.clock()
+            # Until the next poll, at most every POLL_AGAIN: serve what is due and note what was
+            # taken. Polling at every update taken would fetch (and build) every update still in
+            # hand again each time, which made a busy bot spend most of its time there.
+            while pending and not self._stop.is_set():
+                now = self.clock()
+                for uid in sorted(pending):
+                    if uid not in serving and again_at.get(uid, 0.0) <= now:
+                        serving[uid] = asyncio.ensure_future(self.take(pending[uid]))
+                next_poll = polled + POLL_AGAIN
+                waits = [t - now for uid, t in again_at.items() if uid not in serving] + [next_poll - now]
+                timeout = max(0.0, min(waits))
+                done: set[asyncio.Task[bool]] = set()
+                if serving:
+                    done, _ = await asyncio.wait(set(serving.values()), timeout=timeout,
+                                                 return_when=asyncio.FIRST_COMPLETED)
                 else:
-                    if not task.cancelled() and task.exception() is not None:
-                        log.error("telegram: update %s failed", uid, exc_info=task.exception())
-                    tries[uid] = tries.get(uid, 0) + 1
-                    again_at[uid] = self.clock() + min(self.retry_first * 2 ** (tries[uid] - 1), RETRY_LAST)
+                    await self._pause(timeout)
+                for uid, task in list(serving.items()):
+                    if task not in done:
+                        continue
+                    del serving[uid]
+                    if _taken(task):
+                        pending.pop(uid, None)
+                        again_at.pop(uid, None)
+                        tries.pop(uid, None)
+                        taken.add(uid)
+                    else:
+                        if not task.cancelled() and task.exception() is not None:
+                            log.error("telegram: update %s failed", uid, exc_info=task.exception())
+                        tries[uid] = tries.get(uid, 0) + 1
+                        again_at[uid] = self.clock() + min(self.retry_first * 2 ** (tries[uid] - 1), RETRY_LAST)
+                if self.clock() >= next_poll:
+                    break
         # stopping: what is being served finishes, then what was taken is confirmed
         if serving:
             await asyncio.wait(set(serving.values()), timeout=SETTLE_WITHIN)
