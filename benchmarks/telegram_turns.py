@@ -6,7 +6,16 @@ notices it is their turn only from what reaches them: the private turn notice (a
 which rings their phone), or the group's table naming them. They then think for 1-3 s and play,
 two plays in three from the group (inline mode), one in three with their private hand's buttons.
 
-    python -m benchmarks.telegram_turns [--hands 1] [--scale 1.0] [--seed 6]
+    python -m benchmarks.telegram_turns [--hands 1] [--scale 1.0] [--seed 6] [--match]
+                                        [--restarts 2] [--idle 960]
+
+`--match` plays a whole `classic target=3` match instead of `--hands`. `--restarts N` stops the bot N
+times during play, evenly spread (the store, the fake and its pending updates stay; a new host and
+adapter boot on them, as after a crash), and `--idle S` leaves the table idle S Telegram seconds once,
+between the restarts (Discord's interaction tokens last 15 minutes; Telegram's buttons do not expire,
+and a press answered later than about 10 s is refused by the fake). Clicks: the updates people send
+while playing (button presses, inline queries, chosen results) a play; a press refused as out of date
+or expired is an extra click.
 
 `--scale` is how many real seconds one Telegram second lasts (1.0: real time, which is what the
 figures in docs/telegram.md use); the deal is paced as `tractor-host run` paces it.
@@ -27,6 +36,7 @@ import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import bot.host
 from adapters.telegram.config import FloodLimits, TelegramConfig
@@ -52,6 +62,11 @@ class Figures:
     deal_group_calls: int = 0
     rejected_429: int = 0
     seconds: float = 0.0
+    clicks: int = 0  # presses, inline queries and chosen results during play
+    refused: int = 0  # presses answered as out of date or expired (extra clicks)
+    restarts: int = 0
+    hands: int = 0
+    across: list[float] = field(default_factory=list)  # turn lags that spanned a restart or the idle time
 
 
 def _kind(call: ApiCall) -> str:
@@ -74,14 +89,13 @@ def _told_at(fake: FakeTelegram, uid: int, since: float) -> float | None:
     return None
 
 
-async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
-    fake = FakeTelegram(limits=Limits(scale=scale))
-    await fake.start()
-    fake.add_group(GROUP)
-    tmp = tempfile.TemporaryDirectory()
-    store = await SqliteStore.open(os.path.join(tmp.name, "turns.sqlite3"))
-    # The host's clock is real time: the deal is paced, declaration windows close on their own.
-    settings = TableSettings(deal=0.6 * scale, declare=8 * scale, next=5 * scale, turn=0, bury=0, lobby=0)
+CLICKS = ("callback_query", "inline_query", "chosen_inline_result")
+REFUSED = ("older view", "earlier turn", "expired", "失效", "过期")
+
+
+async def boot(fake: FakeTelegram, db: str, settings: TableSettings, scale: float) -> tuple[SqliteStore, Any, Any]:
+    """What `tractor-host run` starts: the store, the host (resuming every table) and the adapter."""
+    store = await SqliteStore.open(db)
     host = build_host(store, defaults=settings, use_ai_threads=False)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1,
                             limits=FloodLimits(scale=scale))
@@ -90,11 +104,29 @@ async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
     await runner.connect()
     await host.start()
     await runner.listen()
+    return store, host, runner
+
+
+async def play_hands(hands: int, scale: float, rng: random.Random, *, match: bool = False, restarts: int = 0,
+                     idle: float = 0.0) -> Figures:
+    fake = FakeTelegram(limits=Limits(scale=scale))
+    await fake.start()
+    fake.add_group(GROUP)
+    tmp = tempfile.TemporaryDirectory()
+    db = os.path.join(tmp.name, "turns.sqlite3")
+    # The host's clock is real time: the deal is paced, declaration windows close on their own.
+    settings = TableSettings(deal=0.6 * scale, declare=8 * scale, next=5 * scale, turn=0, bury=0, lobby=0)
+    store, host, runner = await boot(fake, db, settings, scale)
     sim = Sim(fake, host, runner, GROUP)
     out = Figures()
     started = time.perf_counter()
+    # plays after which the bot restarts, and the one after which the table idles (between them)
+    every = 76 * (hands if not match else 3) // (restarts + 1)
+    restart_at = [every * (k + 1) for k in range(restarts)]
+    idle_at = every * (restarts + 1) // 2 + every // 4 if idle else -1
+    spanned = False
     try:
-        await sim.open_table("classic target=A")
+        await sim.open_table("classic target=3" if match else "classic target=A")
         await sim.start_until_reachable()
         table = sim.table
         m = table.match
@@ -107,7 +139,23 @@ async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
         play_from = len(fake.calls)
         last_play_at = fake.clock()
         first_hand = int(m.public_view().get("hand_no", 1))
-        while int(m.public_view().get("hand_no", 1)) < first_hand + hands and m.phase != "match_over":
+        clicks_from = len(fake._all_updates)
+        while (match or int(m.public_view().get("hand_no", 1)) < first_hand + hands) and m.phase != "match_over":
+            if restart_at and out.plays >= restart_at[0]:
+                restart_at.pop(0)
+                await runner.stop()
+                await host.stop()
+                await store.close()
+                store, host, runner = await boot(fake, db, settings, scale)
+                sim.host, sim.runner = host, runner
+                table = sim.table
+                m = table.match
+                out.restarts += 1
+                spanned = True
+            if out.plays == idle_at:
+                idle_at = -1
+                await asyncio.sleep(idle * scale)
+                spanned = True  # that turn's lag holds the idle time: kept apart
             to_act = m.to_act()
             if not to_act or m.phase not in ("playing", "burying", "declaring"):
                 await asyncio.sleep(0.02)
@@ -121,7 +169,8 @@ async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
             told = _told_at(fake, uid, last_play_at)
             assert told is not None
             if m.phase == "playing":
-                out.lags.append((told - last_play_at) / scale)
+                (out.across if spanned else out.lags).append((told - last_play_at) / scale)
+                spanned = False
             await asyncio.sleep(rng.uniform(1.0, 3.0) * scale)  # thinking
             pushed = len(fake.pushed_at)
             if m.phase == "burying":
@@ -132,6 +181,10 @@ async def play_hands(hands: int, scale: float, rng: random.Random) -> Figures:
             # the play reached Telegram when its last update was pushed
             last_play_at = max(list(fake.pushed_at.values())[pushed:] or [fake.clock()])
         await runner.platform.drain()
+        out.hands = int(m.public_view().get("hand_no", 1)) - first_hand + (1 if m.phase in ("hand_over", "match_over") else 0)
+        updates = fake._all_updates[clicks_from:]
+        out.clicks = sum(1 for u in updates if any(k in u for k in CLICKS))
+        out.refused = sum(1 for a in fake.callback_answers.values() if any(w in str(a.get("text", "")) for w in REFUSED))
         out.calls = {}
         for c in fake.calls[play_from:]:
             if c.method in ("getChatAdministrators",):
@@ -170,14 +223,19 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def main(hands: int, scale: float, seed: int) -> None:
+async def main(hands: int, scale: float, seed: int, *, match: bool = False, restarts: int = 0,
+               idle: float = 0.0) -> None:
     rng = random.Random(seed)
     bot.host.random.SystemRandom = lambda: random.Random(seed)  # type: ignore[assignment,misc]
     cpu = time.process_time()
-    f = await play_hands(hands, scale, rng)
+    f = await play_hands(hands, scale, rng, match=match, restarts=restarts, idle=idle)
     cpu = time.process_time() - cpu
-    print(f"== {hands} hand(s), {f.plays} plays, Telegram's limits on (1 Telegram s = {scale} s), "
+    print(f"== {f.hands if match else hands} hand(s), {f.plays} plays, Telegram's limits on (1 Telegram s = {scale} s), "
           f"{f.seconds:.0f} s, bot+fake CPU {cpu:.1f} s, load {os.getloadavg()[0]:.1f}")
+    print(f"   restarts: {f.restarts}; idle: {idle:.0f} s; clicks: {f.clicks} ({f.clicks / max(1, f.plays):.2f} a play);"
+          f" presses refused as out of date or expired: {f.refused}")
+    if f.across:
+        print(f"   turn lag across a restart or the idle time (s): {', '.join(f'{x:.2f}' for x in f.across)}")
     print(f"   429 answers: {f.rejected_429}; group messages while the cards were dealt: {f.deal_group_calls}")
     for kind, n in sorted(f.calls.items()):
         print(f"   {kind}: {n} ({n / max(1, f.plays):.2f} per play)")
@@ -192,7 +250,10 @@ if __name__ == "__main__":
     parser.add_argument("--hands", type=int, default=1)
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=6)
+    parser.add_argument("--match", action="store_true", help="a whole classic target=3 match")
+    parser.add_argument("--restarts", type=int, default=0)
+    parser.add_argument("--idle", type=float, default=0.0, help="Telegram seconds the table idles once")
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
-    asyncio.run(main(args.hands, args.scale, args.seed))
+    asyncio.run(main(args.hands, args.scale, args.seed, match=args.match, restarts=args.restarts, idle=args.idle))
     sys.exit(0)

@@ -156,6 +156,8 @@ class Incoming:
     structured act); a typed move is bound by the host to the turn it arrives in;
     kind "command": `name` and `args` (e.g. "new", ["classic"]);
     kind "inline_query": `text` is the query; the adapter answers with `Host.inline_choices`.
+    `extra["posted"] == "group"` on a chosen result: the person's client posted it in a group chat
+    (where the people at the table saw it), even when the adapter cannot tell which.
     `key` is the platform's idempotency key (update id, callback id,
     interaction id): an event whose key was seen before changes nothing.
     `reply` lets the host answer this very event (a callback answer, an

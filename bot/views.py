@@ -100,10 +100,11 @@ def match_result_text(result: Mapping[str, object], seats: Sequence[SeatInfo | N
 
 
 
-def table_view(scene: Scene, *, countdown: bool = True, web: Button | None = None) -> View:
-    """The group table message with its buttons (my hand; play from the group; the web table)."""
+def table_view(scene: Scene, *, countdown: bool = True, web: Button | None = None, history: bool = False) -> View:
+    """The group table message with its buttons (my hand; play from the group; the web table).
+    `history`: every earlier trick of the hand on a line (`scene.text.table_text`)."""
     sc = scene.table
-    text = scene_text.table_text(sc, scene.lang, countdown=countdown)
+    text = scene_text.table_text(sc, scene.lang, countdown=countdown, history=history)
     row = [Button.press(tr(scene.lang, "btn.my_hand"), Drawn(sc.match_id, sc.version), it.ShowHand())]
     if sc.phase == Phase.PLAYING:
         row.append(Button(tr(scene.lang, "btn.play_here"), "", kind="inline_query"))
@@ -182,8 +183,9 @@ def hand_elsewhere_view(scene: Scene, *, version: int, page: int = 0) -> View:
     return View(text, ((refresh,),))
 
 
-def lobby_view(scene: Scene, *, join_url: str | None = None) -> View:
-    """The lobby message: who sits where, and Join / Leave / Add AI / Start."""
+def lobby_view(scene: Scene, *, join_url: str | None = None, started: str | None = None) -> View:
+    """The lobby message: who sits where, and Join / Leave / Add AI / Start. `started`: the line it
+    ends with once the match began, without its buttons (pressed then, they would only be refused)."""
     sc, lang = scene.table, scene.lang
     lobby = sc.lobby
     lines = [tr(lang, "lobby.title", preset=sc.preset, creator=lobby.creator if lobby else "?")]
@@ -192,6 +194,8 @@ def lobby_view(scene: Scene, *, join_url: str | None = None) -> View:
     for face in sc.seats:
         lines.append(f"{scene_text.seat_label(face, lang)} {scene_text.team_text(face.team, lang)}")
     filled = sum(1 for f in sc.seats if f.taken)
+    if started is not None:
+        return View("\n".join([*lines, started]), (), scene=scene)
     lines.append(tr(lang, "lobby.hint", n=filled))
 
     drawn = Drawn(sc.match_id, 0)

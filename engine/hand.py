@@ -28,7 +28,7 @@ from .combos import Unit, decompose
 from .declare import Declaration, judge, validate
 from .errors import IllegalAction, IllegalCode
 from .order import Order, order_for
-from .play import Lead, check_follow, check_lead, holds, trick_winner
+from .play import Lead, beater, check_follow, check_lead, holds, trick_winner
 from .rules import Rules
 from .scoring import Outcome, kitty_multiplier, knockback, outcome, throw_penalty
 from .views import HandEnd, HandPublic, HandSummary, Phase, TrumpName
@@ -523,15 +523,20 @@ class Hand:
             played = lead.faces
             if lead.failed:
                 penalty = self._charge_throw(seat, lead)
-                events.append(
-                    {
-                        "e": "throw_failed",
-                        "seat": seat,
-                        "attempted": cards_str(lead.attempted),
-                        "played": cards_str(lead.faces),
-                        "penalty": penalty,
-                    }
-                )
+                event: dict[str, Any] = {
+                    "e": "throw_failed",
+                    "seat": seat,
+                    "attempted": cards_str(lead.attempted),
+                    "played": cards_str(lead.faces),
+                    "penalty": penalty,
+                }
+                assert self.order is not None
+                shown = beater(lead.units[0], [((seat + i) % 4, self.hands[(seat + i) % 4]) for i in (1, 2, 3)],
+                               self.order)
+                if shown is not None:  # the seat that shows the cards beating what was forced
+                    event["beaten_by"] = shown[0]
+                    event["beater"] = cards_str(shown[1])
+                events.append(event)
             self.lead = lead
         else:
             played = tuple(faces)

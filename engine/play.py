@@ -114,6 +114,33 @@ def _failing_units(units: Sequence[Unit], suit: int, others: Sequence[Sequence[i
     return failing
 
 
+def beater(unit: Unit, others: Sequence[tuple[int, Sequence[int]]], order: Order) -> tuple[int, tuple[int, ...]] | None:
+    """Who shows what when a throw fails: the first seat (in `others`' order, the order of play)
+    that can beat `unit`, with the weakest of its cards that do. Only asked on a failed throw: the
+    table is told which card forced the smaller play, as players are at a real table."""
+    rank = order.rank
+    members = order.members[order.suit[unit.faces[0]]]
+    for seat, cards in others:
+        if unit.pairs == 0:
+            higher = [f for f in members if cards[f] and rank[f] > unit.top]
+            if higher:
+                return seat, (min(higher, key=lambda f: rank[f]),)
+            continue
+        pairs = [f for f in members if cards[f] >= 2]
+        if unit.pairs == 1:
+            higher = [f for f in pairs if rank[f] > unit.top]
+            if higher:
+                f = min(higher, key=lambda f: rank[f])
+                return seat, (f, f)
+            continue
+        windows = [r[i:i + unit.pairs] for r in runs_of(pairs, order)
+                   for i in range(len(r) - unit.pairs + 1) if rank[r[i + unit.pairs - 1]] > unit.top]
+        if windows:
+            best = min(windows, key=lambda w: rank[w[-1]])
+            return seat, tuple(f for f in best for _ in range(2))
+    return None
+
+
 def check_lead(
     faces: Sequence[int], hand: Sequence[int], others: Sequence[Sequence[int]], order: Order
 ) -> Lead:

@@ -158,9 +158,13 @@ class Sim:
         payload = link.group(0).partition("?start=")[2]
         await self.handled(self.fake.start_private(d, payload))  # she follows the link
         assert self.fake.users[d].opened
-        mid, start = self.buttons(self.group, code=LobbyStart)[-1]
-        await self.press(a, self.group, mid, start["callback_data"])
+        if table.status == "lobby":  # else it started by itself once she had opened the bot
+            mid, start = self.buttons(self.group, code=LobbyStart)[-1]
+            await self.press(a, self.group, mid, start["callback_data"])
         await until(lambda: table.status != "lobby")
+        await self.settle()
+        await self.runner.platform.outboxes.drain_chat(self.group)
+        assert not self.buttons(self.group, code=LobbyStart)  # the lobby says it began, without buttons
         await self.settle()
         return told
 

@@ -111,6 +111,7 @@ class FakeMessage:
     kind: str = "text"  # "text", "photo", "document"
     deleted: bool = False
     edits: int = 0
+    thread: int | None = None  # the forum topic it is in (None: a chat without topics, or General)
 
 
 @dataclass
@@ -205,6 +206,7 @@ class FakeTelegram:
         self.pending_polls = 0
         self.pushed_at: dict[int, float] = {}
         self.admins: dict[int, set[int]] = {}
+        self.forums: dict[int, set[int]] = {}  # forum groups: their topics' thread ids
         #: The bot's "/" menus by (scope type, chat, user, language), as setMyCommands left them.
         self.menus: dict[tuple[str, int, int, str], list[dict[str, str]]] = {}
         self._query_at: dict[str, float] = {}  # callback/inline query id -> when it was pushed
@@ -254,9 +256,13 @@ class FakeTelegram:
         self.users[user_id] = user
         return user
 
-    def add_group(self, chat_id: int, title: str = "Tractor club", *, admins: tuple[int, ...] = ()) -> int:
+    def add_group(self, chat_id: int, title: str = "Tractor club", *, admins: tuple[int, ...] = (),
+                  topics: tuple[int, ...] | None = None) -> int:
+        """A supergroup; with `topics`, a forum with those topics (thread ids) besides General."""
         self.groups[chat_id] = title
         self.admins[chat_id] = set(admins)
+        if topics is not None:
+            self.forums[chat_id] = set(topics)
         return chat_id
 
     def block(self, user_id: int, blocked: bool = True) -> int:
@@ -273,7 +279,8 @@ class FakeTelegram:
 
     def _chat(self, chat_id: int) -> dict[str, Any]:
         if chat_id in self.groups:
-            return {"id": chat_id, "type": "supergroup", "title": self.groups[chat_id]}
+            forum = {"is_forum": True} if chat_id in self.forums else {}
+            return {"id": chat_id, "type": "supergroup", "title": self.groups[chat_id], **forum}
         user = self.users.get(chat_id)
         name = user.first_name if user else str(chat_id)
         return {"id": chat_id, "type": "private", "first_name": name}
@@ -304,6 +311,9 @@ class FakeTelegram:
             out["caption"] = msg.text
         if msg.reply_markup is not None:
             out["reply_markup"] = msg.reply_markup
+        if msg.thread is not None:
+            out["message_thread_id"] = msg.thread
+            out["is_topic_message"] = True
         if msg.edits:
             out["edit_date"] = int(time.time())
         return out
@@ -337,14 +347,17 @@ class FakeTelegram:
         async with self._new_update:
             self._new_update.notify_all()
 
-    def send_text(self, user_id: int, chat_id: int, text: str) -> int:
-        """A user types a message (a command gets its bot_command entity, as clients do)."""
+    def send_text(self, user_id: int, chat_id: int, text: str, *, thread: int | None = None) -> int:
+        """A user types a message (a command gets its bot_command entity, as clients do); `thread`:
+        in that topic of a forum group."""
         user = self.users[user_id]
+        if thread is not None:
+            assert thread in self.forums.get(chat_id, set()), f"no topic {thread} in {chat_id}"
         if chat_id == user_id:
             if user.blocked:  # "Restart bot" unblocks it and sends /start
                 self.block(user_id, False)
             user.opened = True
-        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict())
+        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict(), thread=thread)
         self.messages[(chat_id, msg.message_id)] = msg
         body = self._message_dict(msg)
         if text.startswith("/"):
@@ -363,10 +376,10 @@ class FakeTelegram:
             body["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
         return self._push({"edited_message": body})
 
-    def command(self, user_id: int, chat_id: int, text: str) -> int:
-        """`/new classic`, `/join@tractor_test_bot`, ... in a chat."""
+    def command(self, user_id: int, chat_id: int, text: str, *, thread: int | None = None) -> int:
+        """`/new classic`, `/join@tractor_test_bot`, ... in a chat (in a forum's topic: `thread`)."""
         assert text.startswith("/")
-        return self.send_text(user_id, chat_id, text)
+        return self.send_text(user_id, chat_id, text, thread=thread)
 
     def start_private(self, user_id: int, payload: str = "") -> int:
         """The user opens the bot (deep link: payload) and presses Start."""
@@ -419,7 +432,8 @@ class FakeTelegram:
             return None
         return self.inline_query(answer["user_id"], answer["query"], offset=answer["next_offset"])
 
-    def choose_inline(self, user_id: int, query_id: str, result_id: str, chat_id: int) -> int:
+    def choose_inline(self, user_id: int, query_id: str, result_id: str, chat_id: int, *,
+                      thread: int | None = None) -> int:
         """The user picks one of the results the bot offered for `query_id`.
 
         As a real client does, it posts the result's message into the chat
@@ -430,7 +444,7 @@ class FakeTelegram:
         result = next(r for r in answer["results"] if r["id"] == result_id)
         user = self.users[user_id]
         text = result.get("input_message_content", {}).get("message_text", "")
-        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict())
+        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict(), thread=thread)
         self.messages[(chat_id, msg.message_id)] = msg
         return self._push(
             {
@@ -741,8 +755,20 @@ class FakeTelegram:
         if sum(len(row) for row in markup.get("inline_keyboard", [])) > 100:
             raise _ApiError(400, "Bad Request: reply markup is too long")
 
-    def _new_message(self, chat_id: int, text: str, markup: Any, kind: str = "text") -> dict[str, Any]:
-        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, markup, self._bot_user(), kind)
+    def _thread(self, chat_id: int, params: dict[str, Any]) -> int | None:
+        """The topic a message goes to: `message_thread_id`, a topic of this forum (as Telegram, which
+        refuses a thread it does not know); none: General in a forum, or a chat without topics."""
+        raw = params.get("message_thread_id")
+        if raw is None:
+            return None
+        thread = int(raw) if str(raw).isdigit() else -1
+        if thread not in self.forums.get(chat_id, set()):
+            raise _ApiError(400, "Bad Request: message thread not found")
+        return thread
+
+    def _new_message(self, chat_id: int, text: str, markup: Any, kind: str = "text",
+                     thread: int | None = None) -> dict[str, Any]:
+        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, markup, self._bot_user(), kind, thread=thread)
         self.messages[(chat_id, msg.message_id)] = msg
         return self._message_dict(msg)
 
@@ -755,15 +781,17 @@ class FakeTelegram:
             raise _ApiError(400, "Bad Request: message is too long")
         markup = params.get("reply_markup")
         self._check_markup(markup)
-        return self._new_message(chat_id, text, markup)
+        return self._new_message(chat_id, text, markup, thread=self._thread(chat_id, params))
 
     async def _api_sendPhoto(self, params: dict[str, Any]) -> Any:
         chat_id = self._target_chat(params)
-        return self._new_message(chat_id, str(params.get("caption", "")), params.get("reply_markup"), "photo")
+        return self._new_message(chat_id, str(params.get("caption", "")), params.get("reply_markup"), "photo",
+                                 self._thread(chat_id, params))
 
     async def _api_sendDocument(self, params: dict[str, Any]) -> Any:
         chat_id = self._target_chat(params)
-        return self._new_message(chat_id, str(params.get("caption", "")), params.get("reply_markup"), "document")
+        return self._new_message(chat_id, str(params.get("caption", "")), params.get("reply_markup"), "document",
+                                 self._thread(chat_id, params))
 
     def _existing(self, params: dict[str, Any]) -> FakeMessage:
         chat_id = self._target_chat(params)

@@ -18,6 +18,8 @@ from telegram import (
     InlineQueryResultArticle,
     InlineQueryResultsButton,
     InputTextMessageContent,
+    MaybeInaccessibleMessage,
+    Message,
     Update,
 )
 from telegram import User as TgUser
@@ -33,7 +35,7 @@ from telegram.ext import (
     filters,
 )
 
-from adapters.telegram.platform import PLATFORM, TelegramPlatform
+from adapters.telegram.platform import PLATFORM, TelegramPlatform, topic_where
 from adapters.telegram.render import MAX_CALLBACK_BYTES
 from adapters.telegram.repliers import CALLBACK_ANSWER_DEADLINE, CallbackReplier, ChatReplier
 from bot.intents import codec
@@ -113,7 +115,8 @@ class Inbound:
         self.host = host
         self.platform = platform
         self.errors: list[BaseException] = []
-        self._last_group: OrderedDict[int, int] = OrderedDict()
+        self._last_group: OrderedDict[int, str] = OrderedDict()  # a group, or a forum's topic
+        self._inline_chat: OrderedDict[int, str] = OrderedDict()  # the chat type of each user's last inline query
         self._pending: set[asyncio.Task[None]] = set()
         self.answer_deadline = CALLBACK_ANSWER_DEADLINE
         # An accepted action typed in the private chat ("play ♠A") is answered with "✓" only
@@ -158,7 +161,7 @@ class Inbound:
         name, _, addressee = head[1:].partition("@")
         if addressee and addressee.lower() != self.platform.username.lower():
             return  # a command for another bot in the same group
-        where = self._where(message.chat.id, message.chat.type)
+        where = self._where(message.chat.id, message.chat.type, _topic(message))
         self._remember(tg_user.id, where)
         admin = not where.private and await self._is_admin(message.chat.id, tg_user.id)
         await self.host.handle(Incoming(
@@ -202,7 +205,7 @@ class Inbound:
         if token is None or message is None or len((query.data or "").encode()) > MAX_CALLBACK_BYTES:
             await replier.notice(EXPIRED, alert=True)
             return
-        where = self._where(message.chat.id, message.chat.type)
+        where = self._where(message.chat.id, message.chat.type, _topic(message))
         self._remember(query.from_user.id, where)
         receipt = self._receipt(update)
         event = Incoming("press", _user(query.from_user), where, _key(update), intent=codec.read(token), reply=replier,
@@ -223,6 +226,10 @@ class Inbound:
             return
         user = _user(query.from_user)
         where = self._inline_where(query.from_user.id, query.chat_type)
+        self._inline_chat[query.from_user.id] = query.chat_type or ""
+        self._inline_chat.move_to_end(query.from_user.id)
+        while len(self._inline_chat) > 100_000:
+            self._inline_chat.popitem(last=False)
         every = list(await self.host.inline_choices(user, where, query.query))
         start = int(query.offset) if query.offset.isdigit() else 0
         choices = every[start:start + MAX_INLINE_RESULTS]
@@ -259,19 +266,21 @@ class Inbound:
             await ChatReplier(self.platform, private).notice(EXPIRED)
             return
         where = self._inline_where(tg_user.id, None)
+        # the result's message went into the chat the person asked from (a chosen result names none)
+        posted = {"posted": "group"} if self._inline_chat.get(tg_user.id) in ("group", "supergroup") else {}
         await self.host.handle(Incoming("chosen", _user(tg_user), where, _key(update), intent=codec.read(token),
-                                        text=chosen.query,
+                                        text=chosen.query, extra=posted,
                                         reply=ChatReplier(self.platform, private, quiet_acks=True),
                                         receipt=self._receipt(update)))
 
-    def _where(self, chat_id: int, chat_type: str) -> Where:
-        return Where(PLATFORM, str(chat_id), private=chat_type == "private")
+    def _where(self, chat_id: int, chat_type: str, thread: int | None = None) -> Where:
+        return topic_where(chat_id, chat_type == "private", thread)
 
     def _remember(self, user_id: int, where: Where) -> None:
         """Inline queries carry no chat: remember the last group each user acted in."""
         if where.private:
             return
-        self._last_group[user_id] = int(where.chat_id)
+        self._last_group[user_id] = where.chat_id
         self._last_group.move_to_end(user_id)
         while len(self._last_group) > 100_000:
             self._last_group.popitem(last=False)
@@ -282,7 +291,14 @@ class Inbound:
         group = self._last_group.get(user_id)
         if chat_type in ("sender", "private") or group is None:
             return Where(PLATFORM, str(user_id), private=True)
-        return Where(PLATFORM, str(group), private=False)
+        return Where(PLATFORM, group, private=False)
+
+
+def _topic(message: MaybeInaccessibleMessage) -> int | None:
+    """The forum topic a message is in (None: a chat without topics, or a forum's General)."""
+    if isinstance(message, Message) and message.is_topic_message and message.message_thread_id is not None:
+        return message.message_thread_id
+    return None
 
 
 def _user(tg_user: TgUser) -> User:

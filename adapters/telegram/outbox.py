@@ -63,6 +63,7 @@ class Outgoing:
     mergeable: bool = False
     keyboard: Callable[[Buttons], InlineKeyboardMarkup | None] | None = None
     shows: Signature | None = None  # what it shows (`bot.scene.diff.signature` of its view), if a view
+    thread: int | None = None  # a new message goes into this topic of a forum group
 
     @property
     def content_key(self) -> tuple[str, Buttons]:
@@ -203,12 +204,13 @@ class Outboxes:
         if not first.out.mergeable:
             return first.out, batch
         text = first.out.text
-        while box.sends and box.sends[0].out.mergeable and len(text) + 1 + len(box.sends[0].out.text) <= MAX_TEXT:
+        while (box.sends and box.sends[0].out.mergeable and box.sends[0].out.thread == first.out.thread
+               and len(text) + 1 + len(box.sends[0].out.text) <= MAX_TEXT):
             nxt = box.sends.popleft()
             text += "\n" + nxt.out.text
             batch.append(nxt)
         self.stats.merged += len(batch) - 1
-        return Outgoing(text, mergeable=True), batch
+        return Outgoing(text, mergeable=True, thread=first.out.thread), batch
 
     async def _send_next(self, box: _ChatOutbox) -> None:
         out, batch = self._take_sends(box)
@@ -259,13 +261,15 @@ class Outboxes:
         if out.file_name.lower().endswith((".png", ".jpg", ".jpeg")):
             self._count("sendPhoto")
             return await self.bot.send_photo(chat_id, out.file_data, caption=out.text or None,
-                                             filename=out.file_name, reply_markup=out.markup)
+                                             filename=out.file_name, reply_markup=out.markup,
+                                             message_thread_id=out.thread)
         if out.file_name:
             self._count("sendDocument")
             return await self.bot.send_document(chat_id, out.file_data, caption=out.text or None,
-                                                filename=out.file_name, reply_markup=out.markup)
+                                                filename=out.file_name, reply_markup=out.markup,
+                                                message_thread_id=out.thread)
         self._count("sendMessage")
-        return await self.bot.send_message(chat_id, out.text, reply_markup=out.markup)
+        return await self.bot.send_message(chat_id, out.text, reply_markup=out.markup, message_thread_id=out.thread)
 
     async def _deliver_edit(self, chat_id: int, message_id: int, out: Outgoing) -> Message:
         self._count("editMessageText")

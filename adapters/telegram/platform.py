@@ -1,4 +1,10 @@
-"""The host's view of Telegram: send, edit, delete, files and deep links (bot.platform.Platform)."""
+"""The host's view of Telegram: send, edit, delete, files and deep links (bot.platform.Platform).
+
+A forum group's topic is a place of its own: its `Where.chat_id` is "<chat>:<thread>" (`topic_where`),
+so a table opened in a topic lives there, each topic may hold a table, and everything the bot posts
+for it goes into that topic (`message_thread_id`). Edits and deletions name the chat and the message
+only, and the group's flood budget is the chat's, whatever the topic.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +20,7 @@ from adapters.telegram.render import CallbackAliases, fit_text, to_markup
 from adapters.telegram.repliers import CallbackReplier, ChatReplier
 from bot.commands import Registry
 from bot.platform import Button, PlatformError, Replier, Unreachable, View, Where
-from bot.scene.diff import Shown, signature
+from bot.scene.diff import Shown, Signature, signature
 
 PLATFORM = "telegram"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -39,15 +45,15 @@ class TelegramPlatform:
     def __init__(self, bot: Bot, gate: FloodGate) -> None:
         self.bot = bot
         self.aliases = CallbackAliases()
-        self.shown = Shown()  # what each message shows, once Telegram has it (the outboxes write it)
+        self.shown: Shown = ChatShown()  # what each message shows, once Telegram has it (the outboxes write it)
         self.outboxes = Outboxes(bot, gate, self.shown)
         #: The host's commands, once the menus are set (`TelegramRunner.set_menus`).
         self.menus: Registry | None = None
 
     async def language_chosen(self, where: Where, lang: str) -> None:
         """A chat chose its language (`lang`): its "/" menu speaks it from now on (adapters/telegram/menu.py)."""
-        if self.menus is not None and where.chat_id.lstrip("-").isdigit():
-            await set_chat_menu(self.bot, self.menus, int(where.chat_id), lang, where.private)
+        if self.menus is not None and where.chat_id.lstrip("-").partition(":")[0].isdigit():
+            await set_chat_menu(self.bot, self.menus, _chat_id(where), lang, where.private)
 
     @property
     def username(self) -> str:
@@ -91,7 +97,7 @@ class TelegramPlatform:
         after the next owner's newer ones."""
         for chat in [chat_id, *user_ids]:
             with contextlib.suppress(ValueError):
-                self.outboxes.drop_edits(int(chat))
+                self.outboxes.drop_edits(int(chat.partition(":")[0]))
 
     def replier_from(self, handoff: dict[str, str]) -> Replier | None:
         """The answer to an update another worker received (its `handoff`): this worker answers the
@@ -119,6 +125,7 @@ class TelegramPlatform:
 
     async def _send(self, where: Where, out: Outgoing) -> int:
         chat_id = _chat_id(where)
+        out.thread = _thread(where)
         try:
             return await self.outboxes.send(chat_id, out)
         except SendFailed as exc:
@@ -127,10 +134,45 @@ class TelegramPlatform:
             raise PlatformError(f"send to {chat_id}: {exc.reason}") from exc
 
 
+def topic_where(chat_id: int, private: bool, thread: int | None = None) -> Where:
+    """The place a message is in: a chat, or one topic of a forum group."""
+    return Where(PLATFORM, str(chat_id) if thread is None else f"{chat_id}:{thread}", private=private)
+
+
 def _chat_id(where: Where) -> int:
     if where.platform != PLATFORM:
         raise PlatformError(f"not a Telegram chat: {where}")
     try:
-        return int(where.chat_id)
+        return int(where.chat_id.partition(":")[0])
     except ValueError as exc:
         raise PlatformError(f"bad Telegram chat id {where.chat_id!r}") from exc
+
+
+def _thread(where: Where) -> int | None:
+    """The forum topic of a place (None: the whole chat, or a forum's General)."""
+    _, sep, thread = where.chat_id.partition(":")
+    if not sep:
+        return None
+    if not thread.isdigit():
+        raise PlatformError(f"bad Telegram topic in {where.chat_id!r}")
+    return int(thread)
+
+
+class ChatShown(Shown):
+    """The door's record of what each message shows, by chat and message: a message id is the
+    chat's, whichever topic it is in, so "<chat>:<thread>" and "<chat>" name the same messages."""
+
+    def get(self, chat_id: str, message_id: str) -> Signature | None:
+        return super().get(chat_id.partition(":")[0], message_id)
+
+    def exact(self, chat_id: str, message_id: str) -> object:
+        return super().exact(chat_id.partition(":")[0], message_id)
+
+    def put(self, chat_id: str, message_id: str, sig: Signature, exact: object = None) -> None:
+        super().put(chat_id.partition(":")[0], message_id, sig, exact)
+
+    def forget(self, chat_id: str, message_id: str) -> None:
+        super().forget(chat_id.partition(":")[0], message_id)
+
+    def drop(self, chat_id: str, message_id: str) -> None:
+        super().drop(chat_id.partition(":")[0], message_id)

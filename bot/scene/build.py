@@ -26,6 +26,7 @@ from bot.scene.types import (
     Trick,
     Trump,
     Turn,
+    Won,
 )
 from engine.actions import Bury, Chao, Declare, Pass, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
@@ -39,6 +40,7 @@ from engine.views import (
     PublicView,
     SeatView,
     TrickPlay,
+    TrickRecord,
     TrumpName,
 )
 
@@ -108,6 +110,7 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
         trick=_plays(pub.get("trick") or ()),
         last_trick=last_trick,
         tricks_played=int(pub.get("tricks_played", 0)),
+        won=tuple(_won(t, declarer_seats) for t in tricks),
         points=(points[0], points[1]),
         defender_points=int(pub.get("defender_points", 0)),
         turn=_turn(pub, status, clock),
@@ -142,6 +145,11 @@ def _suit(card: str) -> TrumpName:
 def final_trick_of(hand: HandPublic | None) -> Trick | None:
     """The last trick of a hand that has ended (`Match.previous_public`), for its summary."""
     return None if hand is None else _last_trick(hand, hand.get("tricks") or [])
+
+
+def _won(t: TrickRecord, declarers: Sequence[int] | None) -> Won:
+    points, winner = int(t["points"]), int(t["winner"])
+    return Won(winner, points, points > 0 and not (declarers is not None and winner in declarers))
 
 
 def _last_trick(pub: HandPublic, tricks: Sequence[object]) -> Trick | None:

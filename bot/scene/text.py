@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import N_, tr
-from bot.scene.types import Played, Result, Scene, SeatFace, Summary, TableScene, Trick, Trump
+from bot.scene.types import Played, Result, Scene, SeatFace, Summary, TableScene, Trick, Trump, Won
 from engine.views import Phase
 
 SEAT_MARK = ("①", "②", "③", "④")
@@ -91,8 +91,11 @@ def waiting_line(sc: TableScene, lang: str, *, countdown: bool = True) -> str:
     return tr(lang, "table.turn", who=who)
 
 
-def table_text(sc: TableScene, lang: str, *, countdown: bool = True) -> str:
-    """The group's table. `countdown`: write the seconds left (not where the platform counts down)."""
+def table_text(sc: TableScene, lang: str, *, countdown: bool = True, history: bool = False) -> str:
+    """The group's table. `countdown`: write the seconds left (not where the platform counts down).
+    `history`: a line with every earlier trick of the hand, its winner and the points it gave the
+    defenders, for a table message that is not drawn after every trick (a newer edit replaces one
+    the group never saw, and the tricks it showed would be lost)."""
     lines = [tr(lang, "table.title", preset=sc.preset, hand=sc.hand_no or 1)]
     for face in sc.seats:
         bits = [seat_label(face, lang), team_text(face.team, lang)]
@@ -111,6 +114,8 @@ def table_text(sc: TableScene, lang: str, *, countdown: bool = True) -> str:
             lines.append(tr(lang, "table.points_team", team=team_text(sc.defenders, lang), points=sc.defender_points))
         else:
             lines.append(tr(lang, "table.points", points=sc.defender_points))
+    if history and len(sc.won) > 1:
+        lines.append(tr(lang, "table.tricks", tricks=tricks_line(sc.won[:-1])))
     if sc.last_trick is not None:  # always on the table: a trick someone else won is seen too
         lines.append(tr(lang, "table.last_trick", trick=trick_text(sc.last_trick, sc.seats, lang)))
     if sc.trick:
@@ -119,6 +124,12 @@ def table_text(sc: TableScene, lang: str, *, countdown: bool = True) -> str:
     if waiting:
         lines.append(waiting)
     return "\n".join(lines)
+
+
+def tricks_line(tricks: Sequence[Won]) -> str:
+    """"1③ · 2①+10 · 3②": each trick's number, its winner, and the points it gave the defenders."""
+    return " · ".join(f"{n}{SEAT_MARK[t.winner]}" + (f"+{t.points}" if t.counts else "")
+                      for n, t in enumerate(tricks, 1))
 
 
 def hand_groups(scene: Scene) -> list[tuple[str, list[int]]]:
@@ -235,6 +246,10 @@ def result_text(r: Result, seats: Sequence[SeatFace], lang: str) -> str:
     members = [seat_label(f, lang) for f in seats if f.team == r.winner]
     lines = [tr(lang, "result.match_title"),
              tr(lang, "result.match_winner", team=team_text(r.winner, lang), who=", ".join(members)),
-             tr(lang, "result.levels", a=rank_text(r.levels[0]), b=rank_text(r.levels[1])),
-             tr(lang, "result.reason", reason=tr(lang, f"reason.{r.reason}"))]
+             tr(lang, "result.levels", a=rank_text(r.levels[0]), b=rank_text(r.levels[1]))]
+    if r.reason == "target":  # the winner's level reads the final one: say they won it there
+        lines.append(tr(lang, "result.final_level", team=team_text(r.winner, lang),
+                        level=rank_text(r.levels[r.winner])))
+    else:
+        lines.append(tr(lang, "result.reason", reason=tr(lang, f"reason.{r.reason}")))
     return "\n".join(lines)

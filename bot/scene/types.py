@@ -57,6 +57,16 @@ class Played:
 
 
 @dataclass(frozen=True, slots=True)
+class Won:
+    """Who won one completed trick of the hand, its points and whether they count for the defenders
+    (the cards are in `TableScene.last_trick` for the last one only)."""
+
+    winner: int
+    points: int
+    counts: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Trick:
     """A completed trick: who played what, who won it, its points and whether they count for the
     defenders (a trick the declarers win keeps its points off the defenders' total)."""
@@ -160,6 +170,7 @@ class TableScene:
     trick: tuple[Played, ...] = ()  # the trick being played, in playing order
     last_trick: Trick | None = None
     tricks_played: int = 0
+    won: tuple[Won, ...] = ()  # who won each completed trick of the hand, in order
     points: tuple[int, int] = (0, 0)  # points won in tricks, by team
     defender_points: int = 0  # the defenders' total (kitty and penalties included at the end)
     turn: Turn = Turn()

@@ -37,7 +37,7 @@ from bot.intents.types import Command
 from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
 from bot.scene.types import Scene
 from bot.table.ai_moves import AiSeats
-from bot.table.announce import Announcer
+from bot.table.announce import Announcer, choice_not_played
 from bot.table.commit import Committed, Ended, Publisher, TableEvent
 from bot.table.context import TableHost
 from bot.table.forfeit import award, concede
@@ -329,6 +329,9 @@ class Table:
         """Answers this event (once per event is what platforms expect)."""
         self._answered = True
         await self.host.answer(ev, text)
+        if (ev.kind == "chosen" and (not ev.where.private or ev.extra.get("posted") == "group")
+                and len(text.strip()) > 2):
+            await choice_not_played(self, ev)  # a refusal: the group saw the choice posted
 
     async def _on_event(self, message: Event) -> None:
         ev = message.event

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.cardtext import cards_text, suit_text
 from bot.i18n import N_, tr
+from bot.intents.types import PlayCards
 from bot.scene.build import summary_of
 from bot.scene.text import summary_text
 from bot.table.commit import Committed, TableEvent
@@ -21,6 +22,7 @@ from engine.views import DeclarationView
 SIDES = (N_("dup.dir_NS"), N_("dup.dir_EW"))  # who declared a board, by team
 
 if TYPE_CHECKING:
+    from bot.platform import Incoming
     from bot.table.context import TableCore
     from bot.table.ops import TableOps
 
@@ -69,8 +71,14 @@ class Announcer:
         for e in c.events:
             kind = e.get("e")
             if kind == "throw_failed":
-                await t.say(tr(lang, "announce.throw_failed", who=seat_label(int(e["seat"]), t.seats.infos(), lang),
-                               cards=cards_text(list(e.get("played", []))), penalty=e.get("penalty", 0)))
+                who = seat_label(int(e["seat"]), t.seats.infos(), lang)
+                cards = cards_text(list(e.get("played", [])))
+                if "beaten_by" in e:  # who shows which cards: the reason the throw was cut down
+                    await t.say(tr(lang, "announce.throw_failed_by", who=who, cards=cards,
+                                   by=seat_label(int(e["beaten_by"]), t.seats.infos(), lang),
+                                   beater=cards_text(list(e.get("beater", []))), penalty=e.get("penalty", 0)))
+                else:
+                    await t.say(tr(lang, "announce.throw_failed", who=who, cards=cards, penalty=e.get("penalty", 0)))
             elif kind == "trump" and e.get("from_kitty"):
                 trump = e.get("trump")
                 shown = tr(lang, "table.no_trump") if trump == "NT" else suit_text(trump)
@@ -118,3 +126,16 @@ def board_result_text(t: TableCore) -> str:
     return tr(lang, "board.table_done", n=info.number if info.number is not None else "?",
               dir=tr(lang, SIDES[team]), points=points,
               score=f"{declarers_score(points):+d}")
+
+
+async def choice_not_played(table: TableOps, ev: Incoming) -> None:
+    """A choice from the group's inline mode was refused. The person's own client has already posted
+    it in the group ("Ann: ♦3"), so the group is told it was not played, and its table is drawn again
+    at once (also mid-trick) to show whose turn it is; the reason went to the person privately."""
+    act = ev.intent.act if ev.intent is not None else None
+    cards = cards_text(list(act.cards)) if isinstance(act, PlayCards) else ""
+    s = table.seat_of(ev.user.user_id)
+    who = seat_label(s, table.seats.infos(), table.lang) if s is not None else ev.user.name
+    await table.say(tr(table.lang, "inline.not_played", who=who, cards=cards))
+    table.screen.may_lag_at = None
+    table.screen.table_trick = None  # drawn at the next render, if what it shows changed

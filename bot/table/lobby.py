@@ -140,6 +140,9 @@ async def start(table: TableOps, ev: Incoming) -> None:
     if refusal is not None:
         await table.say(refusal)
         return
+    # where the table and the hand are one screen (a terminal), the hand is not "sent privately"
+    begins = tr(lang, N_("start.ok_here") if table.platform.one_screen else N_("start.ok"))
+    closing = None if table.platform.one_screen else table.screen.lobby_started(begins)
     table.match = Match.new(Rules.from_dict(table.rules), seed=table.seed)
     unreachable: list[tuple[str, str]] = []
     for s in table.seats.humans():
@@ -164,8 +167,10 @@ async def start(table: TableOps, ev: Incoming) -> None:
     minutes = table.rules.get("time_limit_minutes")
     if isinstance(minutes, int) and minutes > 0:
         await table.timers.set("time_limit", table.host.clock.now() + minutes * 60.0)
-    # where the table and the hand are one screen (a terminal), the hand is not "sent privately"
-    await table.say(tr(lang, N_("start.ok_here") if table.platform.one_screen else N_("start.ok")))
+    if closing is not None:
+        await table.screen.close_lobby(closing)  # the lobby says the match began: one message, not two
+    else:
+        await table.say(begins)
 
 
 async def vote(table: TableOps, ev: Incoming, what: str) -> None:

@@ -68,6 +68,13 @@ class TurnNotices:
             return set()
         return {s for s in m.to_act() if not t.seats.ai_driven(s) and not t.seats[s].kicked}
 
+    def unnoticed(self) -> bool:
+        """Whether someone the table waits for could not be told privately (blocked the bot, never
+        opened it, or the platform failed): the group's table then shows it is their turn."""
+        key = self._turn_key()
+        unreachable = self.table.meta.unreachable
+        return any(self.failed.get(s) == key or s in unreachable for s in self.waiting())
+
     async def update(self) -> None:
         """Delete the notices of people who acted; send one to each person now waited for."""
         t = self.table

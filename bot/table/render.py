@@ -198,12 +198,15 @@ class Screen:
                 self.messages.pop("table", None)
             t.meta.table_hand = hand_no
             await t.save_meta()
+        told = False
         if self._table_waits(pub):
             # the next player is told privately (turn notices); the group sees the table once a
             # trick, and once as the cards are dealt, inside its 20 messages a minute
             await self.render_hands()
             await self.notices.update()
-            return
+            if not self.notices.unnoticed():
+                return
+            told = True  # a person the bot cannot reach privately learns it from the group's table
         if (self.may_lag_at == m.version and t.status == "active" and pub.get("trick")
                 and "table" in self.messages):
             # the play shows itself in the group (inline); the table catches up at the trick's end
@@ -217,12 +220,15 @@ class Screen:
         scene = self.scenes.onlooker()
         web = self.web_button(None, t.lang)
         live = t.platform.live_countdown
-        v = table_view(scene, countdown=not live, web=web)
+        # drawn once a trick where turns are told privately: a newer edit may replace one the group
+        # never saw, so the table lists every trick of the hand
+        history = t.platform.turn_notices
+        v = table_view(scene, countdown=not live, web=web, history=history)
         if live:
             clock = scene.table.turn.clock
             v = replace(v, cue=self._cue(pub, clock.seconds if clock is not None else None))
         if not live and scene.table.turn.clock is not None:  # the seconds left are no reason to edit
-            v = replace(v, still=table_text(scene.table, scene.lang, countdown=False))
+            v = replace(v, still=table_text(scene.table, scene.lang, countdown=False, history=history))
         web_key = (pub.get("phase"), pub.get("hand_no"), pub.get("trump"))
         if (t.status == "active" and self.shown("table") is not None and self.all_on_web()
                 and self.web_key == web_key):
@@ -230,8 +236,23 @@ class Screen:
         else:
             self.web_key = web_key if await self.show("table", t.where, v) else None
         self.table_trick = _trick_key(pub)
-        await self.render_hands()
-        await self.notices.update()
+        if not told:
+            await self.render_hands()
+            await self.notices.update()
+
+    def lobby_started(self, note: str) -> View | None:
+        """The lobby message as it will read once the match begins (built while the table is still a
+        lobby): the seats and `note`, no buttons. None when there is no lobby message."""
+        if "lobby" not in self.messages:
+            return None
+        return lobby_view(self.scenes.onlooker(), started=note)
+
+    async def close_lobby(self, v: View) -> None:
+        """The match began: the lobby message says so, without buttons, and is drawn no more."""
+        t = self.table
+        await self.show("lobby", t.where, v)
+        self.messages.pop("lobby", None)
+        await t.host.store.set_message(t.id, "lobby", None)
 
     def _table_waits(self, pub: PublicView) -> bool:
         """Whether the group's table is left as it is for now (platforms with turn notices only):

@@ -86,7 +86,7 @@ async def test_a_telegram_session_at_debug_shows_no_secret(pg_url: str) -> None:
     wrong: RunProcess | None = None
     try:
         await bot.wait_line(lambda line: "listening (polling)" in line)
-        fake.command(PEOPLE[0], GROUP, "/new classic target=5")
+        fake.command(PEOPLE[0], GROUP, "/new classic target=5 deal=0.01")  # cards dealt at once: the hand is the point
         for uid in PEOPLE[1:]:
             fake.command(uid, GROUP, "/join")
         await until(lambda: any("4/4" in m.text or "Start" in json.dumps(m.reply_markup or {})

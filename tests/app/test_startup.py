@@ -84,6 +84,31 @@ async def test_telegram_out_of_reach_is_retried_while_discord_serves(tmp_path: P
     assert "Traceback" not in bot.text and "PyNaCl" not in bot.text and "voice" not in bot.text
 
 
+async def test_discord_out_of_reach_is_retried_while_telegram_serves(tmp_path: Path) -> None:
+    closed = free_port()  # nothing listens there: connection refused, as with no network
+    fake = FakeTelegram()
+    await fake.start()
+    fake.add_group(GROUP)
+    fake.add_user(23, "P23", opened=True)
+    bot = await RunProcess({"DISCORD_BOT_TOKEN": "discord-test-token",
+                            "DISCORD_API_BASE": f"http://127.0.0.1:{closed}/api/v10",
+                            "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{closed}/",
+                            "TELEGRAM_BOT_TOKEN": fake.token, "TELEGRAM_API_BASE_URL": fake.api_root,
+                            "TRACTOR_DB": str(tmp_path / "both.sqlite3")}).start()
+    try:
+        await bot.wait_line(lambda line: "trying again in 2 s" in line)  # the first retry failed too
+        fake.command(23, GROUP, "/help")  # Telegram serves meanwhile
+        await until(lambda: bool(fake.chat_messages(GROUP)))
+        assert await bot.stop() == 0
+    finally:
+        await bot.kill()
+        await fake.stop()
+    assert bot.lines, "no warning at all"
+    for line in bot.lines:  # a warning a line, each naming the platform and the cause, no traceback
+        assert line.startswith("WARNING:app.run:discord: cannot reach ") and "trying again in" in line, bot.text
+    assert "Traceback" not in bot.text and "PyNaCl" not in bot.text and "discord-test-token" not in bot.text
+
+
 async def test_telegram_reached_at_the_second_attempt_serves(tmp_path: Path) -> None:
     fake = FakeTelegram()
     await fake.start()

@@ -269,6 +269,8 @@ def test_the_end_of_the_match_stays_with_its_result_until_you_go_on(tmp_path: Pa
             pytest.fail("the match did not end")
         text = term.wait("⏎ leaves the table")
         assert re.search(r"Team [AB] wins: ", text) and "Levels now:" in text
+        # the winner's level reads the final one: the line below says they won a hand there
+        assert re.search(r"Team [AB] won a hand at 3, the final level", " ".join(text.split()))
         assert term.child.isalive()  # still at the table until the person goes on
         term.type(ENTER)
         assert term.end() == 0

@@ -34,6 +34,16 @@ def _plain(value: object) -> object:
     return json.loads(_dumps(value))
 
 
+#: Keys events gained after the log was frozen, each only added, never changing one it had: a failed
+#: throw names who beats it and with what (issue 31).
+ADDED_LATER = {"throw_failed": ("beaten_by", "beater")}
+
+
+def _as_frozen(event: dict[str, Any]) -> dict[str, Any]:
+    added = ADDED_LATER.get(str(event.get("e")), ())
+    return {k: v for k, v in event.items() if k not in added}
+
+
 @cache
 def _matches() -> list[dict[str, Any]]:
     data: dict[str, Any] = json.loads(FIXTURE.read_text())
@@ -63,7 +73,7 @@ def test_frozen_log_replays_to_the_same_states(index: int) -> None:
                 got = sorted(_dumps(a.to_json()) for a in m.legal_actions(int(seat)))
                 assert got == want, (v, seat)
         events = m.apply(action)
-        assert _digest(events) == step["events"], v
+        assert _digest([_as_frozen(e) for e in events]) == step["events"], v
         assert _digest(to_json(m.public_view())) == step["public"], v
         assert _digest([to_json(m.view(s)) for s in range(4)]) == step["views"], v
         full = frozen["full_views"].get(str(m.version))

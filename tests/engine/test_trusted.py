@@ -173,3 +173,60 @@ def test_throw_check_agrees_with_the_rule_seat_by_seat(name: str) -> None:
                     assert _failing_units(units, suit, others, h.order) == want
                     checked += 1
     assert checked > 500
+
+
+def test_a_failed_throw_names_who_beats_it_and_with_what() -> None:
+    """The event of a failed throw names the first seat after the leader that can beat the unit the
+    leader was held to, and the weakest cards of that seat that do: the table is told why."""
+    from engine.combos import decompose
+    from engine.play import _beats_unit
+
+    rng = random.Random(11)
+    seen = 0
+    for seed in range(1, 40):
+        m = Match.new(preset("competition"), seed)
+        while m.phase != "playing":
+            h = m.hand
+            if h.phase == "dealing":
+                m.deal_trusted(4)
+            elif h.phase == "declaring" and h.forced:
+                bidder = next(s for s in h.to_act() if h.declare_options(s))
+                m.declare_trusted(bidder, h.declare_options(bidder)[0])
+            elif h.phase == "declaring":
+                m.pass_trusted(h.to_act()[0])
+            elif h.phase == "burying":
+                burier = h.to_act()[0]
+                m.bury_trusted(burier, tuple(f for f in range(54) for _ in range(h.hands[burier][f]))[:8])
+            else:
+                m.next_trusted()
+        h = m.hand
+        while m.phase == "playing" and seen < 12:
+            turn = h.turn
+            assert turn is not None and h.order is not None
+            seat = turn
+            if h.trick:
+                assert h.lead is not None
+                m.play_trusted(seat, random_follow(h.hands[seat], h.lead, rng, h.order))
+                continue
+            faces = random_lead(h.hands[seat], h.order, rng, 1.0)
+            hands = [list(h.hands[s]) for s in range(4)]
+            events = h.play(seat, faces)
+            failed = [e for e in events if e["e"] == "throw_failed"]
+            if not failed:
+                continue
+            seen += 1
+            e = failed[0]
+            forced = decompose([parse_card(c) for c in e["played"]], h.order)[0]
+            by = e["beaten_by"]
+            beater = [parse_card(c) for c in e["beater"]]
+            between = [(seat + i) % 4 for i in range(1, 4)]
+            members = h.order.members[h.order.suit[forced.faces[0]]]
+            of_suit = {s: [f for f in members for _ in range(hands[s][f])] for s in between}
+            assert by in between and _beats_unit(forced, of_suit[by], h.order)
+            assert all(not _beats_unit(forced, of_suit[s], h.order) for s in between[:between.index(by)])
+            shown = decompose(beater, h.order)
+            assert len(shown) == 1 and shown[0].pairs == forced.pairs and shown[0].top > forced.top
+            assert all(hands[by][f] >= beater.count(f) for f in set(beater))
+        if seen >= 12:
+            return
+    pytest.fail(f"only {seen} failed throws")

@@ -49,6 +49,8 @@ class TestMigrations:
             assert await schema_version(conn) == latest_version(package=PACKAGE) >= 2
             rows = await conn.fetch("SELECT version FROM schema_migrations ORDER BY version")
             assert [r[0] for r in rows] == list(range(1, latest_version(package=PACKAGE) + 1))
+            # The host never wrote event_keys: 0011 dropped it, as SQLite's 0006 did.
+            assert await conn.fetchval("SELECT to_regclass('event_keys')") is None
         finally:
             await conn.close()
 

@@ -12,6 +12,7 @@ import engine
 from bot.cardtext import card_text
 from bot.i18n import tr
 from bot.table import Table
+from bot.views import seat_label
 from fakes.telegram_rig import Rig, booted, until
 from tests.telegram.test_capacity import GROUP, PEOPLE, SETTINGS, seated, to_play, typed
 
@@ -136,3 +137,34 @@ async def test_a_play_typed_twice_in_a_row_is_played_once(tmp_path: Path) -> Non
             await rig.handled(fake.send_text(PEOPLE[s], PEOPLE[s], typed(m.auto_action(s))))
         assert m.version == version + 4 and hand[-1] in m.view(seat)["hand"]  # her lead waits for her
         assert rig.errors == []
+
+
+async def test_a_refused_choice_is_corrected_in_the_group_where_it_was_posted(tmp_path: Path) -> None:
+    """Finding 2: Ann's client posts "Ann: ♦3" in the group when she chooses it. The bot refuses it (it
+    was chosen for the turn she just played), so the group is told it was not played and its table is
+    drawn at once, mid-trick, showing 大王 on the table and who plays now; the reason goes to Ann alone."""
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
+        table = await seated(rig, seed=SEED)
+        seat = await to_play(rig, table)
+        uid, m = PEOPLE[seat], table.match
+        qid = fake.inline_query(uid, "")
+        await until(lambda: qid in fake.inline_answers)
+        results = fake.inline_answers[qid]["results"]
+        big = next(r for r in results if r["title"] == card_text("BJ"))
+        low = next(r for r in reversed(results) if " " not in r["title"] and r["title"] != card_text("BJ"))
+        await rig.handled(fake.choose_inline(uid, qid, big["id"], GROUP))
+        table_mid = int(table.messages["table"])
+        edits = fake.messages[(GROUP, table_mid)].edits
+        await rig.handled(fake.choose_inline(uid, qid, low["id"], GROUP))
+        assert told(rig, uid, "err.old_turn") == 1
+        lang = table.lang
+        who = seat_label(seat, table.seats.infos(), lang)
+        group = [msg.text for msg in fake.chat_messages(GROUP)]
+        assert tr(lang, "inline.not_played", who=who, cards=low["title"]) in group, group
+        shown = fake.messages[(GROUP, table_mid)]
+        assert shown.edits == edits + 1 and card_text("BJ") in shown.text
+        nxt = seat_label((seat + 1) % 4, table.seats.infos(), lang)
+        assert nxt in shown.text.rsplit("\n", 1)[-1]  # whose turn it is now
+        assert m.public_view()["turn"] == (seat + 1) % 4
+        assert rig.errors == [] and fake.rejected_429 == 0
