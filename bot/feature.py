@@ -223,9 +223,16 @@ class Feature:
     async def resumed(self) -> None:
         """The host started: the resumed tables run."""
 
+    async def stopping(self) -> None:
+        """The host stops: end what this feature runs in the background."""
+
     async def match_ended(self, table: TableView, result: Mapping[str, object]) -> bool:
         """A table finished or was abandoned. True: this feature took it (the others are not told)."""
         return False
+
+    async def heard(self, user: User, where: Where) -> None:
+        """Someone is in this group chat: the host heard from them there (a command, a press, a move)
+        or they looked on at its web table. Called for every such update: keep it cheap."""
 
     async def before_deal(self, table: TableView) -> str | None:
         """A lobby is about to deal: why it may not (in the table's language), else None."""

@@ -265,7 +265,10 @@ class Host:
             del self.by_chat[(table.platform_name, table.chat_id)]
 
     async def stop(self) -> None:
-        """Stops every table actor and timer; the store stays open (the caller owns it)."""
+        """Stops every table actor and timer, and what features run in the background; the store stays
+        open (the caller owns it)."""
+        for feature in self.features:
+            await feature.stopping()
         tables = list(self.tables.values())
         for t in tables:
             t.refuse_new_work()  # no table starts another step while the others are being stopped
@@ -333,6 +336,12 @@ class Host:
             return True
         self.ending.pop(match_id, None)
         return False
+
+    async def heard(self, user: User, where: Where) -> None:
+        """This person is in this group chat (they spoke or pressed there, or look on at its web
+        table): the features hear it (a board played there counts as seen by them)."""
+        for feature in self.features:
+            await feature.heard(user, where)
 
     async def board_start(self, table: TableCore) -> str | None:
         """Before a table deals: why it may not (a board someone was dealt before), else None."""
@@ -521,6 +530,8 @@ class Host:
                 self._recent.popitem(last=False)
         await self.load_chat(event.where.platform, event.where.chat_id)
         await self._load_user_lang(event.user.platform, event.user.user_id)
+        if self.in_group(event.where):
+            await self.heard(event.user, event.where)
         lang = self._lang_for(event)
         if event.kind == "command":
             await self._command(event, event.name.lower().lstrip("/"), event.args, lang)
@@ -608,6 +619,11 @@ class Host:
         table = self._live_table(match_id)
         return None if table is None else table.seat_of(user_id)
 
+    def live_board(self, match_id: int) -> bool:
+        """Whether this open table plays a board (its onlookers must be known: they have seen it)."""
+        table = self._live_table(match_id)
+        return table is not None and table.meta.board is not None
+
     def watch(self, match_id: int, watch: Watch) -> bool:
         """`watch` is sent this table's frames from now on, the first at once; False if no such table."""
         table = self.tables.get(match_id)
@@ -660,9 +676,11 @@ class Host:
         return stored is not None and any(str(s.get("user_id")) == user_id for s in stored.seats
                                           if s.get("kind") == "human")
 
-    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int) -> Replay | None:
-        """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`)."""
-        return await hand_replay(self.store, platform, chat_of, match_id, hand_no)
+    async def replay(self, platform: str, chat_of: int, match_id: int, hand_no: int,
+                     user_id: str | None = None) -> Replay | None:
+        """A finished hand of the chat of match `chat_of`, trick by trick (`bot.replays`); a board's
+        only for someone who played it."""
+        return await hand_replay(self.store, platform, chat_of, match_id, hand_no, user_id)
 
     async def review(self, platform: str, chat_of: int, match_id: int, hand_no: int, user_id: str,
                      lang: str) -> Told | str:

@@ -14,6 +14,7 @@ from bot.table.seats import Seats
 from engine import Match, Rules
 from engine.views import DeclarationView, HandSummary, Phase, PublicView, TrickRecord, TrumpName
 from persistence import StoredMatch
+from persistence.board_store import BoardStore
 
 
 class ToldHand(TypedDict):
@@ -42,6 +43,21 @@ class MatchSource(Protocol):
     async def get_match(self, match_id: int) -> StoredMatch | None: ...
 
 
+async def may_replay(store: object, stored: StoredMatch, user_id: str | None) -> bool:
+    """A board table's replay is for people who played that board (at any table): anyone else
+    would see its cards before playing it (docs/duplicate.md). Every other match: yes."""
+    board = stored.meta.get("board")
+    if not isinstance(board, Mapping) or not isinstance(board.get("id"), int):
+        return True
+    if not user_id:
+        return False
+    try:
+        boards = BoardStore.of(store)
+    except TypeError:  # a store without SQL keeps no boards: nobody can be shown to have played it
+        return False
+    return await boards.has_seen(int(board["id"]), stored.platform, user_id)
+
+
 def _told(pub: PublicView) -> ToldHand:
     return {"hand": pub["hand_no"], "dealer": pub.get("dealer"), "declarers": pub.get("declarers"),
             "level": pub["level"], "trump": pub.get("trump"), "declaration": pub.get("declaration"),
@@ -63,13 +79,17 @@ def finished_hands(rules: Mapping[str, object], seed: int, actions: Sequence[Map
     return out
 
 
-async def hand_replay(store: MatchSource, platform: str, chat_of: int, match_id: int, hand_no: int) -> Replay | None:
+async def hand_replay(store: MatchSource, platform: str, chat_of: int, match_id: int, hand_no: int,
+                      user_id: str | None = None) -> Replay | None:
     """Hand `hand_no` (0: the last finished) of match `match_id`, which must be of the same chat as
-    match `chat_of` (the one the asker's credential names); None when there is no such hand."""
+    match `chat_of` (the one the asker's credential names); None when there is no such hand, or
+    it is a board `user_id` has not played (`may_replay`)."""
     own = await store.get_match(chat_of)
     asked = own if match_id == chat_of else await store.get_match(match_id)
     if own is None or asked is None or own.platform != platform or \
             (asked.platform, asked.chat_id) != (own.platform, own.chat_id):
+        return None
+    if not await may_replay(store, asked, user_id):
         return None
     hands = await asyncio.to_thread(finished_hands, asked.rules, asked.seed, list(asked.actions))
     if not hands:

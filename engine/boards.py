@@ -66,7 +66,8 @@ def parse_board(text: str) -> BoardSpec:
 
 
 def board_rules(base: Rules, spec: BoardSpec) -> Rules:
-    """The rules a board is played under: the base preset, one hand, nothing that redeals it.
+    """The rules a board is played under: the base preset, one hand, nothing that redeals it, and
+    002's own kitty (第四条 3: ×2, ×4 dug with a pair or tractor), whatever the preset's.
 
     A revolution (革命) or a redeal would throw the fixed cards away, and 炒底
     would change a trump the board fixed, so a board turns them off; a preset
@@ -75,7 +76,7 @@ def board_rules(base: Rules, spec: BoardSpec) -> Rules:
     """
     fallback = "flip_kitty_level" if base.no_declaration == "forced_dealer" else base.no_declaration
     return dataclasses.replace(base, board=spec.to_str(), revolution=False, chao=False, no_declaration=fallback,
-                               time_limit_minutes=None)
+                               time_limit_minutes=None, kitty_scheme="pair4")
 
 
 def check_board_rules(rules: Rules) -> BoardSpec:
@@ -119,6 +120,15 @@ def preset_level(number: int) -> int:
     (The appended board table is garbled and contradicts this; we follow the text of 2.6 B.)
     """
     return (number - 2) % 13
+
+
+#: 002 4.4: when the defenders take nothing (光头), the dealer counts a net 200.
+GUANGTOU_CREDIT = 200
+
+
+def declarers_score(defender_points: int) -> int:
+    """One table's result from the declaring side's view: minus the defenders' points, or +200 for 光头."""
+    return GUANGTOU_CREDIT if defender_points <= 0 else -defender_points
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from .cards import RANKS, parse_rank
 
 LevelTable = Literal["classic", "competition", "chaodipi", "super"]
-KittyScheme = Literal["flat2", "power2", "pairs4"]
+KittyScheme = Literal["flat2", "power2", "pairs4", "pair4"]
 ThrowPenalty = Literal["none", "per_card_thrown", "per_card_failed", "per_throw"]
 PairVsPair = Literal["none", "jokers", "any", "ladder"]
 NoDeclaration = Literal["flip_kitty_level", "forced_dealer", "flip_kitty_largest", "third_kitty_card"]
@@ -120,7 +120,7 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "level_table": ("classic", "competition", "chaodipi", "super"),
-    "kitty_scheme": ("flat2", "power2", "pairs4"),
+    "kitty_scheme": ("flat2", "power2", "pairs4", "pair4"),
     "throw_penalty": ("none", "per_card_thrown", "per_card_failed", "per_throw"),
     "pair_vs_pair": ("none", "jokers", "any", "ladder"),
     "first_hand_dealer": ("first", "last"),

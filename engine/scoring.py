@@ -66,6 +66,10 @@ def kitty_multiplier(rules: Rules, lead: Sequence[Unit]) -> int:
     main = primary(lead)
     if rules.kitty_scheme == "flat2":
         return 2
+    if rules.kitty_scheme == "pair4":
+        # 002 第四条 3: ×2, or ×4 when dug with a pair (对子) or a tractor (姐妹对), taken whole;
+        # "大王加一对不能成为双扣底": a throw holding a pair is not a double dig, so it is ×2.
+        return 4 if len(lead) == 1 and main.pairs >= 1 else 2
     if rules.kitty_scheme == "power2":
         return int(2 ** (main.pairs + 1))
     if main.pairs == 0:

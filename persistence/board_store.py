@@ -149,21 +149,74 @@ class BoardStore(StoreOver):
         return [_play(r) for r in rows]
 
     async def has_seen(self, board_id: int, platform: str, user_id: str) -> bool:
+        """Whether this person was dealt the board (played it): only they may look at its cards and results."""
         rows = await self.db.fetchall(
             "SELECT 1 FROM board_seen WHERE board_id = ? AND platform = ? AND user_id = ?",
             (board_id, platform, user_id))
         return bool(rows)
 
+    async def note_present(self, platform: str, chat_id: str, user_id: str) -> None:
+        """This person is in this group chat (the bot heard from them there, or they looked on)."""
+        async with self.db.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO chat_presence (platform, chat_id, user_id, first_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING", (platform, chat_id, user_id, now_text()))
+
     async def seen_any(self, board_ids: Sequence[int], platform: str, user_ids: Sequence[str]) -> set[str]:
-        """Which of these people have been dealt any of these boards (they may not play them again)."""
+        """Which of these people have seen any of these boards: dealt one, or been in a chat where one
+        was played (before or after it was: the chat keeps its cards). They may not play them."""
+        return set(await self.seen_where(board_ids, platform, user_ids))
+
+    async def seen_where(self, board_ids: Sequence[int], platform: str,
+                         user_ids: Sequence[str]) -> dict[str, str]:
+        """Each of these people who has seen one of these boards, and how: ``""`` when dealt it, else
+        the id of a chat they are in where it was played."""
         if not board_ids or not user_ids:
-            return set()
+            return {}
         bm = ", ".join("?" for _ in board_ids)
         um = ", ".join("?" for _ in user_ids)
-        rows = await self.db.fetchall(
+        dealt = await self.db.fetchall(
             f"SELECT DISTINCT user_id FROM board_seen WHERE board_id IN ({bm}) AND platform = ?"
             f" AND user_id IN ({um})", (*board_ids, platform, *user_ids))
-        return {str(r[0]) for r in rows}
+        out = {str(r[0]): "" for r in dealt}
+        there = await self.db.fetchall(
+            "SELECT DISTINCT c.user_id, c.chat_id FROM chat_presence c JOIN board_play p"
+            " ON p.platform = c.platform AND p.chat_id = c.chat_id"
+            f" WHERE p.board_id IN ({bm}) AND c.platform = ? AND c.user_id IN ({um})"
+            " ORDER BY c.user_id, c.chat_id", (*board_ids, platform, *user_ids))
+        for user_id, chat_id in there:
+            out.setdefault(str(user_id), str(chat_id))
+        return out
+
+    # -- daily boards posted to chats --------------------------------------
+
+    async def set_daily_post(self, platform: str, chat_id: str, at_minute: int | None, posted_day: str) -> None:
+        """This chat gets the daily boards at `at_minute` (UTC) (None: no more), `posted_day` counting as
+        done already (the caller passes today when today's minute has passed: the first post is tomorrow's)."""
+        async with self.db.transaction() as conn:
+            if at_minute is None:
+                await conn.execute("DELETE FROM daily_post WHERE platform = ? AND chat_id = ?", (platform, chat_id))
+            else:
+                await conn.execute(
+                    "INSERT INTO daily_post (platform, chat_id, at_minute, posted_day) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (platform, chat_id) DO UPDATE SET at_minute = excluded.at_minute,"
+                    " posted_day = excluded.posted_day", (platform, chat_id, at_minute, posted_day))
+
+    async def daily_posts(self) -> list[tuple[str, str, int, str]]:
+        """Every chat that opted in: (platform, chat, minute of the day, last day posted)."""
+        rows = await self.db.fetchall(
+            "SELECT platform, chat_id, at_minute, posted_day FROM daily_post ORDER BY platform, chat_id")
+        return [(str(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
+
+    async def claim_daily_post(self, platform: str, chat_id: str, day: str) -> bool:
+        """True for the one caller that gets to post `day` to this chat (every worker may ask)."""
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE daily_post SET posted_day = ? WHERE platform = ? AND chat_id = ? AND posted_day < ?",
+                (day, platform, chat_id, day))
+            won = bool(cur.rowcount == 1)
+            await cur.close()
+        return won
 
     # -- duplicate events --------------------------------------------------
 

@@ -212,10 +212,14 @@ class WebTable:
             await ws.close(code=REFUSED)
             return ws
         conn.seat = self.host.live_seat(match_id, person.user_id) if person.user_id else None
-        if conn.seat is None and not self.may_look_on(person, match_id):
+        if conn.seat is None and (not self.may_look_on(person, match_id) or (
+                self.host.live_board(match_id) and not person.user_id)):
+            # a board's onlookers must be known: they have seen it and may not play it (docs/duplicate.md)
             await ws.send_json({"type": "refused", "reason": "not_seated"})
             await ws.close(code=REFUSED)
             return ws
+        if conn.seat is None and person.user_id:  # looking on is being in the group
+            await self.host.heard(User(person.platform, person.user_id, person.name, person.language), where)
         self.connections.add(conn)
         pump = asyncio.create_task(conn.pump())
         self.host.watch(match_id, Watch(conn.frame, conn.seat))
@@ -284,7 +288,7 @@ class WebTable:
             return web.json_response({"error": err.reason}, status=403)
         except (ValueError, TypeError, AttributeError):
             return web.json_response({"error": "malformed"}, status=400)
-        body = await self.host.replay(person.platform, chat_of, match_id, hand_no)
+        body = await self.host.replay(person.platform, chat_of, match_id, hand_no, person.user_id)
         if body is None:
             return web.json_response({"error": "no_hand"}, status=404)
         return web.json_response(body)

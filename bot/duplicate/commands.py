@@ -12,11 +12,13 @@ the event checks; what an event does as its boards are played is in `bot.duplica
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from bot.cardtext import cards_text
 from bot.commands import Number, Refusal
 from bot.duplicate import daily, events
 from bot.duplicate.events import ROOMS, TEAMS
-from bot.duplicate.tables import SOURCES, Desk, board_label, make_board, make_set, open_table
+from bot.duplicate.tables import SOURCES, Desk, board_label, make_board, make_set, open_table, seen_text
 from bot.i18n import N_, normalize_lang, tr
 from bot.platform import Incoming, User, Where
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
@@ -54,7 +56,7 @@ def _options(args: tuple[str, ...], presets: tuple[str, ...]) -> tuple[dict[str,
 
 async def command(desk: Desk, event: Incoming, name: str, args: tuple[str, ...], lang: str) -> None:
     sub = args[0].lower() if args else ""
-    if sub in ("new", "play", "pairs", "room", "table"):
+    if sub in ("new", "play", "pairs", "room", "table", "post"):
         lang = await _adopt_lang(desk, event, lang)
     rest = args[1:]
     if name == "board":
@@ -93,9 +95,10 @@ async def _open_here(desk: Desk, event: Incoming, board: BoardRow, lang: str, *,
     if desk.ctx.tables.in_chat(event.where.platform, event.where.chat_id) is not None:
         await desk.ctx.answer(event, tr(lang, "board.table_open"))
         return
-    if await desk.boards.has_seen(board.id, event.user.platform, event.user.user_id):
-        await desk.ctx.answer(event, tr(lang, "board.seen_already", names=event.user.name[:32],
-                                    board=board_label(board, lang)))
+    seen = await desk.boards.seen_where([board.id], event.user.platform, [event.user.user_id])
+    if seen:
+        await desk.ctx.answer(event, seen_text(lang, board_label(board, lang),
+                                               [(event.user.name[:32], seen[event.user.user_id])]))
         return
     fill = ai or desk.ctx.one_screen(event.where)
     seats: list[dict[str, object]] = [{"kind": "empty"} for _ in range(4)]
@@ -194,10 +197,10 @@ async def _show(desk: Desk, event: Incoming, board: BoardRow, lang: str) -> None
 
 async def _daily(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], lang: str) -> None:
     if sub == "standings":
-        text, png = await daily.standings_reply(desk, lang, week="week" in rest)
-        await desk.ctx.post(event, text)
-        if png is not None:
-            await desk.ctx.say(event.where, "", [("daily.png", png)])
+        await _standings(desk, event, rest, lang)
+        return
+    if sub == "post":
+        await _post(desk, event, rest, lang)
         return
     rows = await daily.day_boards(desk, daily.today(desk.ctx.clock))
     store = desk.boards
@@ -206,7 +209,7 @@ async def _daily(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], l
             await desk.ctx.answer(event, tr(lang, "err.no_match"))
             return
         wanted = [a for a in rest if a.isdigit()]
-        seen = {b.id for b in rows if await store.has_seen(b.id, event.user.platform, event.user.user_id)}
+        seen = {b.id for b in rows if await store.seen_any([b.id], event.user.platform, [event.user.user_id])}
         if wanted:
             pick = next((b for b in rows if str(b.number) == wanted[0]), None)
         else:
@@ -226,6 +229,60 @@ async def _daily(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], l
         lines.append(tr(lang, key, n=b.number, tables=played))
     lines.append(tr(lang, "daily.how"))
     await desk.ctx.post(event, "\n".join(lines))
+
+
+async def _standings(desk: Desk, event: Incoming, rest: tuple[str, ...], lang: str) -> None:
+    """Yesterday's standings (or the week's up to yesterday) for anyone; today's only privately, to
+    someone who has played all of today's boards: they are results of boards others may still play."""
+    day = daily.today(desk.ctx.clock)
+    where = event.where
+    if "today" in rest:
+        rows = await daily.day_boards(desk, day)
+        left = [b for b in rows if not await desk.boards.has_seen(b.id, event.user.platform, event.user.user_id)]
+        if left:
+            await desk.ctx.answer(event, tr(lang, "daily.standings_play_first", n=len(left)))
+            return
+        if not where.private and not desk.ctx.one_screen(where):
+            where = Where(event.user.platform, event.user.user_id, private=True)
+    else:
+        day -= timedelta(days=1)
+    text, png = await daily.standings_reply(desk, lang, week="week" in rest, day=day)
+    if not await desk.ctx.say(where, text, [("daily.png", png)] if png is not None else []):
+        await desk.ctx.answer(event, tr(lang, "board.cannot_send"))
+        return
+    if where != event.where:
+        await desk.ctx.answer(event, tr(lang, "board.sent_privately"))
+
+
+async def _post(desk: Desk, event: Incoming, rest: tuple[str, ...], lang: str) -> None:
+    """`daily post HH:MM` (UTC): this group gets each day's boards at that time, and the day before's
+    standings; `daily post off` stops it; `daily post` says what is set."""
+    where = event.where
+    if where.private or desk.ctx.one_screen(where):
+        await desk.ctx.answer(event, tr(lang, "daily.post_group"))
+        return
+    mine = next((p for p in await desk.boards.daily_posts() if p[:2] == (where.platform, where.chat_id)), None)
+    if not rest:
+        await desk.ctx.post(event, tr(lang, "daily.post_off") if mine is None else
+                            tr(lang, "daily.post_on", at=f"{mine[2] // 60:02d}:{mine[2] % 60:02d}"))
+        return
+    if event.extra.get("admin") == "0":  # the platform says this person is no admin of the group
+        await desk.ctx.answer(event, tr(lang, "daily.post_admins"))
+        return
+    word = rest[0].lower()
+    if word == "off":
+        await desk.boards.set_daily_post(where.platform, where.chat_id, None, "")
+        await desk.ctx.post(event, tr(lang, "daily.post_off"))
+        return
+    hh, _, mm = word.partition(":")
+    if not (hh.isdigit() and mm.isdigit() and len(mm) == 2 and int(hh) < 24 and int(mm) < 60):
+        await desk.ctx.answer(event, tr(lang, "daily.post_usage"))
+        return
+    at = int(hh) * 60 + int(mm)
+    day = daily.today(desk.ctx.clock)
+    done = day if daily.minute_of(desk.ctx.clock) >= at else day - timedelta(days=1)  # the first post is the next
+    await desk.boards.set_daily_post(where.platform, where.chat_id, at, done.isoformat())
+    await desk.ctx.post(event, tr(lang, "daily.post_on", at=f"{at // 60:02d}:{at % 60:02d}"))
 
 
 # ----- duplicate -----

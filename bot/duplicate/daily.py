@@ -5,6 +5,10 @@ The day's set is made by whoever asks first and stored under the day's key
 table is compared with every other table that played the board, by direction,
 with duplicate bridge's matchpoints; a person's day (or week) is the average
 of their percentages, and the standings come as text and as a picture.
+
+A day's standings are results of its boards, so while the day runs they go only to someone who
+has played all of them, privately (`daily standings today`); everyone gets them the next day
+(`daily standings` is yesterday's, `daily standings week` the week up to yesterday).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from bot.feature import TableView
 from bot.i18n import N_, tr
 from bot.league.picture import render_table
 from bot.league.tables import Table as Picture
+from bot.platform import Where
 from persistence.board_store import BoardRow, PlayRow
 
 DAILY_BOARDS = 4
@@ -93,9 +98,8 @@ def standings_text(pic: Picture) -> str:
     return "\n".join(lines)
 
 
-async def period(desk: Desk, week: bool) -> tuple[str, list[BoardRow], list[PlayRow]]:
-    """Today's (or this ISO week's, Monday on) boards and every table that played them."""
-    day = today(desk.ctx.clock)
+async def period(desk: Desk, week: bool, day: date) -> tuple[str, list[BoardRow], list[PlayRow]]:
+    """The boards of `day` (or of its ISO week, Monday to `day`) and every table that played them."""
     days = [day - timedelta(days=i) for i in range(day.weekday() + 1)] if week else [day]
     rows: list[BoardRow] = []
     for d in reversed(days):
@@ -105,8 +109,9 @@ async def period(desk: Desk, week: bool) -> tuple[str, list[BoardRow], list[Play
     return label, rows, plays
 
 
-async def standings_reply(desk: Desk, lang: str, week: bool) -> tuple[str, bytes | None]:
-    label, rows, plays = await period(desk, week)
+async def standings_reply(desk: Desk, lang: str, week: bool, day: date) -> tuple[str, bytes | None]:
+    """The field's standings for `day` (or its week up to it), as text and a picture."""
+    label, rows, plays = await period(desk, week, day)
     ranked = standings(rows, plays)
     title = tr(lang, WEEK_TITLE if week else DAY_TITLE, period=label)
     if not ranked:
@@ -126,3 +131,48 @@ async def on_board_done(desk: Desk, table: TableView, play: PlayRow) -> None:
     info = table.meta.board
     await table.say(tr(table.lang, "daily.compared", n=info.number if info is not None and info.number is not None else "?", ns=mine[0], ew=mine[1],
                        ns_pct=f"{pct[0]:.0f}", ew_pct=f"{pct[1]:.0f}", tables=tables))
+
+
+# ----- posted to the chats that opted in -----
+
+POLL_S = 300.0  # the poster looks again at least this often (a chat that opted in meanwhile)
+
+
+def minute_of(clock: Clock) -> int:
+    t = datetime.fromtimestamp(clock.now(), UTC)
+    return t.hour * 60 + t.minute
+
+
+def next_due(now: float, at_minute: int) -> float:
+    """The next moment (on or after `now`) that is `at_minute` past midnight UTC."""
+    t = datetime.fromtimestamp(now, UTC)
+    at = datetime(t.year, t.month, t.day, tzinfo=UTC) + timedelta(minutes=at_minute)
+    return at.timestamp() if at.timestamp() >= now else (at + timedelta(days=1)).timestamp()
+
+
+async def post_due(desk: Desk) -> float:
+    """Posts to every opted-in chat whose minute has come today and that has not had today's post (one
+    worker wins each, `claim_daily_post`); the moment the next one comes due."""
+    now = desk.ctx.clock.now()
+    day = today(desk.ctx.clock)
+    soonest = now + POLL_S
+    for platform, chat_id, at_minute, posted in await desk.boards.daily_posts():
+        if platform not in desk.ctx.platforms():
+            continue
+        if posted < day.isoformat() and minute_of(desk.ctx.clock) >= at_minute:
+            if await desk.boards.claim_daily_post(platform, chat_id, day.isoformat()):
+                await post_day(desk, Where(platform, chat_id), day)
+            continue
+        soonest = min(soonest, next_due(now, at_minute))
+    return soonest
+
+
+async def post_day(desk: Desk, where: Where, day: date) -> None:
+    """The day's boards (how many, how to play them; never a card) and the day before's standings."""
+    await desk.ctx.chats.load(where.platform, where.chat_id)
+    lang = desk.ctx.chats.lang(where.platform, where.chat_id)
+    rows = await day_boards(desk, day)
+    await desk.ctx.say(where, tr(lang, "daily.posted", day=day.isoformat(), n=len(rows)) + "\n" +
+                       tr(lang, "daily.how"))
+    text, png = await standings_reply(desk, lang, week=False, day=day - timedelta(days=1))
+    await desk.ctx.say(where, text, [("daily.png", png)] if png is not None else [])

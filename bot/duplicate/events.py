@@ -171,6 +171,7 @@ async def on_board_done(desk: Desk, play: PlayRow) -> None:
         plays = await desk.boards.plays([b.id for b in rows])
         if ev.kind == "team":
             await _announce_swings(desk, ev, rows, plays)
+            await _tell_waiting(desk, ev, rows, plays, play)
         else:
             where = Where(play.platform, play.chat_id)
             lang = _lang(desk, where)
@@ -192,6 +193,21 @@ async def _announce_swings(desk: Desk, ev: EventRow, rows: list[BoardRow], plays
     if told != set(ev.state.get("announced", [])):
         ev.state["announced"] = sorted(told)
         await desk.boards.save_event(ev.id, ev.status, ev.state)
+
+
+async def _tell_waiting(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow], play: PlayRow) -> None:
+    """A room played a board the other room has not: its chat alone hears that the swing waits, and
+    the running score of the boards both rooms have played (nothing of the other room's board)."""
+    other = "closed" if play.room == "open" else "open"
+    if any(p.board_id == play.board_id and p.room == other and p.status == "done" for p in plays):
+        return  # both rooms have played it: its swing was just told
+    board = next((b for b in rows if b.id == play.board_id), None)
+    score = team_score(rows, plays)
+    where = Where(play.platform, play.chat_id)
+    lang = _lang(desk, where)
+    names = team_names(lang, ev)
+    await say(desk, where, tr(lang, "dup.board_waiting", id=ev.id, n=board.number if board else "?",
+                              home=names["home"], visitors=names["visitors"], h=score.home, v=score.visitors))
 
 
 def chats_of(ev: EventRow) -> list[Where]:
@@ -257,18 +273,13 @@ async def _finish_team(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: li
 
 async def record_team_match(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow],
                             score: TeamScore) -> None:
-    """The match into each room's league: one record per room (its four seats), the winner by match points.
+    """The match into each room's league: one record per room (its four seats), scored in match points.
 
-    A tie on match points goes to the team with more net points over all boards; a tie
-    on that too is not recorded (docs/rules.md, "Duplicate team match").
+    A duplicate match has no levels, so it is recorded as what it is (ending ``duplicate``, the
+    match points in `dup_points`), a tie on match points as a tie (docs/leagues.md says how each
+    ranking method counts it). The net points over all boards ride along in ``extra``.
     """
     net = sum(s.net for _, s in score.swings if s is not None)
-    if score.home != score.visitors:
-        home_won = score.home > score.visitors
-    elif net:
-        home_won = net > 0
-    else:
-        return
     now = datetime.now(UTC)
     for room in ROOMS:
         mine = [p for p in plays if p.room == room and p.status == "done"]
@@ -276,17 +287,19 @@ async def record_team_match(desk: Desk, ev: EventRow, rows: list[BoardRow], play
             continue
         last = max(mine, key=lambda p: p.match_id)
         home_team = TEAM_SEATS[(room, "home")][0] % 2
-        winner = home_team if home_won else 1 - home_team
+        mp = (score.home, score.visitors) if home_team == 0 else (score.visitors, score.home)
+        winner = None if mp[0] == mp[1] else 0 if mp[0] > mp[1] else 1
         seats = tuple(SeatPlayer(i, str(s.get("user_id", "")), str(s.get("name", "")), s.get("kind") != "human")
                       for i, s in enumerate(last.seats))
         hands = tuple(HandSummary(int(p.declarer_team or 0), int(p.defender_points or 0),
                                   _declarers_held(p)) for p in mine)
-        levels = ("3", "2") if winner == 0 else ("2", "3")
         rec = MatchRecord(platform=last.platform, chat_id=last.chat_id, match_id=last.match_id, seats=seats,
                           preset=str(rows[0].rules.get("name", "classic")) if rows else "classic",
-                          levels=levels, levels_gained=(1, 0) if winner == 0 else (0, 1), hands=hands,
-                          started_at=now, ended_at=now, ending="target", winner_team=winner,
-                          match_format="single", forfeit_team=None, on_top_team=None)
+                          levels=("2", "2"), levels_gained=(0, 0), hands=hands,
+                          started_at=now, ended_at=now, ending="duplicate", winner_team=winner,
+                          match_format="single", forfeit_team=None, on_top_team=None,
+                          extra={"event": ev.id, "room": room, "net": net if home_team == 0 else -net},
+                          dup_points=mp)
         await record_match(desk.league, rec)
 
 
@@ -300,8 +313,11 @@ def pair_name(seats: Sequence[Mapping[str, object]], a: int, b: int) -> str:
     return " & ".join(str(seats[s].get("name", "?")) for s in (a, b))
 
 
-def pair_key(seats: Sequence[Mapping[str, object]], a: int, b: int) -> str:
-    ids = sorted(str(seats[s].get("user_id") or seats[s].get("name", "?")) for s in (a, b))
+def pair_key(play: PlayRow, a: int, b: int) -> str:
+    """A pair by its players: a person by their id, an AI seat by its table's chat and seat (two
+    tables' "AI-2 & AI-4" are two pairs; names are only what is shown)."""
+    ids = sorted(f"u:{play.seats[s]['user_id']}" if play.seats[s].get("kind") == "human" and
+                 play.seats[s].get("user_id") else f"ai:{play.platform}:{play.chat_id}:{s}" for s in (a, b))
     return "|".join(ids)
 
 
@@ -323,7 +339,7 @@ def pairs_ranking(rows: list[BoardRow], plays: list[PlayRow]) -> list[PairLine]:
         for d, (x, y) in (("NS", (0, 2)), ("EW", (1, 3))):
             values = [float(s[0] if d == "NS" else s[1]) for _, s in scored]
             for (p, _), pct in zip(scored, percentages(values), strict=True):
-                key = (d, pair_key(p.seats, x, y))
+                key = (d, pair_key(p, x, y))
                 totals.setdefault(key, []).append(pct)
                 names[key] = pair_name(p.seats, x, y)
     lines = [PairLine(names[k], k[0], len(v), sum(v) / len(v)) for k, v in totals.items()]

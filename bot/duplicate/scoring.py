@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+# 002 4.4's 光头 rule lives with the board model (a board's table says its result too)
+from engine.boards import GUANGTOU_CREDIT as GUANGTOU_CREDIT
+from engine.boards import declarers_score as declarers_score
+
 #: 002, 附 分数换算表: the lowest net difference of each band and its match points, exactly as printed
 #: (5-10: 1, 15-20: 2, 25-35: 3, 40-50: 4, 55-70: 5, 75-90: 6, 95-115: 7, 120-140: 8, 145-175: 9, 180+: 10).
 CONVERSION: tuple[tuple[int, int], ...] = (
     (5, 1), (15, 2), (25, 3), (40, 4), (55, 5), (75, 6), (95, 7), (120, 8), (145, 9), (180, 10),
 )
-#: 002 4.4: when the defenders take nothing (光头), the dealer counts a net 200.
-GUANGTOU_CREDIT = 200
 
 
 def match_points(net: int) -> int:
@@ -31,11 +33,6 @@ def match_points(net: int) -> int:
         if size >= low:
             won = mp
     return won
-
-
-def declarers_score(defender_points: int) -> int:
-    """One table's result from the declaring side's view: minus the defenders' points, or +200 for 光头."""
-    return GUANGTOU_CREDIT if defender_points <= 0 else -defender_points
 
 
 def team_net(dealer_team: int, open_points: int, closed_points: int) -> int:

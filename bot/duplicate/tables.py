@@ -119,6 +119,18 @@ def board_label(board: BoardRow | BoardRef, lang: str) -> str:
     return tr(lang, "board.label", n=number, id=bid)
 
 
+def seen_text(lang: str, board: str, who: list[tuple[str, str]]) -> str:
+    """Why these people may not play `board`: (name, "" when dealt it, else a chat where it was played)."""
+    dealt = [name for name, chat in who if not chat]
+    watched = [name for name, chat in who if chat]
+    lines = []
+    if dealt:
+        lines.append(tr(lang, "board.seen_already", names=", ".join(dealt), board=board))
+    if watched:
+        lines.append(tr(lang, "board.seen_in_chat", names=", ".join(watched), board=board))
+    return "\n".join(lines)
+
+
 def _humans(table: TableView) -> list[tuple[str, str]]:
     return [(table.platform_name, str(table.seats[s].user_id)) for s in table.seats.humans()]
 
@@ -133,11 +145,11 @@ async def board_start(desk: Desk, table: TableView) -> str | None:
     if await store.play_of_match(table.id) is not None:
         return None  # this table's own earlier try (someone could not be reached): they saw nothing else
     people = _humans(table)
-    seen = await store.seen_any([board_id], table.platform_name, [u for _, u in people])
+    seen = await store.seen_where([board_id], table.platform_name, [u for _, u in people])
     if seen:
-        names = ", ".join(table.seats[s].name for s in table.seats.humans()
-                          if str(table.seats[s].user_id) in seen)
-        return tr(table.lang, "board.seen_already", names=names, board=board_label(info, table.lang))
+        return seen_text(table.lang, board_label(info, table.lang), [
+            (table.seats[s].name, seen[str(table.seats[s].user_id)]) for s in table.seats.humans()
+            if str(table.seats[s].user_id) in seen])
     seats = [{"kind": str(seat.kind), "user_id": seat.user_id or "", "name": seat.name} for seat in table.seats]
     await store.start_play(board_id, table.id, table.platform_name, table.chat_id, seats,
                            event_id=info.event, room=info.room,

@@ -4,7 +4,10 @@ when one ends, and when the host starts again."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from bot.commands import Arg, Call, Choice, Command, Text
@@ -12,13 +15,15 @@ from bot.duplicate import commands, daily, events
 from bot.duplicate.tables import Desk, board_points, board_start
 from bot.feature import Context, Feature, TableView
 from bot.i18n import N_, tr
+from bot.platform import User, Where
 from persistence.board_store import BoardStore, EventRow
 
 log = logging.getLogger(__name__)
 
 BOARD_SUBS = ("new", "play", "show")
-DAILY_SUBS = ("play", "standings")
+DAILY_SUBS = ("play", "standings", "post")
 DUPLICATE_SUBS = ("new", "pairs", "room", "table", "join", "ai", "name", "start", "score", "end", "help")
+NOTED = 50_000  # (platform, chat, person) already written this process: every update asks, few write
 
 
 def is_board(table: TableView) -> bool:
@@ -35,6 +40,11 @@ class Boards(Feature):
         self.ctx = ctx
         self.desk = Desk(ctx, boards, league) if boards is not None else None
         self._playing: list[int] = []
+        self._noted: OrderedDict[tuple[str, str, str], None] = OrderedDict()
+        self._poster: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()  # a chat opted in: look again now
+        self.rounds = 0  # the poster's looks so far (`round_after` waits for the next)
+        self._round = asyncio.Condition()
 
     def commands(self) -> Sequence[Command]:
         rest = Text(200, rest=True)
@@ -55,6 +65,56 @@ class Boards(Feature):
             await self.ctx.answer(call.event, tr(call.lang, "board.no_store"))
             return
         await commands.command(self.desk, call.event, call.command.name, call.words, call.lang)
+        if call.command.name == "daily" and call.words[:1] == ("post",):
+            self.look_now()
+
+    async def _post_loop(self) -> None:
+        """The daily boards to the chats that opted in, each at its minute (`daily.post_due`)."""
+        assert self.desk is not None
+        clock = self.ctx.clock
+        while True:
+            self._wake.clear()
+            try:
+                due = await daily.post_due(self.desk)
+            except Exception:
+                log.exception("posting the daily boards")
+                due = clock.now() + daily.POLL_S
+            async with self._round:
+                self.rounds += 1
+                self._round.notify_all()
+            sleep = asyncio.ensure_future(clock.sleep_until(due))
+            wake = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait({sleep, wake}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleep.cancel()
+                wake.cancel()
+
+    def look_now(self) -> None:
+        """The poster looks at the opted-in chats now (a chat opted in, or a test moved the clock)."""
+        self._wake.set()
+
+    async def round_after(self, n: int) -> None:
+        """Waits until the poster has looked more than `n` times (tests wait on this, not on time)."""
+        async with self._round:
+            await self._round.wait_for(lambda: self.rounds > n)
+
+    async def stopping(self) -> None:
+        if self._poster is not None:
+            self._poster.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poster
+            self._poster = None
+
+    async def heard(self, user: User, where: Where) -> None:
+        """Remembers who is in which group, once per process: a board played there is seen by them."""
+        key = (where.platform, where.chat_id, user.user_id)
+        if self.desk is None or not user.user_id or key in self._noted:
+            return
+        await self.desk.boards.note_present(*key)
+        self._noted[key] = None
+        if len(self._noted) > NOTED:
+            self._noted.popitem(last=False)
 
     async def before_deal(self, table: TableView) -> str | None:
         if self.desk is None or not is_board(table):
@@ -92,9 +152,11 @@ class Boards(Feature):
 
     async def resumed(self) -> None:
         """Once the resumed tables are back: each event deals its next board where a room or table is
-        free (a board that ended just before the stop has no successor yet)."""
+        free (a board that ended just before the stop has no successor yet); the daily poster starts."""
         if self.desk is None:
             return
+        if self._poster is None:
+            self._poster = asyncio.create_task(self._post_loop())
         for event_id in self._playing:
             try:
                 await events.advance(self.desk, event_id)

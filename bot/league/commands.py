@@ -87,7 +87,7 @@ async def league_command(
     if command == "export":
         return await _export(league, where, args, lang)
     if command == "replay":
-        return LeagueReply(await replay_text(store, where, args, lang))
+        return LeagueReply(await replay_text(store, where, user, args, lang))
     return LeagueReply(t("help", lang))
 
 
@@ -217,6 +217,9 @@ def _stats_lines(scope: str, rec: PlayerRecord, rating: Rating, lang: str) -> li
             standard=rec.standard,
         ),
     ]
+    if rec.dup_matches:
+        lines.append(t("stats_dup", lang, n=rec.dup_matches, wins=rec.dup_wins, ties=rec.dup_ties,
+                       losses=rec.dup_losses, mp_for=rec.dup_for, mp_against=rec.dup_against))
     best = rec.best_partner()
     if best is not None:
         partner_id, pr = best
@@ -284,7 +287,12 @@ async def _history(league: LeagueStore, where: Where, args: tuple[str, ...], lan
         return LeagueReply(t("no_matches", lang))
     lines = [t("history_title", lang)]
     for r in recent:
-        if r.winner_team is None:
+        shown = r.levels
+        if r.dup_points is not None:
+            shown = (str(r.dup_points[0]), str(r.dup_points[1]))
+            result = t("result_dup_tie", lang) if r.winner_team is None else t(
+                "result_dup_won", lang, team=_team_names(r, r.winner_team, lang))
+        elif r.winner_team is None:
             result = t("ending_abandoned", lang)
         else:
             team = _team_names(r, r.winner_team, lang)
@@ -297,8 +305,8 @@ async def _history(league: LeagueStore, where: Where, args: tuple[str, ...], lan
                 date=r.ended_at.strftime("%Y-%m-%d"),
                 team0=_team_names(r, 0, lang),
                 team1=_team_names(r, 1, lang),
-                level0=r.levels[0],
-                level1=r.levels[1],
+                level0=shown[0],
+                level1=shown[1],
                 result=result,
                 hands=r.hands_played,
                 minutes=round(r.duration.total_seconds() / 60),

@@ -17,6 +17,7 @@ EXPORT_COLUMNS = (
     "team0_declarer_hands_won", "team1_declarer_hands_won", "team0_defender_hands_won", "team1_defender_hands_won",
     "winner_team", "forfeit_team", "team0_big", "team0_small", "team1_big", "team1_small",
     "team0_match_points", "team0_standard", "team1_match_points", "team1_standard",
+    "team0_dup_points", "team1_dup_points",
 )  # fmt: skip
 
 
@@ -26,7 +27,8 @@ def _cell(text: str) -> str:
 
 
 def export_csv(records: Sequence[MatchRecord], seasons: dict[int, int]) -> str:
-    """One CSV row per match (AI seats have an empty id and the name "AI")."""
+    """One CSV row per match (AI seats have an empty id and the name "AI"); a duplicate team match
+    has its match points in the dup columns and no 大分/场分 (it has no levels)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(EXPORT_COLUMNS)
@@ -34,7 +36,7 @@ def export_csv(records: Sequence[MatchRecord], seasons: dict[int, int]) -> str:
         seats: list[str] = []
         for p in r.seats:
             seats += ["" if p.is_ai else p.user_id, "AI" if p.is_ai else _cell(p.name)]
-        if r.counts:
+        if r.counts and not r.duplicate:
             bs, mp = big_small(r), match_points(r)
             scores: list[object] = [bs[0].big, bs[0].small, bs[1].big, bs[1].small]
             scores += [fmt_number(mp[0].points), mp[0].standard, fmt_number(mp[1].points), mp[1].standard]
@@ -47,7 +49,7 @@ def export_csv(records: Sequence[MatchRecord], seasons: dict[int, int]) -> str:
                 *seats, r.levels[0], r.levels[1], r.levels_gained[0], r.levels_gained[1], r.hands_played,
                 r.declarer_hands_won(0), r.declarer_hands_won(1), r.defender_hands_won(0), r.defender_hands_won(1),
                 "" if r.winner_team is None else r.winner_team, "" if r.forfeit_team is None else r.forfeit_team,
-                *scores,
+                *scores, *(r.dup_points if r.dup_points is not None else ("", "")),
             ]
         )  # fmt: skip
     return out.getvalue()

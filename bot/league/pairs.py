@@ -56,8 +56,8 @@ def _pair(record: MatchRecord, team: int) -> tuple[PairKey, tuple[str, str]] | N
 def pair_records(records: Sequence[MatchRecord]) -> dict[PairKey, PairRecord]:
     out: dict[PairKey, PairRecord] = {}
     for r in records:
-        if not r.counts or r.winner_team is None:
-            continue
+        if not r.counts or r.winner_team is None or r.duplicate:
+            continue  # a duplicate match has no levels to score; `standings` shows it per player
         bs, mp = big_small(r), match_points(r)
         for team in (0, 1):
             found = _pair(r, team)

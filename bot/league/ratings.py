@@ -48,8 +48,8 @@ class Rating:
 
 
 def is_rated(record: MatchRecord) -> bool:
-    """Only matches decided at the table move ratings."""
-    return record.counts and record.ending in ("target", "time_limit")
+    """Only matches decided at the table move ratings (a duplicate match too, a tie as a tie)."""
+    return record.counts and record.ending in ("target", "time_limit", "duplicate")
 
 
 def rate_match(ratings: dict[str, Rating], record: MatchRecord) -> dict[str, Rating]:
@@ -58,7 +58,7 @@ def rate_match(ratings: dict[str, Rating], record: MatchRecord) -> dict[str, Rat
     Unknown players start at the model's default; AI seats use the default
     and are not stored.
     """
-    if not is_rated(record) or record.winner_team is None:
+    if not is_rated(record) or (record.winner_team is None and not record.duplicate):
         return dict(ratings)
     teams = []
     keys: list[list[str | None]] = []
@@ -71,7 +71,7 @@ def rate_match(ratings: dict[str, Rating], record: MatchRecord) -> dict[str, Rat
             member_keys.append(None if p.is_ai else p.user_id)
         teams.append(members)
         keys.append(member_keys)
-    ranks = [0.0 if team == record.winner_team else 1.0 for team in (0, 1)]
+    ranks = [0.0 if team == record.winner_team or record.winner_team is None else 1.0 for team in (0, 1)]
     result = _MODEL.rate(teams, ranks=ranks)
     out = dict(ratings)
     for team_keys, team_result in zip(keys, result, strict=True):

@@ -16,10 +16,10 @@ from typing import Any, Literal, cast
 from engine.cards import RANKS as ENGINE_RANKS
 from engine.text import parse_typed_rank, rank_display
 
-Ending = Literal["target", "time_limit", "abandoned", "forfeit"]
+Ending = Literal["target", "time_limit", "abandoned", "forfeit", "duplicate"]
 MatchFormat = Literal["single", "best_of_3", "timed"]
 
-ENDINGS: tuple[Ending, ...] = ("target", "time_limit", "abandoned", "forfeit")
+ENDINGS: tuple[Ending, ...] = ("target", "time_limit", "abandoned", "forfeit", "duplicate")
 FORMATS: tuple[MatchFormat, ...] = ("single", "best_of_3", "timed")
 
 #: Level ranks in playing order as people write them (the engine's order; "10", not "T").
@@ -78,6 +78,11 @@ class MatchRecord:
     `winner_team` is None only for an abandoned match. `forfeit_team` is
     the side that forfeited. `on_top_team` is the dealer side when play
     stopped (台上), which decides level ties.
+
+    A duplicate team match (document 002, ending ``duplicate``) has no levels: its result is
+    `dup_points`, the match points each team took over the boards (index = team), the winner
+    the team with more, and a tie on them is a tie (`winner_team` None). Its `levels` stay
+    "2"/"2" with nothing gained, and docs/leagues.md says how each ranking method counts it.
     """
 
     platform: str
@@ -96,6 +101,7 @@ class MatchRecord:
     forfeit_team: int | None = None
     on_top_team: int | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    dup_points: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if sorted(p.seat for p in self.seats) != [0, 1, 2, 3]:
@@ -108,8 +114,14 @@ class MatchRecord:
             raise ValueError(f"unknown match format {self.match_format!r}")
         if self.winner_team not in (None, 0, 1):
             raise ValueError(f"winner_team must be 0, 1 or None, got {self.winner_team!r}")
-        if self.winner_team is None and self.ending != "abandoned":
-            raise ValueError("only an abandoned match has no winner")
+        if (self.ending == "duplicate") != (self.dup_points is not None):
+            raise ValueError("a duplicate match, and only one, has match points (dup_points)")
+        if self.dup_points is not None:
+            a, b = self.dup_points
+            if self.winner_team != (None if a == b else 0 if a > b else 1):
+                raise ValueError(f"match points {a}:{b} do not give winner {self.winner_team!r}")
+        if self.winner_team is None and self.ending not in ("abandoned", "duplicate"):
+            raise ValueError("only an abandoned match or a duplicate tie has no winner")
         if self.ending == "forfeit" and self.forfeit_team not in (0, 1):
             raise ValueError("a forfeit names the team that forfeited")
         if self.ending == "forfeit" and self.forfeit_team == self.winner_team:
@@ -129,8 +141,13 @@ class MatchRecord:
 
     @property
     def counts(self) -> bool:
-        """Abandoned matches are kept in the history but do not count in standings."""
-        return self.ending != "abandoned" and self.winner_team is not None
+        """Abandoned matches are kept in the history but do not count in standings (a duplicate tie does)."""
+        return self.ending == "duplicate" or (self.ending != "abandoned" and self.winner_team is not None)
+
+    @property
+    def duplicate(self) -> bool:
+        """A duplicate team match: scored in match points, not levels."""
+        return self.dup_points is not None
 
     def seat(self, seat: int) -> SeatPlayer:
         return self.seats[seat]
@@ -176,6 +193,7 @@ class MatchRecord:
             "forfeit_team": self.forfeit_team,
             "on_top_team": self.on_top_team,
             "extra": self.extra,
+            **({} if self.dup_points is None else {"dup_points": list(self.dup_points)}),
         }
 
     @classmethod
@@ -206,6 +224,7 @@ class MatchRecord:
             forfeit_team=None if d.get("forfeit_team") is None else int(d["forfeit_team"]),
             on_top_team=None if d.get("on_top_team") is None else int(d["on_top_team"]),
             extra=dict(d.get("extra", {})),
+            dup_points=None if d.get("dup_points") is None else (int(d["dup_points"][0]), int(d["dup_points"][1])),
         )
 
 

@@ -16,7 +16,8 @@ from typing import Protocol, cast, runtime_checkable
 from bot.cardtext import suit_text
 from bot.i18n import tr
 from bot.league.texts import t
-from bot.platform import Where
+from bot.platform import User, Where
+from bot.replays import may_replay
 from bot.views import SeatInfo, hand_result_text, last_trick_text, match_result_text, seat_label
 from engine import Match, Rules
 from engine.views import HandSummary, MatchResult
@@ -121,8 +122,9 @@ class MatchSource(Protocol):
     async def get_match(self, match_id: int) -> StoredMatch | None: ...
 
 
-async def replay_text(store: object, where: Where, args: tuple[str, ...], lang: str) -> str:
-    """`replay N [hand]` in a chat: a finished match of this chat, else a short reason."""
+async def replay_text(store: object, where: Where, user: User, args: tuple[str, ...], lang: str) -> str:
+    """`replay N [hand]` in a chat: a finished match of this chat, else a short reason (a board
+    only for someone who played it)."""
     words = [a.lstrip("#") for a in args]
     if not words or not words[0].isdigit():
         return t("replay_usage", lang)
@@ -133,4 +135,6 @@ async def replay_text(store: object, where: Where, args: tuple[str, ...], lang: 
         return t("replay_not_found", lang, id=match_id)
     if stored.status not in SHOWN:
         return t("replay_still_playing", lang, id=match_id)
+    if not await may_replay(store, stored, user.user_id):
+        return t("replay_board_not_played", lang, id=match_id)
     return await asyncio.to_thread(render, stored, hand, lang)  # a long match takes a few ms to replay

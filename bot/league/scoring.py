@@ -47,7 +47,7 @@ class MatchPoints:
 def big_small(record: MatchRecord) -> tuple[BigSmall, BigSmall]:
     """大分/小分 per team (index = team) for a counted match.
 
-    :raises ValueError: for an abandoned match (it scores nothing).
+    :raises ValueError: for an abandoned match (it scores nothing) or a duplicate one (no levels).
     """
     winner = _winner(record)
     loser = 1 - winner
@@ -80,7 +80,7 @@ def match_points(record: MatchRecord) -> tuple[MatchPoints, MatchPoints]:
     The gap is taken from the levels each team gained, so it stays right
     for presets that wrap past A.
 
-    :raises ValueError: for an abandoned match.
+    :raises ValueError: for an abandoned match, or a duplicate one (no levels).
     """
     winner = _winner(record)
     loser = 1 - winner
@@ -98,8 +98,8 @@ def match_points(record: MatchRecord) -> tuple[MatchPoints, MatchPoints]:
 
 
 def _winner(record: MatchRecord) -> int:
-    if not record.counts or record.winner_team is None:
-        raise ValueError(f"match {record.match_id} was abandoned and scores nothing")
+    if not record.counts or record.winner_team is None or record.duplicate:
+        raise ValueError(f"match {record.match_id} has no level result (abandoned, or duplicate)")
     return record.winner_team
 
 

@@ -63,6 +63,12 @@ class PlayerRecord:
     small: int = 0
     points: float = 0.0
     standard: int = 0
+    # duplicate team matches (002): their own columns, in match points
+    dup_matches: int = 0
+    dup_wins: int = 0
+    dup_ties: int = 0
+    dup_for: int = 0
+    dup_against: int = 0
     partners: dict[str, PartnerRecord] = field(default_factory=dict)
     partner_names: dict[str, str] = field(default_factory=dict)
 
@@ -73,6 +79,20 @@ class PlayerRecord:
     @property
     def win_rate(self) -> float:
         return self.wins / self.matches if self.matches else 0.0
+
+    @property
+    def dup_losses(self) -> int:
+        return self.dup_matches - self.dup_wins - self.dup_ties
+
+    @property
+    def all_wins(self) -> float:
+        """Wins over every kind of match, a duplicate tie as half (the `plain` method's count)."""
+        return self.wins + self.dup_wins + self.dup_ties / 2
+
+    @property
+    def all_win_rate(self) -> float:
+        played = self.matches + self.dup_matches
+        return self.all_wins / played if played else 0.0
 
     @property
     def average_defender_points(self) -> float | None:
@@ -93,9 +113,13 @@ class PlayerRecord:
 
 
 def player_records(records: Sequence[MatchRecord]) -> dict[str, PlayerRecord]:
-    """Plain records and tournament scores per human player over counted matches."""
+    """Plain records and tournament scores per human player over counted matches; a duplicate
+    match goes into the duplicate columns only (it has no levels to score)."""
     out: dict[str, PlayerRecord] = {}
     for r in records:
+        if r.dup_points is not None:
+            _add_duplicate(out, r, r.dup_points)
+            continue
         if not r.counts or r.winner_team is None:
             continue
         bs = big_small(r)
@@ -128,6 +152,20 @@ def player_records(records: Sequence[MatchRecord]) -> dict[str, PlayerRecord]:
     return out
 
 
+def _add_duplicate(out: dict[str, PlayerRecord], r: MatchRecord, mp: tuple[int, int]) -> None:
+    for p in r.humans():
+        rec = out.get(p.user_id)
+        if rec is None:
+            rec = out[p.user_id] = PlayerRecord(p.user_id, p.name)
+        rec.name = p.name
+        team = p.team
+        rec.dup_matches += 1
+        rec.dup_wins += int(r.winner_team == team)
+        rec.dup_ties += int(r.winner_team is None)
+        rec.dup_for += mp[team]
+        rec.dup_against += mp[1 - team]
+
+
 @dataclass(frozen=True)
 class Standing:
     """One line of a league table (`rating` is filled in only for the rating method)."""
@@ -150,7 +188,9 @@ def standings(records: Sequence[MatchRecord], method: Method) -> list[Standing]:
 
     rating: by the ordinal mu - 3 sigma (provisional players included);
     bigsmall: 大分, 小分, head-to-head; matchpoints: 场分, standard points,
-    head-to-head; plain: wins, then win rate, then head-to-head.
+    head-to-head; plain: wins, then win rate, then head-to-head. Duplicate
+    matches move ratings and count in `plain` (a tie as half a win); 大分 and
+    场分 are made of levels, which they do not have (docs/leagues.md).
     """
     recs = player_records(records)
     rates = rate_all(records) if method == "rating" else {}
@@ -164,7 +204,7 @@ def standings(records: Sequence[MatchRecord], method: Method) -> list[Standing]:
             return (p.big, p.small)
         if method == "matchpoints":
             return (p.points, p.standard)
-        return (p.wins, p.win_rate)
+        return (p.all_wins, p.all_win_rate)
 
     order = rank_keys(list(recs), key, counted, name=lambda uid: recs[uid].name)
     return [Standing(i + 1, recs[uid], rates.get(uid, Rating())) for i, uid in enumerate(order)]

@@ -70,7 +70,12 @@ def standings_table(
         t("col_wins", lang),
     ]
     headers += method_headers(method, lang)
+    dup = any(s.record.dup_matches for s in rows)
+    if dup:  # duplicate team matches in their own column: won-tied-lost, match points for:against
+        headers.append(t("col_dup", lang))
     notes = [t("provisional_note", lang, n=PROVISIONAL_MATCHES)] if method == "rating" else []
+    if dup:
+        notes.append(t("dup_note", lang))
     out: list[tuple[str, ...]] = []
     for s in rows:
         r = s.record
@@ -83,6 +88,9 @@ def standings_table(
             line += [f"{r.points:.1f}", str(r.standard)]  # one decimal in every row: the points line up
         else:
             line.append(f"{round(100 * r.win_rate)}%")
+        if dup:
+            line.append(f"{r.dup_wins}-{r.dup_ties}-{r.dup_losses} {r.dup_for}:{r.dup_against}"
+                        if r.dup_matches else "–")
         out.append(tuple(line))
     return Table(title, tuple(headers), tuple(out), tuple(notes))
 

@@ -187,6 +187,9 @@ class Table:
                 or self.ai.thinking())
 
     async def _run(self) -> None:
+        # A lobby nobody touches still has its clock: a tournament match whose people never come is
+        # forfeited when it runs out (the timers were armed only after a first message).
+        self.timers.rearm(self.status in ("active", "lobby"))
         while True:
             message = await self.queue.get()
             try:

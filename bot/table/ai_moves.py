@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bot.ai import Chooser, find_chooser, move_seed
+from bot.ai import Chooser, ai_seed, find_chooser, move_seed, varied
 from bot.settings import DEFAULT_AI_LEVEL
 from bot.table.messages import AiAnswer
 from bot.table.seats import SeatKind
@@ -26,7 +26,10 @@ class AiSeats:
 
     def __init__(self, table: TableCore) -> None:
         self.table = table
-        self.chooser = find_chooser()
+        chooser = find_chooser()
+        board = table.meta.board is not None
+        self.chooser = varied(chooser) if chooser is not None and board else chooser
+        self.seed = ai_seed(table.seed, table.id, board)  # a board's: its own per table (and so per room)
         self.pending: asyncio.Future[object] | None = None
         self._deal_asked = -1
         self._declare_clock: tuple[tuple[int, str], float] | None = None  # see too_soon_to_declare
@@ -75,7 +78,7 @@ class AiSeats:
         self._deal_asked = m.version
         # only seats that hold a legal declaration now (about half of them while dealing): building
         # a seat's view and asking costs about 15 times as much as the engine's list of its options
-        asks = [(s, t.seat_view(s), move_seed(t.seed, m.version, s)) for s in range(4)
+        asks = [(s, t.seat_view(s), move_seed(self.seed, m.version, s)) for s in range(4)
                 if t.seats.ai_driven(s) and m.can_declare(s)]
         if not asks:
             return False, None
@@ -92,7 +95,7 @@ class AiSeats:
         m = t.game
         seat = t.seats[s]
         level = (seat.level or DEFAULT_AI_LEVEL) if seat.kind == SeatKind.AI else DEFAULT_AI_LEVEL
-        seed = move_seed(t.seed, m.version, s)
+        seed = move_seed(self.seed, m.version, s)
         policy = t.host.ai_policy
         if self.chooser is None or not policy.threads:
             return m.auto_action(s, rng_seed=seed)

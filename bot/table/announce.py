@@ -5,17 +5,21 @@ committed (`bot.table.commit`); a hand's result is said by the actor's step once
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from bot.cardtext import cards_text, suit_text
-from bot.i18n import tr
+from bot.i18n import N_, tr
 from bot.intents.types import PlayCards
 from bot.scene.build import summary_of
 from bot.scene.text import summary_text
 from bot.table.commit import Committed, TableEvent
 from bot.views import last_trick_text, match_result_text, seat_label
 from engine.actions import Bury, Revolt
+from engine.boards import declarers_score
 from engine.views import DeclarationView
+
+SIDES = (N_("dup.dir_NS"), N_("dup.dir_EW"))  # who declared a board, by team
 
 if TYPE_CHECKING:
     from bot.platform import Incoming
@@ -38,6 +42,11 @@ class Announcer:
             await self.committed(event)
         elif event.played:
             t = self.table
+            if t.meta.board is not None:  # a board has no match winner: it is compared with other tables
+                told = board_result_text(t)
+                if told:
+                    await t.say(told)
+                return
             await t.say(match_result_text(dict(event.result), t.seats.infos(), t.lang))
 
     async def committed(self, c: Committed) -> None:
@@ -99,7 +108,24 @@ async def hand_result(table: TableOps) -> None:
         await table.save_meta()
         sc = table.screen.scenes.public()  # the summary every door shows, the next dealer included
         summary = sc.summary if sc.summary is not None and sc.summary.hand_no == finished else summary_of(res)
+        if table.meta.board is not None:  # a board: its points and kitty, no deal won or levels climbed
+            summary = dataclasses.replace(summary, winner=None, side=None, levels_up=0, knocked_to=None,
+                                          levels_after=None, next_dealer=None)
         await table.say(summary_text(summary, sc.seats, table.lang))
+
+
+def board_result_text(t: TableCore) -> str:
+    """A board table's end: its result as duplicate scores it (the declarers' side, the defenders'
+    points, the declarers' score with 002's 光头 rule), where a match would name a winner."""
+    m, info = t.match, t.meta.board
+    if m is None or info is None or not m.history:
+        return ""
+    h = m.history[0]
+    points, team = int(h["defender_points"]), int(h["declarer_team"])
+    lang = t.lang
+    return tr(lang, "board.table_done", n=info.number if info.number is not None else "?",
+              dir=tr(lang, SIDES[team]), points=points,
+              score=f"{declarers_score(points):+d}")
 
 
 async def choice_not_played(table: TableOps, ev: Incoming) -> None:

@@ -30,6 +30,7 @@ def choose(
     budget_s: float = DEFAULT_BUDGET_S,
     *,
     deals: int | None = None,
+    vary: bool = False,
 ) -> SeatAction:
     """One action for the seat whose view this is.
 
@@ -40,16 +41,20 @@ def choose(
     deal is done). The view is not changed. Plain and blocking: the host runs
     it in a worker thread; ``strong`` spends about ``budget_s`` seconds, or
     samples exactly ``deals`` deals per decision when that is given
-    (``expert`` about ``EXPERT_TIME`` times as long).
+    (``expert`` about ``EXPERT_TIME`` times as long). ``vary``: ``basic``, which is otherwise
+    the same for every seed, plays near its best as the seed picks (a duplicate board's AI seats,
+    whose seeds differ per room and seat, then differ too); the other levels vary by seed anyway.
 
     :raises ValueError: for an unknown level.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown AI level {level!r}; choose from {', '.join(LEVELS)}")
     seen = read_view(view)
-    if level == "basic":
+    if level == "basic" and not vary:
         return basic.decide(seen)  # deterministic: no generator to seed (a string seed costs a hash)
     rng = random.Random(f"ai:{seed}:{seen.seat}")
+    if level == "basic":
+        return basic.decide(seen, rng)
     if level == "random":
         return rand.decide(seen, rng)
     if level == "expert":

@@ -8,6 +8,7 @@ trumps, fight for the last trick).
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from ..actions import SeatAction
@@ -15,12 +16,13 @@ from ..cards import BIG_JOKER, NO_TRUMP, NUM_FACES, POINTS, SMALL_JOKER, TRUMP, 
 from ..declare import Declaration
 from ..order import Order, order_for
 from .options import action, current_declaration, declare_options, seat_level
-from .policy import Spot, choose_play
+from .policy import Spot, choose_play, ranked_plays
 from .seen import Seen
 
 DECLARE_AT = 9.0  # trump strength needed to show a single
 OVERRIDE_AT = 11.0  # ... to override an opponent with a pair
 CHAO_AT = 12.0  # ... to re-take the kitty with a pair
+VARY_MARGIN = 1.0  # a varied seat plays any candidate scored this close to the best
 
 
 def trump_strength(hand: list[int], suit: int, level: int) -> float:
@@ -39,8 +41,13 @@ def trump_strength(hand: list[int], suit: int, level: int) -> float:
     return score
 
 
-def decide(seen: Seen) -> SeatAction:
-    """One legal action for the seat's current decision."""
+def decide(seen: Seen, vary: random.Random | None = None) -> SeatAction:
+    """One legal action for the seat's current decision.
+
+    `vary`: play, among the candidates scored within ``VARY_MARGIN`` of the best, the one this
+    generator picks (bids and the bury stay as they are). Two rooms of a duplicate match seat the
+    same AI; unvaried, both would play every board alike and every swing would be 0.
+    """
     ph = seen.phase
     if ph in ("dealing", "declaring"):
         return declare_or_pass(seen)
@@ -50,7 +57,7 @@ def decide(seen: Seen) -> SeatAction:
         return action("bury", seen.seat, cards_str(bury(seen)))
     if seen.view.get("can_revolt") and should_revolt(seen):
         return action("revolt", seen.seat)
-    return action("play", seen.seat, cards_str(play(seen)))
+    return action("play", seen.seat, cards_str(play(seen) if vary is None else varied_play(seen, vary)))
 
 
 def _strength(seen: Seen, d: Declaration, level: int) -> float:
@@ -153,3 +160,11 @@ def spot_of(seen: Seen) -> Spot:
 
 def play(seen: Seen) -> tuple[int, ...]:
     return choose_play(spot_of(seen))
+
+
+def varied_play(seen: Seen, rng: random.Random) -> tuple[int, ...]:
+    """A play near the policy's best: any candidate within ``VARY_MARGIN`` of it, as `rng` picks."""
+    ranked = ranked_plays(spot_of(seen))
+    top = ranked[0][0]
+    near = [p for sc, p in ranked if sc >= top - VARY_MARGIN]
+    return near[rng.randrange(len(near))]

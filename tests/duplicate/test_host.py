@@ -12,6 +12,7 @@ from app.features import build_host
 from bot.cardtext import card_text
 from bot.duplicate.events import team_score
 from bot.duplicate.scoring import board_swing
+from bot.league.records import MatchRecord
 from bot.table import Table
 from engine.boards import board_cards, parse_board
 from engine.cards import cards_str
@@ -86,12 +87,18 @@ async def test_a_whole_duplicate_match_of_four_boards_between_two_ai_teams(ai_ri
     for room_chat in ("g1", "g2"):
         said = "\n".join(texts_to(rig, room_chat))
         assert f"{home} : {visitors}" in said, said[-500:]
-        assert said.count(f"Event {eid}, board") == 4
-    # into each room's league, unless the match points and the net are both level
-    net = sum(s.net for _, s in score.swings if s is not None)
-    recorded = [r for room_chat in ("g1", "g2")
+        assert said.count(f"Event {eid}, board") - said.count("its swing comes once") == 4  # each swing once
+    # into each room's league as what it is: match points in their own columns, a tie as a tie
+    recorded = [MatchRecord.from_dict(r) for room_chat in ("g1", "g2")
                 for r in await LeagueStore.of(rig.store).matches("fake", room_chat, None)]
-    assert len(recorded) == (0 if home == visitors and net == 0 else 2)
+    assert len(recorded) == 2 and all(r.ending == "duplicate" and r.counts for r in recorded)
+    by_chat = {r.chat_id: r for r in recorded}
+    assert by_chat["g1"].dup_points == (home, visitors)  # home sits N-S (team 0) in the open room
+    assert by_chat["g2"].dup_points == (visitors, home)  # and E-W (team 1) in the closed one
+    assert by_chat["g1"].levels_gained == (0, 0) == by_chat["g2"].levels_gained  # no invented levels
+    want = None if home == visitors else 0 if home > visitors else 1
+    assert by_chat["g1"].winner_team == want
+    assert by_chat["g2"].winner_team == (None if want is None else 1 - want)
 
 
 async def test_both_rooms_in_one_chat_play_one_table_after_the_other(rig: Rig) -> None:
@@ -191,16 +198,30 @@ async def test_a_daily_board_in_three_chats_compared_and_never_seen_before_it_is
     # a second try at the same board is refused
     notes = await send(rig, chats[1].command("u2", "daily", "play", "1", "ai"))
     assert notes and "already had" in notes[0]
-    # the standings: text and picture, the three people ranked
-    await send(rig, chats[2].command("u3", "daily", "standings"))
-    said = texts_to(rig, "g3")
-    assert any(t.startswith("Daily boards ·") for t in said)
+    # today's standings: results of boards others may still play, so only privately to someone who
+    # has played all of today's boards; to everyone the next day
+    notes = await send(rig, chats[2].command("u3", "daily", "standings", "today"))
+    assert notes and "once you have played all of today's boards (3 left)" in notes[0], notes
+    assert not any(t.startswith("Daily boards ·") for t in texts_to(rig, "g3"))
+    for b in (await BoardStore.of(rig.store).set_boards("daily", _day(rig)))[1:]:
+        await send(rig, chats[2].command("u3", "daily", "play", str(b.number), "ai"))
+        await play_out(rig, rig.host.by_chat[("fake", "g3")], {"u3": "buttons"})
+    before = len(rig.platform.log)
+    notes = await send(rig, chats[2].command("u3", "daily", "standings", "today"))
+    assert notes == ["Sent to you privately."]
+    private = [s.view.text for s in rig.platform.log[before:] if s.where.private and s.where.chat_id == "u3"]
+    assert private and private[0].startswith("Daily boards ·") and all(f"Pu{i}" in private[0] for i in (1, 2, 3))
     assert rig.platform.files and rig.platform.files[-1][1] == "daily.png"
+    assert rig.platform.files[-1][0].chat_id == "u3"
     assert rig.platform.files[-1][2][:8] == b"\x89PNG\r\n\x1a\n"
+    rig.clock.advance(86_400)  # the next day: the standings are everyone's, text and picture
+    await send(rig, chats[1].command("u9", "daily", "standings"))
+    said = texts_to(rig, "g2")
     standing = next(t for t in said if t.startswith("Daily boards ·"))
-    assert all(f"Pu{i}" in standing for i in (1, 2, 3))
+    assert all(f"Pu{i}" in standing for i in (1, 2, 3)), standing
+    assert rig.platform.files[-1][0].chat_id == "g2" and rig.platform.files[-1][1] == "daily.png"
     await send(rig, chats[2].command("u3", "daily", "standings", "week"))
-    assert texts_to(rig, "g3")[-2].startswith("Daily boards · week")
+    assert texts_to(rig, "g3")[-2].startswith("Daily boards · week")  # then its picture
 
 
 def _day(rig: Rig) -> str:

@@ -126,3 +126,57 @@ def test_drawn_card_names_suit_and_level_a_joker_no_trump() -> None:
             assert d.trump == last // 13
             seen_suit = True
     assert seen_nt and seen_suit
+
+
+# ----- the kitty of a board: 002 第四条 3, whatever the preset -----
+
+KITTY_25 = ["KS", "TD", "5C", "3S", "4S", "6S", "7S", "9S"]  # K 10 + 10 + 5 = 25 points
+
+
+def _last_trick(rules: Rules, hands: list[list[str]], plays: list[tuple[int, list[str]]],
+                kitty: list[str] = KITTY_25) -> tuple[int, int]:
+    """Play the last trick of a hand (trump ♥ at 2, N-S declaring, defenders have 0 so far):
+    the defenders' final points and the kitty multiplier."""
+    from engine.cards import counts_of, parse_card
+    from engine.hand import Hand
+
+    hand = Hand.at_trick(rules, 0, 1, [0, 2], [counts_of([parse_card(c) for c in h]) for h in hands],
+                         plays[0][0], [parse_card(c) for c in kitty])
+    for seat, cards in plays:
+        hand.play(seat, [parse_card(c) for c in cards])
+    assert hand.result is not None
+    return hand.result.defender_points, hand.result.kitty_multiplier
+
+
+@pytest.mark.parametrize("name", ["classic", "competition", "chaodipi", "super"])
+def test_every_board_digs_the_kitty_as_002_says_whatever_its_preset(name: str) -> None:
+    rules = board_rules(preset(name), BoardSpec(0, 0, 1))
+    assert rules.kitty_scheme == "pair4"
+    # the issue's example: the defenders (E) take the last trick with a pair, 25 kitty points: 25 × 4 = 100
+    pair = [["3C", "3C"], ["AS", "AS"], ["4C", "4C"], ["6C", "6C"]]
+    assert _last_trick(rules, pair, [(1, ["AS", "AS"]), (2, ["4C", "4C"]), (3, ["6C", "6C"]),
+                                     (0, ["3C", "3C"])]) == (100, 4)
+    # a single: × 2
+    single = [["3C"], ["AS"], ["4C"], ["6C"]]
+    assert _last_trick(rules, single, [(1, ["AS"]), (2, ["4C"]), (3, ["6C"]), (0, ["3C"])]) == (50, 2)
+    # a tractor (姐妹对), of two pairs or of three: × 4, not more (002 stops at × 4)
+    two = [["3C", "3C", "4C", "4C"], ["QS", "QS", "KS", "KS"], ["6C", "6C", "7C", "7C"],
+           ["8C", "8C", "9C", "9C"]]
+    assert _last_trick(rules, two, [(1, ["QS", "QS", "KS", "KS"]), (2, ["6C", "6C", "7C", "7C"]),
+                                    (3, ["8C", "8C", "9C", "9C"]), (0, ["3C", "3C", "4C", "4C"])],
+                       kitty=["5C", "5C", "TD", "3S", "4S", "6S", "7S", "9S"]) == (20 + 20 * 4, 4)
+    three = [["3C", "3C", "4C", "4C", "5D", "5D"], ["JS", "JS", "QS", "QS", "KS", "KS"],
+             ["6C", "6C", "7C", "7C", "8D", "8D"], ["8C", "8C", "9C", "9C", "9D", "9D"]]
+    got = _last_trick(rules, three, [(1, ["JS", "JS", "QS", "QS", "KS", "KS"]),
+                                     (2, ["6C", "6C", "7C", "7C", "8D", "8D"]),
+                                     (3, ["8C", "8C", "9C", "9C", "9D", "9D"]),
+                                     (0, ["3C", "3C", "4C", "4C", "5D", "5D"])],
+                      kitty=["5C", "5C", "TD", "3S", "4S", "6S", "7S", "9S"])
+    assert got == (20 + 10 + 20 * 4, 4)  # the two Ks and two 5s in the trick, then the kitty's 20 × 4
+    # "大王加一对不能成为双扣底": the big joker thrown with a pair digs × 2
+    throw = [["3C", "4C", "6C"], ["BJ", "SJ", "SJ"], ["7C", "8C", "9C"], ["2H", "3H", "4H"]]
+    assert _last_trick(rules, throw, [(1, ["BJ", "SJ", "SJ"]), (2, ["7C", "8C", "9C"]), (3, ["2H", "3H", "4H"]),
+                                      (0, ["3C", "4C", "6C"])]) == (50, 2)
+    # the declarers take the last trick with a pair: the kitty is theirs, nothing added
+    assert _last_trick(rules, [["AS", "AS"], ["3C", "3C"], ["4C", "4C"], ["6C", "6C"]],
+                       [(0, ["AS", "AS"]), (1, ["3C", "3C"]), (2, ["4C", "4C"]), (3, ["6C", "6C"])]) == (0, 0)

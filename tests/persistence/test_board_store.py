@@ -56,6 +56,21 @@ class TestBoardStore:
         assert [(p.match_id, p.status, p.event_id) for p in plays] == [(101, "done", 7), (102, "playing", 7)]
         assert plays[0].seats == seats
 
+    async def test_being_in_a_chat_where_a_board_was_played_is_having_seen_it(self, boards: BoardStore) -> None:
+        (b1, b2) = await boards.add_boards("daily", "2026-12-05", _set([5, 6]))
+        seats = [{"kind": "human", "user_id": "u1", "name": "Ann"}, {"kind": "ai"}, {"kind": "ai"}, {"kind": "ai"}]
+        await boards.note_present("telegram", "-1", "u5")  # before the board is played there
+        await boards.note_present("telegram", "-1", "u5")  # once is kept
+        await boards.start_play(b1.id, 101, "telegram", "-1", seats, seen_by=[("telegram", "u1")])
+        await boards.note_present("telegram", "-1", "u6")  # after: the chat's history keeps its cards
+        await boards.note_present("telegram", "-2", "u7")  # another chat
+        await boards.note_present("discord", "-1", "u8")  # the same chat id on another platform
+        got = await boards.seen_where([b1.id], "telegram", ["u1", "u5", "u6", "u7", "u8"])
+        assert got == {"u1": "", "u5": "-1", "u6": "-1"}
+        assert await boards.seen_any([b2.id], "telegram", ["u1", "u5", "u6"]) == set()
+        assert await boards.seen_where([b1.id], "discord", ["u8"]) == {}
+        assert not await boards.has_seen(b1.id, "telegram", "u5")  # seen, not dealt: its cards stay hidden
+
     async def test_events_keep_their_state(self, boards: BoardStore) -> None:
         eid = await boards.create_event("team", "telegram", "-1", {"teams": [["张三"], []]})
         other = await boards.create_event("pairs", "telegram", "-1", {})
