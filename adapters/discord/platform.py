@@ -34,6 +34,7 @@ from adapters.discord.outbox import Coalescer
 from adapters.discord.pings import PING_GAP, Pinger
 from adapters.discord.private import PrivateRoutes, Recent, Ticket, place_of
 from adapters.discord.texts import text
+from adapters.discord.tickets import TicketJournal
 from bot.i18n import normalize_lang
 from bot.platform import PlatformError, View, Where
 from bot.scene.diff import Shown, Signature, signature
@@ -59,6 +60,8 @@ class DiscordPlatform:
         self.client = client
         self.routes = routes or PrivateRoutes()
         self.dm = dm or DmChoices()
+        self.tickets = TicketJournal(self.routes)  # tokens kept across a restart (the runner gives it the journal)
+        self.tickets.client = client
         self.outbox = Coalescer(interval=edit_interval)
         self.pings = Pinger(client, gap=ping_gap)
         self.shown = Shown()  # what each message shows (the host's view, and the refusal noted under it)
@@ -181,7 +184,8 @@ class DiscordPlatform:
         shown = await self._show_ephemeral(user_id, channel, content, ui)
         if shown is None:
             self.unshown += 1
-            if channel is not None:  # told in the channel, by name, to press My hand
+            if channel is not None and (user_id, channel) not in self.routes.current:
+                # no hand message of theirs to press on: told in the channel, by name, to press My hand
                 self.pings.unreached(channel, user_id, self._lang_of(user_id))
             return f"p{user_id}"
         self._remember(str(user_id), shown, view)
@@ -189,6 +193,7 @@ class DiscordPlatform:
         if channel is not None:  # a table's private view is that person's hand there
             self.pings.reached(channel, user_id)
             await self._becomes_the_hand(user_id, channel, shown)
+            await self.tickets.keep(user_id, channel)
         return shown
 
     async def _show_ephemeral(self, user_id: int, channel: int | None, content: str,
@@ -205,6 +210,7 @@ class DiscordPlatform:
             else:
                 self.routes.editors[message.id] = Ticket(request.interaction, request.received, original=True)
                 return f"e{message.id}"
+        await self.tickets.restore(channel)  # after a restart: the tokens the process before kept
         ticket = self.routes.fresh(user_id, channel)
         if ticket is None:
             return None
@@ -360,6 +366,9 @@ class DiscordPlatform:
         if key.startswith("e"):
             mid = int(key[1:])
             ticket = self.routes.editor(mid)
+            if ticket is None and where.private:
+                await self.tickets.restore(_channel(where))  # drawn by the process before a restart
+                ticket = self.routes.editor(mid)
             if ticket is None:
                 await self._resend(where, key, view)
                 return

@@ -60,6 +60,7 @@ class DiscordRunner:
         self.platform = DiscordPlatform(self.client, edit_interval=config.edit_interval * config.scale,
                                         ping_gap=PING_GAP * config.scale)
         self.platform.dm.journal = self._journal(host)
+        self.platform.tickets.journal = self.platform.dm.journal
         self.inbound = Inbound(self._host_like(host), self.platform)
         self.client.inbound = self.inbound
         self._task: asyncio.Task[None] | None = None
