@@ -20,6 +20,10 @@ bites in production, by default:
   lower-case letters, digits, - and _; descriptions of 1-100 characters; the
   localisations' keys among Discord's locales; at most 25 options and choices,
   required options first; else 400 with code 50035, nothing stored;
+- and what `fakes.discord_rules` adds: embed limits, empty messages (50006), callback types that
+  fit the interaction, autocomplete choices within bounds, the invalid-request limit; nothing
+  delivered that Discord would not deliver (`_deliverable`; `forged=True` sends it anyway);
+  ephemeral messages gone after a client `reload`;
 - rate limits: per route (a channel's messages 5 per 5 s, an interaction
   token's webhook 5 per 2 s) and 50 requests a second in all (interaction
   endpoints excepted), every answer with `X-RateLimit-*` headers and a 429 with
@@ -97,6 +101,14 @@ import discord.http
 import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
 
+from fakes.discord_rules import (
+    INVALID_LIMIT,
+    InvalidRequests,
+    callback_problem,
+    choice_problems,
+    embed_problems,
+    empty,
+)
 from fakes.threaded import ServerThread, Shared, Signal
 
 JSON = dict[str, Any]
@@ -186,6 +198,9 @@ class FakeMessage:
     peak_selects: int = 0  # the most select menus any version showed
     deleted: bool = False
     loading: bool = False
+    gone: bool = False  # an ephemeral message its reader's client no longer shows (`reload`)
+    interaction_id: int | None = None  # the interaction whose response or follow-up it is
+    interaction_user: JSON | None = None  # ... and who made it (Discord's `interaction_metadata`)
 
     @property
     def ephemeral(self) -> bool:
@@ -248,6 +263,9 @@ class FakeMessage:
         }
         if guild_id is not None and self.via != "dm":
             data["guild_id"] = str(guild_id)
+        if self.interaction_id is not None and self.interaction_user is not None:
+            data["interaction_metadata"] = {"id": str(self.interaction_id), "type": 2, "user": self.interaction_user,
+                                            "authorizing_integration_owners": {}}
         return data
 
 
@@ -346,7 +364,7 @@ def command_problems(commands: list[Any]) -> list[str]:
 
 def form_problems(body: JSON) -> list[str]:
     """What Discord would refuse in a message body (content, rows, items, options, custom_ids)."""
-    out: list[str] = []
+    out: list[str] = embed_problems(body.get("embeds"))
     content = body.get("content")
     if isinstance(content, str) and len(content) > MAX_CONTENT:
         out.append(f"content of {len(content)} characters (max {MAX_CONTENT})")
@@ -383,6 +401,12 @@ def form_problems(body: JSON) -> list[str]:
             if len(str(o.get("value", ""))) > 100 or len(str(o.get("label", ""))) > 100:
                 out.append("select option value or label over 100 characters")
     return out
+
+
+def _showing(message: FakeMessage) -> JSON:
+    """What a message shows now, as a body (an edit leaving it with nothing is refused)."""
+    return {"content": message.content, "embeds": message.embeds, "components": message.components,
+            "_files": message.attachments}
 
 
 def _walk(components: list[JSON]) -> Iterator[JSON]:
@@ -426,7 +450,8 @@ class FakeDiscord:
     """Fake REST + gateway. Use `async with FakeDiscord() as fake:` or `start`/`stop`."""
 
     def __init__(self, *, guild_id: int = 9000, channel_id: int = 9100, app_id: int = 4242,
-                 limits: bool = True, scale: float = 1.0, heartbeat_ms: int = 41250) -> None:
+                 limits: bool = True, scale: float = 1.0, heartbeat_ms: int = 41250,
+                 invalid_limit: tuple[int, float] = INVALID_LIMIT) -> None:
         if scale <= 0:
             raise ValueError(f"scale must be positive (real seconds a Discord second lasts), not {scale}")
         self.guild_id = guild_id
@@ -477,6 +502,8 @@ class FakeDiscord:
         self.invalid_sessions = 0
         self.sessions: set[str] = set()
         self.guild_ids: set[int] = {guild_id}  # guilds the bot is in; others are "unknown guilds"
+        # 401, 403 and 429 answers counted on Discord's clock; past the limit Cloudflare shuts the bot out
+        self.invalid = InvalidRequests(invalid_limit)
         # Sharding (see the module doc and the gateway's shard section).
         self.shard_count = 1  # recommended by GET /gateway/bot
         self.required_shards = 1  # identifying with fewer closes 4011
@@ -586,21 +613,31 @@ class FakeDiscord:
                 self.requests.append((request.method, request.path, body))
                 if self.observer is not None:  # what readers could know when this write arrived
                     _SNAPSHOT.set(await self._observe(self.observer))
-            if request.headers.get("Authorization") not in (
-                f"Bot {self.token}", None,
-            ):
-                return _error(401, 0, "401: Unauthorized")
-            bucket, limit = self._bucket(request)
-            limited = self._take(bucket, limit)
-            if limited is not None:
-                return limited
-            response: web.StreamResponse = await handler(request)
-            if limit is not None:
-                self._headers(response, bucket, limit)
+            if self.invalid.banned(self.discord_now()):
+                self.protocol_errors.append(f"{request.method} {request.path}: refused, over the invalid-request limit")
+                # Cloudflare's answer: a 429 that is not Discord's JSON (discord.py raises at once)
+                return web.Response(status=429, text="error code: 1015", content_type="text/plain")
+            response = await self._answer(request, handler)
+            self.invalid.count(response.status, self.discord_now(),
+                               shared=response.headers.get("X-RateLimit-Scope") == "shared")
             return response
         finally:
             self._open_requests -= 1
             self._touch()
+
+    async def _answer(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if request.headers.get("Authorization") not in (
+            f"Bot {self.token}", None,
+        ):
+            return _error(401, 0, "401: Unauthorized")
+        bucket, limit = self._bucket(request)
+        limited = self._take(bucket, limit)
+        if limited is not None:
+            return limited
+        response: web.StreamResponse = await handler(request)
+        if limit is not None:
+            self._headers(response, bucket, limit)
+        return response
 
     async def _observe(self, observer: Callable[[], Any]) -> Any:
         """The observer reads the bot's state: it runs on the loop that started the fake."""
@@ -704,7 +741,16 @@ class FakeDiscord:
         return [m for m in self.messages.values() if m.public]
 
     def private_messages(self, user: FakeUser) -> list[FakeMessage]:
-        return [m for m in self.messages.values() if m.visible_to == user.id and not m.deleted]
+        return [m for m in self.messages.values() if m.visible_to == user.id and not m.deleted and not m.gone]
+
+    def reload(self, user: FakeUser) -> list[FakeMessage]:
+        """The person's Discord client reloads (or they switch devices): the ephemeral messages it showed
+        are gone for good; pressing them is impossible, and editing them is refused (404, 10008)."""
+        gone = [m for m in self.private_messages(user) if m.ephemeral]
+        for message in gone:
+            message.gone = True
+        self._touch()
+        return gone
 
     def channel_messages(self, channel_id: int | None = None) -> list[FakeMessage]:
         cid = self.channel_id if channel_id is None else channel_id
@@ -772,17 +818,41 @@ class FakeDiscord:
     async def _dispatch_interaction(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
         message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
+        forged: bool = False,
     ) -> FakeInteraction:
         """The user acts now, by the server's clock (from whatever loop this is awaited on)."""
         return await self._server.call(self._create_interaction(
-            user, itype, data, channel_id=channel_id, message=message, wait=wait, guild_id=guild_id, age=age))
+            user, itype, data, channel_id=channel_id, message=message, wait=wait, guild_id=guild_id, age=age,
+            forged=forged))
+
+    def _deliverable(self, user: FakeUser, itype: int, data: JSON, guild: bool, guild_id: int,
+                     message: FakeMessage | None) -> None:
+        """What Discord never delivers, refused to the test that asks (`forged=True` sends it anyway, as a
+        hostile or broken gateway would): anything from a guild the bot is not in, a command outside
+        the contexts it was registered for (`dm_permission: false`), a press on a message its person
+        cannot see.
+
+        :raises LookupError: Discord would not let the person do this."""
+        if guild and guild_id not in self.guild_ids:
+            raise LookupError(f"Discord delivers nothing from guild {guild_id}: the bot is not in it")
+        if itype in (2, 4) and not guild:
+            registered = next((c for c in self.commands if c["name"] == data.get("name")), None)
+            contexts = (registered or {}).get("contexts")
+            if registered is not None and (registered.get("dm_permission") is False
+                                           or (contexts is not None and not {1, 2} & set(contexts))):
+                raise LookupError(f"/{data.get('name')} is not offered in DMs (dm_permission false)")
+        if message is not None and (message.gone or message.deleted or (
+                message.visible_to is not None and message.visible_to != user.id)):
+            raise LookupError(f"{user.name} cannot see message {message.id}")
 
     async def _create_interaction(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None, message: FakeMessage | None,
-        wait: bool, guild_id: int | None, age: float,
+        wait: bool, guild_id: int | None, age: float, forged: bool = False,
     ) -> FakeInteraction:
         cid = channel_id if channel_id is not None else (message.channel_id if message else self.channel_id)
         guild = cid not in self.dm_channels and guild_id != 0
+        if not forged:
+            self._deliverable(user, itype, data, guild, self.guild_of(cid) if guild_id is None else guild_id, message)
         iid = next(self._ids)
         interaction = FakeInteraction(
             id=iid, token=f"itoken{iid}", type=itype, user=user, channel_id=cid, guild=guild,
@@ -818,11 +888,13 @@ class FakeDiscord:
     async def interact(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
         message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
+        forged: bool = False,
     ) -> FakeInteraction:
-        """Any interaction at all (the fuzz's forged ones): `guild_id=0` as if from a DM, another id for
-        a guild the bot is not in; `age` seconds old on arrival (past 3 s it can no longer be answered)."""
+        """Any interaction: `guild_id=0` as if from a DM, another id for a guild the bot is not in; `age`
+        seconds old on arrival (past 3 s it can no longer be answered). What Discord would never deliver
+        is refused unless `forged` (the fuzz's hostile ones): see `_deliverable`."""
         return await self._dispatch_interaction(user, itype, data, channel_id=channel_id, message=message,
-                                                wait=wait, guild_id=guild_id, age=age)
+                                                wait=wait, guild_id=guild_id, age=age, forged=forged)
 
     def after(self, seconds: float, action: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
         """`action` (a call of this API, such as `fake.slash(...)`) happens `seconds` from now by the
@@ -1151,7 +1223,7 @@ class FakeDiscord:
         for command in commands:
             stored.append({**command, "id": str(next(self._ids)), "application_id": str(self.app_id),
                            "version": "1", "default_member_permissions": command.get("default_member_permissions"),
-                           "type": command.get("type", 1)})
+                           "dm_permission": command.get("dm_permission", True), "type": command.get("type", 1)})
         self.commands = stored
         return _json(stored)
 
@@ -1217,10 +1289,17 @@ class FakeDiscord:
         body = await self._body(request)
         ctype = int(body.get("type", 0))
         data: JSON = body.get("data") or {}
+        misfit = callback_problem(interaction.type, ctype)
+        if misfit is not None:
+            return self._refuse_callback(interaction, misfit, 50035, "Invalid Form Body")
         if ctype in (MESSAGE, UPDATE_MESSAGE):
             invalid = self._invalid(data, f"interaction {interaction.id}")
             if invalid is not None:
                 return invalid
+        if ctype == MESSAGE and empty(data):
+            return self._refuse_callback(interaction, "an empty message", 50006, "Cannot send an empty message")
+        if ctype == AUTOCOMPLETE and (problems := choice_problems(data.get("choices", []))):
+            return self._refuse_callback(interaction, "; ".join(problems), 50035, "Invalid Form Body")
         interaction.answered_at = arrived
         interaction.callback_type = ctype
         interaction.callback_data = data
@@ -1234,6 +1313,7 @@ class FakeDiscord:
                 via="interaction", flags=flags & EPHEMERAL,
             )
             message.loading = ctype == DEFERRED_MESSAGE
+            message.interaction_id, message.interaction_user = interaction.id, interaction.user.payload()
             interaction.original_id = message.id
             interaction.owned.add(message.id)
             info.update(response_message_id=str(message.id), response_message_loading=message.loading,
@@ -1250,12 +1330,20 @@ class FakeDiscord:
                 resource["message"] = target.payload(self.guild_of(target.channel_id), self.bot_user)
         elif ctype == AUTOCOMPLETE:
             interaction.choices = list(data.get("choices", []))
-            if len(interaction.choices) > 25:
-                self.protocol_errors.append(f"interaction {interaction.id}: over 25 choices")
         elif ctype != MODAL:
             self.protocol_errors.append(f"interaction {interaction.id}: callback type {ctype}")
         interaction.answered.set()
         return _json({"interaction": info, "resource": resource})
+
+    def _refuse_callback(self, interaction: FakeInteraction, problem: str, code: int, message: str) -> web.Response:
+        """A callback Discord refuses (400): the interaction stays unanswered, and the test fails."""
+        self.protocol_errors.append(f"interaction {interaction.id}: {problem}")
+        interaction.answered.set()  # whoever waits for it need wait no more
+        return _error(400, code, message)
+
+    def _empty(self, what: str) -> web.Response:
+        self.protocol_errors.append(f"{what}: an empty message")
+        return _error(400, 50006, "Cannot send an empty message")
 
     def _webhook_target(self, request: web.Request) -> tuple[FakeInteraction | None, FakeMessage | None, str]:
         interaction = self._interaction_by_token(request.match_info["token"])
@@ -1269,7 +1357,7 @@ class FakeDiscord:
         except ValueError:
             return interaction, None, "Unknown Message"
         message = self.messages.get(target_id) if target_id is not None else None
-        if message is None or message.deleted or target_id not in interaction.owned:
+        if message is None or message.deleted or message.gone or target_id not in interaction.owned:
             return interaction, None, "Unknown Message"  # another interaction's message: not this token's
         return interaction, message, ""
 
@@ -1298,6 +1386,8 @@ class FakeDiscord:
         invalid = self._invalid(body, f"edit of message {message.id}")
         if invalid is not None:
             return invalid
+        if empty({**_showing(message), **body}):
+            return self._empty(f"edit of message {message.id}")
         self._update_message(message, body)
         return _json(message.payload(self._guild_seen(interaction), self.bot_user))
 
@@ -1321,6 +1411,8 @@ class FakeDiscord:
         invalid = self._invalid(body, f"follow-up of interaction {interaction.id}")
         if invalid is not None:
             return invalid
+        if empty(body):
+            return self._empty(f"follow-up of interaction {interaction.id}")
         guild = self._guild_seen(interaction)
         original = self.messages.get(interaction.original_id) if interaction.original_id is not None else None
         if interaction.callback_type == DEFERRED_MESSAGE and original is not None and original.loading:
@@ -1330,6 +1422,7 @@ class FakeDiscord:
         flags = int(body.get("flags", 0)) & EPHEMERAL
         visible = interaction.user.id if flags or not interaction.guild else None
         message = self._new_message(interaction.channel_id, body, visible_to=visible, via="followup", flags=flags)
+        message.interaction_id, message.interaction_user = interaction.id, interaction.user.payload()
         interaction.owned.add(message.id)
         return _json(message.payload(guild, self.bot_user))
 
@@ -1359,6 +1452,8 @@ class FakeDiscord:
         invalid = self._invalid(body, f"message to channel {channel_id}")
         if invalid is not None:
             return invalid
+        if empty(body):
+            return self._empty(f"message to channel {channel_id}")
         message = self._new_message(channel_id, body, visible_to=visible, via=via)
         return _json(message.payload(self.guild_of(message.channel_id) if via == "channel" else None,
                                      self.bot_user))
@@ -1455,6 +1550,8 @@ class FakeDiscord:
         invalid = self._invalid(body, f"edit of message {message.id}")
         if invalid is not None:
             return invalid
+        if empty({**_showing(message), **body}):
+            return self._empty(f"edit of message {message.id}")
         self._update_message(message, body)
         return _json(message.payload(
             self.guild_of(message.channel_id) if message.via == "channel" else None, self.bot_user))
