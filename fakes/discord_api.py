@@ -113,6 +113,8 @@ from fakes.threaded import ServerThread, Shared, Signal
 
 JSON = dict[str, Any]
 EPHEMERAL = 64
+SEND_MESSAGES, SEND_IN_THREADS = 1 << 11, 1 << 38
+ALL_PERMISSIONS = (1 << 50) - 1
 _BODY: web.RequestKey[Any] = web.RequestKey("body", object)
 _ARRIVED: web.RequestKey[float] = web.RequestKey("arrived", float)  # by the people's clock
 _SNAPSHOT: contextvars.ContextVar[Any] = contextvars.ContextVar("snapshot", default=None)  # the observer's, per request
@@ -451,7 +453,7 @@ class FakeDiscord:
 
     def __init__(self, *, guild_id: int = 9000, channel_id: int = 9100, app_id: int = 4242,
                  limits: bool = True, scale: float = 1.0, heartbeat_ms: int = 41250,
-                 invalid_limit: tuple[int, float] = INVALID_LIMIT) -> None:
+                 invalid_limit: tuple[int, float] = INVALID_LIMIT, bot_permissions: int = ALL_PERMISSIONS) -> None:
         if scale <= 0:
             raise ValueError(f"scale must be positive (real seconds a Discord second lasts), not {scale}")
         self.guild_id = guild_id
@@ -515,6 +517,10 @@ class FakeDiscord:
         self.shard_overlaps = 0  # identifies for a shard that had a live session already
         self.undelivered: list[tuple[str, JSON]] = []  # events whose shard had no session
         self.channel_guild: dict[int, int] = {channel_id: guild_id}  # a guild's text channels
+        self.threads: dict[int, int] = {}  # thread id -> its parent channel (`add_thread`)
+        # What the bot may do in the guild's channels, as invited (`README.md`'s integer by default,
+        # set by the tests that read it): a post in a thread needs Send Messages in Threads (1 << 38).
+        self.bot_permissions = bot_permissions
         self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
         self._session_of: dict[web.WebSocketResponse, str] = {}  # the session a connection identified or resumed
         self._session_shard: dict[str, tuple[int, int]] = {}
@@ -807,9 +813,21 @@ class FakeDiscord:
             "flags": 0, "permissions": "8" if user.admin else "1024", "nick": None, "pending": False,
         }
 
+    def add_thread(self, thread_id: int, parent_id: int | None = None) -> None:
+        """A public thread under a text channel (the default one): its own channel id, the parent's guild."""
+        parent = self.channel_id if parent_id is None else parent_id
+        self.threads[thread_id] = parent
+        self.channel_guild[thread_id] = self.guild_of(parent)
+
     def _channel(self, channel_id: int) -> JSON:
         if channel_id in self.dm_channels:
             return {"id": str(channel_id), "type": 1, "recipients": []}
+        if channel_id in self.threads:
+            return {"id": str(channel_id), "type": 11, "guild_id": str(self.guild_of(channel_id)), "name": "table",
+                    "parent_id": str(self.threads[channel_id]), "owner_id": "1", "message_count": 0,
+                    "member_count": 1, "rate_limit_per_user": 0, "flags": 0,
+                    "thread_metadata": {"archived": False, "auto_archive_duration": 1440, "locked": False,
+                                        "archive_timestamp": _now()}}
         return {
             "id": str(channel_id), "type": 0, "guild_id": str(self.guild_of(channel_id)), "name": "tractor",
             "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None,
@@ -866,7 +884,7 @@ class FakeDiscord:
             "id": str(iid), "application_id": str(self.app_id), "type": itype, "token": interaction.token,
             "version": 1, "attachment_size_limit": 8 * 1024 * 1024, "data": data,
             "channel_id": str(cid), "channel": self._channel(cid), "locale": user.locale,
-            "app_permissions": "2147483647", "entitlements": [], "authorizing_integration_owners": {},
+            "app_permissions": str(self.bot_permissions), "entitlements": [], "authorizing_integration_owners": {},
             "context": 0 if guild else 1,
         }
         if guild:
@@ -1449,6 +1467,10 @@ class FakeDiscord:
         if visible is not None and visible in self.unreachable_users:
             return _error(403, 50007, "Cannot send messages to this user")
         body = await self._body(request)
+        need = SEND_IN_THREADS if channel_id in self.threads else SEND_MESSAGES
+        if visible is None and not self.bot_permissions & need:
+            self.protocol_errors.append(f"message to channel {channel_id}: the bot lacks permission {need}")
+            return _error(403, 50013, "Missing Permissions")
         invalid = self._invalid(body, f"message to channel {channel_id}")
         if invalid is not None:
             return invalid
