@@ -113,7 +113,7 @@ from fakes.threaded import ServerThread, Shared, Signal
 
 JSON = dict[str, Any]
 EPHEMERAL = 64
-SEND_MESSAGES, SEND_IN_THREADS = 1 << 11, 1 << 38
+ADMINISTRATOR, SEND_MESSAGES, SEND_IN_THREADS = 1 << 3, 1 << 11, 1 << 38
 ALL_PERMISSIONS = (1 << 50) - 1
 _BODY: web.RequestKey[Any] = web.RequestKey("body", object)
 _ARRIVED: web.RequestKey[float] = web.RequestKey("arrived", float)  # by the people's clock
@@ -359,8 +359,10 @@ def command_problems(commands: list[Any]) -> list[str]:
         out += _text_problems(where, c)
         out += _option_problems(where, list(c.get("options") or []))
         perms = c.get("default_member_permissions")
-        if perms is not None and not (isinstance(perms, str) and perms.isdigit()):
-            out.append(f"{where}: default_member_permissions is a permission bit set as a string: {perms!r}")
+        # a bit set, as a string of digits (Discord also takes the number, as discord.py sends it)
+        if perms is not None and not ((isinstance(perms, str) and perms.isdigit())
+                                      or (isinstance(perms, int) and not isinstance(perms, bool) and perms >= 0)):
+            out.append(f"{where}: default_member_permissions is a permission bit set: {perms!r}")
     return out
 
 
@@ -403,6 +405,11 @@ def form_problems(body: JSON) -> list[str]:
             if len(str(o.get("value", ""))) > 100 or len(str(o.get("label", ""))) > 100:
                 out.append("select option value or label over 100 characters")
     return out
+
+
+def _bits(perms: object) -> str | None:
+    """A permission bit set as Discord returns it: a string of digits (None: no default)."""
+    return None if perms is None else str(perms)
 
 
 def _showing(message: FakeMessage) -> JSON:
@@ -859,6 +866,13 @@ class FakeDiscord:
             if registered is not None and (registered.get("dm_permission") is False
                                            or (contexts is not None and not {1, 2} & set(contexts))):
                 raise LookupError(f"/{data.get('name')} is not offered in DMs (dm_permission false)")
+        if itype in (2, 4) and guild:
+            registered = next((c for c in self.commands if c["name"] == data.get("name")), None)
+            needed = int((registered or {}).get("default_member_permissions") or 0)
+            has = int(self._member(user)["permissions"])
+            if registered is not None and registered.get("default_member_permissions") is not None \
+                    and not has & ADMINISTRATOR and (needed == 0 or needed & ~has):
+                raise LookupError(f"/{data.get('name')} is shown to members with permissions {needed} only")
         if message is not None and (message.gone or message.deleted or (
                 message.visible_to is not None and message.visible_to != user.id)):
             raise LookupError(f"{user.name} cannot see message {message.id}")
@@ -1240,7 +1254,7 @@ class FakeDiscord:
         stored = []
         for command in commands:
             stored.append({**command, "id": str(next(self._ids)), "application_id": str(self.app_id),
-                           "version": "1", "default_member_permissions": command.get("default_member_permissions"),
+                           "version": "1", "default_member_permissions": _bits(command.get("default_member_permissions")),
                            "dm_permission": command.get("dm_permission", True), "type": command.get("type", 1)})
         self.commands = stored
         return _json(stored)

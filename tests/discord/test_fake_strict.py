@@ -59,7 +59,7 @@ async def test_command_registration_is_checked_and_permissions_stored(bot: EchoB
         _command(options=[{**sub, "options": [{"name": "a", "description": "A", "type": 3},
                                               {"name": "b", "description": "B", "type": 3, "required": True}]}]),
         _command(options=[{"name": f"s{n}", "description": "S", "type": 1} for n in range(26)]),
-        _command(default_member_permissions=32),  # a string of digits, not a number
+        _command(default_member_permissions="manage_guild"),  # a bit set: digits
     ]
     kept = list(fake_discord.commands)
     for payload in bad:
@@ -68,9 +68,10 @@ async def test_command_registration_is_checked_and_permissions_stored(bot: EchoB
     fake_discord.protocol_errors.clear()
 
     good = [_command(default_member_permissions="32", dm_permission=False, options=[sub]),
-            _command(name="open", description="Anyone")]
+            _command(name="open", description="Anyone"), _command(name="admin", default_member_permissions=8)]
     stored = await http.bulk_upsert_global_commands(APP, good)
-    assert [(c["default_member_permissions"], c["dm_permission"]) for c in stored] == [("32", False), (None, True)]
+    assert [(c["default_member_permissions"], c["dm_permission"]) for c in stored] == [
+        ("32", False), (None, True), ("8", True)]
 
 
 async def test_commands_are_not_delivered_where_discord_offers_none(bot: EchoBot, fake_discord: FakeDiscord) -> None:
