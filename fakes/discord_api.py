@@ -505,6 +505,7 @@ class FakeDiscord:
         self._spent: set[str] = set()  # buckets another process empties before the next request (`spend`)
         self.scale = scale  # real seconds one Discord second lasts (the module doc's two clocks)
         self._started = time.monotonic()
+        self._rescaled = 0.0  # what `rescale` carried over to Discord's clock
         self.skew = 0.0  # what `advance` added to both clocks
         self.heartbeat_ms = heartbeat_ms
         self.heartbeats = 0
@@ -787,8 +788,15 @@ class FakeDiscord:
         """Discord's clock, for the rate limits and the identify window: `scale` real seconds a Discord
         second, plus what `advance` added."""
         if self.scale == math.inf:
-            return self.skew
-        return (time.monotonic() - self._started) / self.scale + self.skew
+            return self.skew + self._rescaled
+        return (time.monotonic() - self._started) / self.scale + self.skew + self._rescaled
+
+    def rescale(self, scale: float) -> None:
+        """Discord's clock runs at another pace from now on, without a jump (a test that sets a scene
+        fast, then watches one moment at Discord's own speed)."""
+        now = self.discord_now()
+        self.scale, self._started = scale, time.monotonic()
+        self._rescaled = now - self.skew  # Discord's clock alone: the people's (`now`) is never scaled
 
     def real(self, discord_seconds: float) -> float:
         """How many real seconds that many Discord seconds last (what the client is told to wait)."""

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, cast
 
@@ -30,7 +32,7 @@ import discord
 
 from adapters.discord.components import render
 from adapters.discord.dm import DmChoices
-from adapters.discord.outbox import Coalescer
+from adapters.discord.outbox import Coalescer, InOrder
 from adapters.discord.pings import PING_GAP, Pinger
 from adapters.discord.private import PrivateRoutes, Recent, Ticket, place_of
 from adapters.discord.texts import text
@@ -63,6 +65,9 @@ class DiscordPlatform:
         self.tickets = TicketJournal(self.routes)  # tokens kept across a restart (the runner gives it the journal)
         self.tickets.client = client
         self.outbox = Coalescer(interval=edit_interval)
+        # a channel's announcements (no button): said in order, the table not waiting for the channel
+        self.said = InOrder()
+        self._said = itertools.count(1)
         self.pings = Pinger(client, gap=ping_gap)
         self.shown = Shown()  # what each message shows (the host's view, and the refusal noted under it)
         self._views: Recent[str, View] = Recent()
@@ -90,6 +95,12 @@ class DiscordPlatform:
         sig = signature(view)
         view = self._turn(where, view)
         content, ui = render(view)
+        if not ui.children and view.cue is None:
+            # an announcement: it may wait for the channel's rate limit, the table need not (a turn's
+            # hands are drawn meanwhile); its id is "a<n>" until it is out
+            key = f"a{next(self._said)}"
+            self.said.submit(where.chat_id, lambda: self._announce(where, key, content, sig))
+            return key
         try:
             message = await self.client.get_partial_messageable(int(where.chat_id)).send(content, view=ui)
         except discord.HTTPException as exc:
@@ -98,10 +109,30 @@ class DiscordPlatform:
         self.shown.put(where.chat_id, key, sig)
         return key
 
+    def _once_said(self, where: Where, key: str, then: Callable[[str], Awaitable[None]]) -> None:
+        """`then` with the id of announcement `key` once it is out (never, if it could not go out)."""
+        async def later() -> None:
+            sent = self.routes.resolve(key)
+            if not sent.startswith("a"):
+                await then(sent)
+        self.said.submit(where.chat_id, later)
+
+    async def _announce(self, where: Where, key: str, content: str, sig: Signature) -> None:
+        try:
+            message = await self.client.get_partial_messageable(int(where.chat_id)).send(content)
+        except discord.HTTPException as exc:
+            log.warning("discord: announcement in %s not delivered: %s", where.chat_id, exc)
+            return
+        self.routes.alias[key] = str(message.id)
+        self.shown.put(where.chat_id, str(message.id), sig)
+
     async def edit(self, where: Where, message_id: str, view: View) -> None:
         """Queues an edit; edits of one message in quick succession are coalesced into the latest."""
         key = self.routes.resolve(message_id)
         if key.startswith("p"):
+            return
+        if key.startswith("a"):  # an announcement not out yet: edited once it is
+            self._once_said(where, key, lambda sent: self.edit(where, sent, view))
             return
         sig = signature(view)  # what the host asked for (the countdown Discord adds is no change)
         if not where.private:
@@ -121,7 +152,10 @@ class DiscordPlatform:
         return replace(view, text=f"{view.text}\n⏰ <t:{int(time.time() + cue.seconds)}:R>")
 
     async def delete(self, where: Where, message_id: str) -> None:
-        key = self.routes.resolve(message_id) if where.private else message_id
+        key = self.routes.resolve(message_id) if where.private or message_id.startswith("a") else message_id
+        if key.startswith("a"):  # an announcement not out yet: removed once it is
+            self._once_said(where, key, lambda sent: self.delete(where, sent))
+            return
         await self._until_ready()
         try:
             if key.startswith("e"):
@@ -131,7 +165,7 @@ class DiscordPlatform:
             elif key.startswith("d"):
                 channel, mid = key[1:].split(":")
                 await self.client.get_partial_messageable(int(channel)).get_partial_message(int(mid)).delete()
-            elif not key.startswith("p"):
+            elif not key.startswith(("p", "a")):
                 await self.client.get_partial_messageable(int(where.chat_id)).get_partial_message(int(key)).delete()
         except discord.HTTPException as exc:
             log.info("discord: delete %s failed: %s", key, exc)
@@ -421,6 +455,7 @@ class DiscordPlatform:
         """Waits for queued edits (tests, and a clean shutdown); `private_only`: hands, not channel messages."""
         await self.outbox.flush((lambda key: key[:1] in ("e", "d", "p")) if private_only else None)
         if not private_only:
+            await self.said.flush()
             await self.pings.flush()
 
     def stats(self) -> dict[str, Any]:

@@ -194,6 +194,7 @@ class DiscordRunner:
         if self.platform.ready.is_set():
             await self.platform.flush()  # never logged in: nothing queued can go out, drop it
         await self.platform.outbox.close()
+        await self.platform.said.close()
         await self.platform.pings.close()
         for shard_id in list(self.shards):
             await self.stop_shard(shard_id)

@@ -112,12 +112,14 @@ class Rig:
     runner: DiscordRunner = field(init=False)
     rng: random.Random | None = None  # the host's, for its deals (None: a fresh system one)
     running: bool = False
+    edit_interval: float = 0.0  # the adapter's pause between edits of one message (production: 0.5)
 
     async def boot(self) -> None:
         """A fresh host and adapter on the same store (first start, or after a restart)."""
         self.host = build_host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False, rng=self.rng)
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
-                               gateway_url=self.fake.gateway_url, edit_interval=0.0, scale=self.fake.scale)
+                               gateway_url=self.fake.gateway_url, edit_interval=self.edit_interval,
+                               scale=self.fake.scale)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)
         self.runner.platform.routes.clock = self.fake.now  # the bot's clock is Discord's: tokens age alike
         self.running = True
@@ -136,6 +138,7 @@ class Rig:
         """The process dies at once (a SIGKILL): edits still queued never go out; what the store
         holds and what Discord shows stay."""
         await self.runner.platform.outbox.close()
+        await self.runner.platform.said.close()
         await self.stop()
 
     async def stop(self) -> None:
