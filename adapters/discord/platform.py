@@ -95,7 +95,7 @@ class DiscordPlatform:
         sig = signature(view)
         view = self._turn(where, view)
         content, ui = render(view)
-        if not ui.children and view.cue is None:
+        if view.said and not ui.children:
             # an announcement: it may wait for the channel's rate limit, the table need not (a turn's
             # hands are drawn meanwhile); its id is "a<n>" until it is out
             key = f"a{next(self._said)}"
