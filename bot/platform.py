@@ -79,7 +79,10 @@ class View:
     shows them as one menu (`Platform.play_menu`); others ignore them, the grid offers the same moves.
     `cue`: whose turn it is, on a table message (`Platform.live_countdown`).
     `scene`: what the view was drawn from (`bot.scene`), for a door that lays the table out itself
-    (the terminal) or needs more than the text (Discord's hand menus); not part of what it shows."""
+    (the terminal) or needs more than the text (Discord's hand menus); not part of what it shows.
+    `said`: an announcement, never edited nor deleted: a door may deliver it later, in order, and
+    answer with an id that is not yet the message's (Discord, so that the table does not wait for a
+    channel's rate limit)."""
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
@@ -87,6 +90,7 @@ class View:
     cue: Cue | None = None
     scene: Scene | None = field(default=None, compare=False)
     still: str | None = None  # the text less what changes by itself (the seconds left): what decides an edit
+    said: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

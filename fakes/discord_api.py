@@ -20,6 +20,10 @@ bites in production, by default:
   lower-case letters, digits, - and _; descriptions of 1-100 characters; the
   localisations' keys among Discord's locales; at most 25 options and choices,
   required options first; else 400 with code 50035, nothing stored;
+- and what `fakes.discord_rules` adds: embed limits, empty messages (50006), callback types that
+  fit the interaction, autocomplete choices within bounds, the invalid-request limit; nothing
+  delivered that Discord would not deliver (`_deliverable`; `forged=True` sends it anyway);
+  ephemeral messages gone after a client `reload`;
 - rate limits: per route (a channel's messages 5 per 5 s, an interaction
   token's webhook 5 per 2 s) and 50 requests a second in all (interaction
   endpoints excepted), every answer with `X-RateLimit-*` headers and a 429 with
@@ -97,10 +101,20 @@ import discord.http
 import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
 
+from fakes.discord_rules import (
+    INVALID_LIMIT,
+    InvalidRequests,
+    callback_problem,
+    choice_problems,
+    embed_problems,
+    empty,
+)
 from fakes.threaded import ServerThread, Shared, Signal
 
 JSON = dict[str, Any]
 EPHEMERAL = 64
+ADMINISTRATOR, SEND_MESSAGES, SEND_IN_THREADS = 1 << 3, 1 << 11, 1 << 38
+ALL_PERMISSIONS = (1 << 50) - 1
 _BODY: web.RequestKey[Any] = web.RequestKey("body", object)
 _ARRIVED: web.RequestKey[float] = web.RequestKey("arrived", float)  # by the people's clock
 _SNAPSHOT: contextvars.ContextVar[Any] = contextvars.ContextVar("snapshot", default=None)  # the observer's, per request
@@ -186,6 +200,9 @@ class FakeMessage:
     peak_selects: int = 0  # the most select menus any version showed
     deleted: bool = False
     loading: bool = False
+    gone: bool = False  # an ephemeral message its reader's client no longer shows (`reload`)
+    interaction_id: int | None = None  # the interaction whose response or follow-up it is
+    interaction_user: JSON | None = None  # ... and who made it (Discord's `interaction_metadata`)
 
     @property
     def ephemeral(self) -> bool:
@@ -248,6 +265,9 @@ class FakeMessage:
         }
         if guild_id is not None and self.via != "dm":
             data["guild_id"] = str(guild_id)
+        if self.interaction_id is not None and self.interaction_user is not None:
+            data["interaction_metadata"] = {"id": str(self.interaction_id), "type": 2, "user": self.interaction_user,
+                                            "authorizing_integration_owners": {}}
         return data
 
 
@@ -339,14 +359,16 @@ def command_problems(commands: list[Any]) -> list[str]:
         out += _text_problems(where, c)
         out += _option_problems(where, list(c.get("options") or []))
         perms = c.get("default_member_permissions")
-        if perms is not None and not (isinstance(perms, str) and perms.isdigit()):
-            out.append(f"{where}: default_member_permissions is a permission bit set as a string: {perms!r}")
+        # a bit set, as a string of digits (Discord also takes the number, as discord.py sends it)
+        if perms is not None and not ((isinstance(perms, str) and perms.isdigit())
+                                      or (isinstance(perms, int) and not isinstance(perms, bool) and perms >= 0)):
+            out.append(f"{where}: default_member_permissions is a permission bit set: {perms!r}")
     return out
 
 
 def form_problems(body: JSON) -> list[str]:
     """What Discord would refuse in a message body (content, rows, items, options, custom_ids)."""
-    out: list[str] = []
+    out: list[str] = embed_problems(body.get("embeds"))
     content = body.get("content")
     if isinstance(content, str) and len(content) > MAX_CONTENT:
         out.append(f"content of {len(content)} characters (max {MAX_CONTENT})")
@@ -383,6 +405,17 @@ def form_problems(body: JSON) -> list[str]:
             if len(str(o.get("value", ""))) > 100 or len(str(o.get("label", ""))) > 100:
                 out.append("select option value or label over 100 characters")
     return out
+
+
+def _bits(perms: object) -> str | None:
+    """A permission bit set as Discord returns it: a string of digits (None: no default)."""
+    return None if perms is None else str(perms)
+
+
+def _showing(message: FakeMessage) -> JSON:
+    """What a message shows now, as a body (an edit leaving it with nothing is refused)."""
+    return {"content": message.content, "embeds": message.embeds, "components": message.components,
+            "_files": message.attachments}
 
 
 def _walk(components: list[JSON]) -> Iterator[JSON]:
@@ -426,7 +459,8 @@ class FakeDiscord:
     """Fake REST + gateway. Use `async with FakeDiscord() as fake:` or `start`/`stop`."""
 
     def __init__(self, *, guild_id: int = 9000, channel_id: int = 9100, app_id: int = 4242,
-                 limits: bool = True, scale: float = 1.0, heartbeat_ms: int = 41250) -> None:
+                 limits: bool = True, scale: float = 1.0, heartbeat_ms: int = 41250,
+                 invalid_limit: tuple[int, float] = INVALID_LIMIT, bot_permissions: int = ALL_PERMISSIONS) -> None:
         if scale <= 0:
             raise ValueError(f"scale must be positive (real seconds a Discord second lasts), not {scale}")
         self.guild_id = guild_id
@@ -471,12 +505,15 @@ class FakeDiscord:
         self._spent: set[str] = set()  # buckets another process empties before the next request (`spend`)
         self.scale = scale  # real seconds one Discord second lasts (the module doc's two clocks)
         self._started = time.monotonic()
+        self._rescaled = 0.0  # what `rescale` carried over to Discord's clock
         self.skew = 0.0  # what `advance` added to both clocks
         self.heartbeat_ms = heartbeat_ms
         self.heartbeats = 0
         self.invalid_sessions = 0
         self.sessions: set[str] = set()
         self.guild_ids: set[int] = {guild_id}  # guilds the bot is in; others are "unknown guilds"
+        # 401, 403 and 429 answers counted on Discord's clock; past the limit Cloudflare shuts the bot out
+        self.invalid = InvalidRequests(invalid_limit)
         # Sharding (see the module doc and the gateway's shard section).
         self.shard_count = 1  # recommended by GET /gateway/bot
         self.required_shards = 1  # identifying with fewer closes 4011
@@ -488,6 +525,10 @@ class FakeDiscord:
         self.shard_overlaps = 0  # identifies for a shard that had a live session already
         self.undelivered: list[tuple[str, JSON]] = []  # events whose shard had no session
         self.channel_guild: dict[int, int] = {channel_id: guild_id}  # a guild's text channels
+        self.threads: dict[int, int] = {}  # thread id -> its parent channel (`add_thread`)
+        # What the bot may do in the guild's channels, as invited (`README.md`'s integer by default,
+        # set by the tests that read it): a post in a thread needs Send Messages in Threads (1 << 38).
+        self.bot_permissions = bot_permissions
         self._shard_of: dict[web.WebSocketResponse, tuple[int, int]] = {}
         self._session_of: dict[web.WebSocketResponse, str] = {}  # the session a connection identified or resumed
         self._session_shard: dict[str, tuple[int, int]] = {}
@@ -586,21 +627,31 @@ class FakeDiscord:
                 self.requests.append((request.method, request.path, body))
                 if self.observer is not None:  # what readers could know when this write arrived
                     _SNAPSHOT.set(await self._observe(self.observer))
-            if request.headers.get("Authorization") not in (
-                f"Bot {self.token}", None,
-            ):
-                return _error(401, 0, "401: Unauthorized")
-            bucket, limit = self._bucket(request)
-            limited = self._take(bucket, limit)
-            if limited is not None:
-                return limited
-            response: web.StreamResponse = await handler(request)
-            if limit is not None:
-                self._headers(response, bucket, limit)
+            if self.invalid.banned(self.discord_now()):
+                self.protocol_errors.append(f"{request.method} {request.path}: refused, over the invalid-request limit")
+                # Cloudflare's answer: a 429 that is not Discord's JSON (discord.py raises at once)
+                return web.Response(status=429, text="error code: 1015", content_type="text/plain")
+            response = await self._answer(request, handler)
+            self.invalid.count(response.status, self.discord_now(),
+                               shared=response.headers.get("X-RateLimit-Scope") == "shared")
             return response
         finally:
             self._open_requests -= 1
             self._touch()
+
+    async def _answer(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if request.headers.get("Authorization") not in (
+            f"Bot {self.token}", None,
+        ):
+            return _error(401, 0, "401: Unauthorized")
+        bucket, limit = self._bucket(request)
+        limited = self._take(bucket, limit)
+        if limited is not None:
+            return limited
+        response: web.StreamResponse = await handler(request)
+        if limit is not None:
+            self._headers(response, bucket, limit)
+        return response
 
     async def _observe(self, observer: Callable[[], Any]) -> Any:
         """The observer reads the bot's state: it runs on the loop that started the fake."""
@@ -704,7 +755,16 @@ class FakeDiscord:
         return [m for m in self.messages.values() if m.public]
 
     def private_messages(self, user: FakeUser) -> list[FakeMessage]:
-        return [m for m in self.messages.values() if m.visible_to == user.id and not m.deleted]
+        return [m for m in self.messages.values() if m.visible_to == user.id and not m.deleted and not m.gone]
+
+    def reload(self, user: FakeUser) -> list[FakeMessage]:
+        """The person's Discord client reloads (or they switch devices): the ephemeral messages it showed
+        are gone for good; pressing them is impossible, and editing them is refused (404, 10008)."""
+        gone = [m for m in self.private_messages(user) if m.ephemeral]
+        for message in gone:
+            message.gone = True
+        self._touch()
+        return gone
 
     def channel_messages(self, channel_id: int | None = None) -> list[FakeMessage]:
         cid = self.channel_id if channel_id is None else channel_id
@@ -728,8 +788,15 @@ class FakeDiscord:
         """Discord's clock, for the rate limits and the identify window: `scale` real seconds a Discord
         second, plus what `advance` added."""
         if self.scale == math.inf:
-            return self.skew
-        return (time.monotonic() - self._started) / self.scale + self.skew
+            return self.skew + self._rescaled
+        return (time.monotonic() - self._started) / self.scale + self.skew + self._rescaled
+
+    def rescale(self, scale: float) -> None:
+        """Discord's clock runs at another pace from now on, without a jump (a test that sets a scene
+        fast, then watches one moment at Discord's own speed)."""
+        now = self.discord_now()
+        self.scale, self._started = scale, time.monotonic()
+        self._rescaled = now - self.skew  # Discord's clock alone: the people's (`now`) is never scaled
 
     def real(self, discord_seconds: float) -> float:
         """How many real seconds that many Discord seconds last (what the client is told to wait)."""
@@ -761,9 +828,21 @@ class FakeDiscord:
             "flags": 0, "permissions": "8" if user.admin else "1024", "nick": None, "pending": False,
         }
 
+    def add_thread(self, thread_id: int, parent_id: int | None = None) -> None:
+        """A public thread under a text channel (the default one): its own channel id, the parent's guild."""
+        parent = self.channel_id if parent_id is None else parent_id
+        self.threads[thread_id] = parent
+        self.channel_guild[thread_id] = self.guild_of(parent)
+
     def _channel(self, channel_id: int) -> JSON:
         if channel_id in self.dm_channels:
             return {"id": str(channel_id), "type": 1, "recipients": []}
+        if channel_id in self.threads:
+            return {"id": str(channel_id), "type": 11, "guild_id": str(self.guild_of(channel_id)), "name": "table",
+                    "parent_id": str(self.threads[channel_id]), "owner_id": "1", "message_count": 0,
+                    "member_count": 1, "rate_limit_per_user": 0, "flags": 0,
+                    "thread_metadata": {"archived": False, "auto_archive_duration": 1440, "locked": False,
+                                        "archive_timestamp": _now()}}
         return {
             "id": str(channel_id), "type": 0, "guild_id": str(self.guild_of(channel_id)), "name": "tractor",
             "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None,
@@ -772,17 +851,48 @@ class FakeDiscord:
     async def _dispatch_interaction(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
         message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
+        forged: bool = False,
     ) -> FakeInteraction:
         """The user acts now, by the server's clock (from whatever loop this is awaited on)."""
         return await self._server.call(self._create_interaction(
-            user, itype, data, channel_id=channel_id, message=message, wait=wait, guild_id=guild_id, age=age))
+            user, itype, data, channel_id=channel_id, message=message, wait=wait, guild_id=guild_id, age=age,
+            forged=forged))
+
+    def _deliverable(self, user: FakeUser, itype: int, data: JSON, guild: bool, guild_id: int,
+                     message: FakeMessage | None) -> None:
+        """What Discord never delivers, refused to the test that asks (`forged=True` sends it anyway, as a
+        hostile or broken gateway would): anything from a guild the bot is not in, a command outside
+        the contexts it was registered for (`dm_permission: false`), a press on a message its person
+        cannot see.
+
+        :raises LookupError: Discord would not let the person do this."""
+        if guild and guild_id not in self.guild_ids:
+            raise LookupError(f"Discord delivers nothing from guild {guild_id}: the bot is not in it")
+        if itype in (2, 4) and not guild:
+            registered = next((c for c in self.commands if c["name"] == data.get("name")), None)
+            contexts = (registered or {}).get("contexts")
+            if registered is not None and (registered.get("dm_permission") is False
+                                           or (contexts is not None and not {1, 2} & set(contexts))):
+                raise LookupError(f"/{data.get('name')} is not offered in DMs (dm_permission false)")
+        if itype in (2, 4) and guild:
+            registered = next((c for c in self.commands if c["name"] == data.get("name")), None)
+            needed = int((registered or {}).get("default_member_permissions") or 0)
+            has = int(self._member(user)["permissions"])
+            if registered is not None and registered.get("default_member_permissions") is not None \
+                    and not has & ADMINISTRATOR and (needed == 0 or needed & ~has):
+                raise LookupError(f"/{data.get('name')} is shown to members with permissions {needed} only")
+        if message is not None and (message.gone or message.deleted or (
+                message.visible_to is not None and message.visible_to != user.id)):
+            raise LookupError(f"{user.name} cannot see message {message.id}")
 
     async def _create_interaction(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None, message: FakeMessage | None,
-        wait: bool, guild_id: int | None, age: float,
+        wait: bool, guild_id: int | None, age: float, forged: bool = False,
     ) -> FakeInteraction:
         cid = channel_id if channel_id is not None else (message.channel_id if message else self.channel_id)
         guild = cid not in self.dm_channels and guild_id != 0
+        if not forged:
+            self._deliverable(user, itype, data, guild, self.guild_of(cid) if guild_id is None else guild_id, message)
         iid = next(self._ids)
         interaction = FakeInteraction(
             id=iid, token=f"itoken{iid}", type=itype, user=user, channel_id=cid, guild=guild,
@@ -796,7 +906,7 @@ class FakeDiscord:
             "id": str(iid), "application_id": str(self.app_id), "type": itype, "token": interaction.token,
             "version": 1, "attachment_size_limit": 8 * 1024 * 1024, "data": data,
             "channel_id": str(cid), "channel": self._channel(cid), "locale": user.locale,
-            "app_permissions": "2147483647", "entitlements": [], "authorizing_integration_owners": {},
+            "app_permissions": str(self.bot_permissions), "entitlements": [], "authorizing_integration_owners": {},
             "context": 0 if guild else 1,
         }
         if guild:
@@ -818,11 +928,13 @@ class FakeDiscord:
     async def interact(
         self, user: FakeUser, itype: int, data: JSON, *, channel_id: int | None = None,
         message: FakeMessage | None = None, wait: bool = True, guild_id: int | None = None, age: float = 0.0,
+        forged: bool = False,
     ) -> FakeInteraction:
-        """Any interaction at all (the fuzz's forged ones): `guild_id=0` as if from a DM, another id for
-        a guild the bot is not in; `age` seconds old on arrival (past 3 s it can no longer be answered)."""
+        """Any interaction: `guild_id=0` as if from a DM, another id for a guild the bot is not in; `age`
+        seconds old on arrival (past 3 s it can no longer be answered). What Discord would never deliver
+        is refused unless `forged` (the fuzz's hostile ones): see `_deliverable`."""
         return await self._dispatch_interaction(user, itype, data, channel_id=channel_id, message=message,
-                                                wait=wait, guild_id=guild_id, age=age)
+                                                wait=wait, guild_id=guild_id, age=age, forged=forged)
 
     def after(self, seconds: float, action: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
         """`action` (a call of this API, such as `fake.slash(...)`) happens `seconds` from now by the
@@ -1150,8 +1262,8 @@ class FakeDiscord:
         stored = []
         for command in commands:
             stored.append({**command, "id": str(next(self._ids)), "application_id": str(self.app_id),
-                           "version": "1", "default_member_permissions": command.get("default_member_permissions"),
-                           "type": command.get("type", 1)})
+                           "version": "1", "default_member_permissions": _bits(command.get("default_member_permissions")),
+                           "dm_permission": command.get("dm_permission", True), "type": command.get("type", 1)})
         self.commands = stored
         return _json(stored)
 
@@ -1217,10 +1329,17 @@ class FakeDiscord:
         body = await self._body(request)
         ctype = int(body.get("type", 0))
         data: JSON = body.get("data") or {}
+        misfit = callback_problem(interaction.type, ctype)
+        if misfit is not None:
+            return self._refuse_callback(interaction, misfit, 50035, "Invalid Form Body")
         if ctype in (MESSAGE, UPDATE_MESSAGE):
             invalid = self._invalid(data, f"interaction {interaction.id}")
             if invalid is not None:
                 return invalid
+        if ctype == MESSAGE and empty(data):
+            return self._refuse_callback(interaction, "an empty message", 50006, "Cannot send an empty message")
+        if ctype == AUTOCOMPLETE and (problems := choice_problems(data.get("choices", []))):
+            return self._refuse_callback(interaction, "; ".join(problems), 50035, "Invalid Form Body")
         interaction.answered_at = arrived
         interaction.callback_type = ctype
         interaction.callback_data = data
@@ -1234,6 +1353,7 @@ class FakeDiscord:
                 via="interaction", flags=flags & EPHEMERAL,
             )
             message.loading = ctype == DEFERRED_MESSAGE
+            message.interaction_id, message.interaction_user = interaction.id, interaction.user.payload()
             interaction.original_id = message.id
             interaction.owned.add(message.id)
             info.update(response_message_id=str(message.id), response_message_loading=message.loading,
@@ -1250,12 +1370,20 @@ class FakeDiscord:
                 resource["message"] = target.payload(self.guild_of(target.channel_id), self.bot_user)
         elif ctype == AUTOCOMPLETE:
             interaction.choices = list(data.get("choices", []))
-            if len(interaction.choices) > 25:
-                self.protocol_errors.append(f"interaction {interaction.id}: over 25 choices")
         elif ctype != MODAL:
             self.protocol_errors.append(f"interaction {interaction.id}: callback type {ctype}")
         interaction.answered.set()
         return _json({"interaction": info, "resource": resource})
+
+    def _refuse_callback(self, interaction: FakeInteraction, problem: str, code: int, message: str) -> web.Response:
+        """A callback Discord refuses (400): the interaction stays unanswered, and the test fails."""
+        self.protocol_errors.append(f"interaction {interaction.id}: {problem}")
+        interaction.answered.set()  # whoever waits for it need wait no more
+        return _error(400, code, message)
+
+    def _empty(self, what: str) -> web.Response:
+        self.protocol_errors.append(f"{what}: an empty message")
+        return _error(400, 50006, "Cannot send an empty message")
 
     def _webhook_target(self, request: web.Request) -> tuple[FakeInteraction | None, FakeMessage | None, str]:
         interaction = self._interaction_by_token(request.match_info["token"])
@@ -1269,7 +1397,7 @@ class FakeDiscord:
         except ValueError:
             return interaction, None, "Unknown Message"
         message = self.messages.get(target_id) if target_id is not None else None
-        if message is None or message.deleted or target_id not in interaction.owned:
+        if message is None or message.deleted or message.gone or target_id not in interaction.owned:
             return interaction, None, "Unknown Message"  # another interaction's message: not this token's
         return interaction, message, ""
 
@@ -1298,6 +1426,8 @@ class FakeDiscord:
         invalid = self._invalid(body, f"edit of message {message.id}")
         if invalid is not None:
             return invalid
+        if empty({**_showing(message), **body}):
+            return self._empty(f"edit of message {message.id}")
         self._update_message(message, body)
         return _json(message.payload(self._guild_seen(interaction), self.bot_user))
 
@@ -1321,6 +1451,8 @@ class FakeDiscord:
         invalid = self._invalid(body, f"follow-up of interaction {interaction.id}")
         if invalid is not None:
             return invalid
+        if empty(body):
+            return self._empty(f"follow-up of interaction {interaction.id}")
         guild = self._guild_seen(interaction)
         original = self.messages.get(interaction.original_id) if interaction.original_id is not None else None
         if interaction.callback_type == DEFERRED_MESSAGE and original is not None and original.loading:
@@ -1330,6 +1462,7 @@ class FakeDiscord:
         flags = int(body.get("flags", 0)) & EPHEMERAL
         visible = interaction.user.id if flags or not interaction.guild else None
         message = self._new_message(interaction.channel_id, body, visible_to=visible, via="followup", flags=flags)
+        message.interaction_id, message.interaction_user = interaction.id, interaction.user.payload()
         interaction.owned.add(message.id)
         return _json(message.payload(guild, self.bot_user))
 
@@ -1356,9 +1489,15 @@ class FakeDiscord:
         if visible is not None and visible in self.unreachable_users:
             return _error(403, 50007, "Cannot send messages to this user")
         body = await self._body(request)
+        need = SEND_IN_THREADS if channel_id in self.threads else SEND_MESSAGES
+        if visible is None and not self.bot_permissions & need:
+            self.protocol_errors.append(f"message to channel {channel_id}: the bot lacks permission {need}")
+            return _error(403, 50013, "Missing Permissions")
         invalid = self._invalid(body, f"message to channel {channel_id}")
         if invalid is not None:
             return invalid
+        if empty(body):
+            return self._empty(f"message to channel {channel_id}")
         message = self._new_message(channel_id, body, visible_to=visible, via=via)
         return _json(message.payload(self.guild_of(message.channel_id) if via == "channel" else None,
                                      self.bot_user))
@@ -1455,6 +1594,8 @@ class FakeDiscord:
         invalid = self._invalid(body, f"edit of message {message.id}")
         if invalid is not None:
             return invalid
+        if empty({**_showing(message), **body}):
+            return self._empty(f"edit of message {message.id}")
         self._update_message(message, body)
         return _json(message.payload(
             self.guild_of(message.channel_id) if message.via == "channel" else None, self.bot_user))

@@ -36,10 +36,14 @@ Interaction = discord.Interaction[discord.Client]
 LOCALES: dict[discord.Locale, str] = {discord.Locale.chinese: "zh", discord.Locale.taiwan_chinese: "zh-Hant",
                                       discord.Locale.american_english: "en"}
 GROUPS: dict[str, tuple[str, str]] = {"table": ("tractor", N_("help.group.tractor")),
-                                      "league": ("league", N_("help.group.league"))}
+                                      "league": ("league", N_("help.group.league")),
+                                      "admin": ("tractoradmin", N_("help.group.admin"))}
+#: Who sees the admin group at first (a server's admins may change it in its Integrations settings):
+#: those who may manage the server, as the host's own check (`Inbound._extra`) has it.
+ADMIN_PERMISSIONS = discord.Permissions(manage_guild=True)
 DM_HELP = (N_("help.cmd.dm"), N_("help.arg.dm.mode"))
 # names by language where a catalog gives one, read as f"name.cmd.{name}" and f"name.arg.{arg}"
-NAME_KEYS = (N_("name.cmd.tractor"), N_("name.cmd.league"), N_("name.cmd.new"), N_("name.cmd.join"),
+NAME_KEYS = (N_("name.cmd.tractor"), N_("name.cmd.league"), N_("name.cmd.tractoradmin"), N_("name.cmd.new"), N_("name.cmd.join"),
              N_("name.cmd.leave"), N_("name.cmd.start"), N_("name.cmd.addbot"), N_("name.cmd.kick"),
              N_("name.cmd.back"), N_("name.cmd.pause"), N_("name.cmd.resume"), N_("name.cmd.abandon"),
              N_("name.cmd.forfeit"), N_("name.cmd.hand"), N_("name.cmd.table"), N_("name.cmd.ping"),
@@ -159,19 +163,23 @@ async def _dm(interaction: Interaction, mode: Literal["on", "off"]) -> None:
 
 
 def groups(registry: Registry) -> list[app_commands.Group]:
-    """`/tractor` and `/league`: every command usable in a group, by section, and `/tractor dm`."""
+    """`/tractor` and `/league`: every command usable in a group, by section, and `/tractor dm`; the
+    admin commands (`who="admin"`) in `/tractoradmin`, which Discord shows to server managers only
+    (`default_member_permissions`: Discord takes it for a whole top-level command, not a subcommand)."""
     out: dict[str, app_commands.Group] = {}
     for section, (name, key) in GROUPS.items():
         out[section] = app_commands.Group(name=_name(name, f"name.cmd.{name}"), description=_say(key),
-                                          guild_only=True)
+                                          guild_only=True,
+                                          default_permissions=ADMIN_PERMISSIONS if section == "admin" else None)
     for command in sorted(registry.commands(), key=lambda c: c.name):
         if command.fits(in_group=True):
-            out[command.section].add_command(subcommand(command, out[command.section]))
+            group = out["admin" if command.who == "admin" else command.section]
+            group.add_command(subcommand(command, group))
     _dm.__discord_app_commands_param_description__ = {"mode": _say(DM_HELP[1])}  # type: ignore[attr-defined]
     _dm.__discord_app_commands_param_rename__ = {"mode": _name("mode", "name.arg.mode")}  # type: ignore[attr-defined]
     out["table"].add_command(app_commands.Command(name=_name("dm", "name.cmd.dm"), description=_say(DM_HELP[0]),
                                                   callback=_dm, parent=out["table"]))
-    return list(out.values())
+    return [group for group in out.values() if group.commands]
 
 
 __all__ = ["CatalogTranslator", "groups", "subcommand"]

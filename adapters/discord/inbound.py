@@ -186,6 +186,7 @@ class Inbound:
             self.platform.routes.hand_requests[place_of(interaction)] = ticket
             mode = "hand"
         reply = Reply(self, interaction, mode, where, ticket)
+        await self.platform.tickets.keep(interaction.user.id, int(interaction.channel_id or 0))
         event = Incoming("command", user_of(interaction), where, key=str(interaction.id), name=name, args=args,
                          reply=reply, extra=self._extra(interaction))
         await self._feed(event, reply)
@@ -252,6 +253,8 @@ class Inbound:
             if private and interaction.message is not None and interaction.message.flags.ephemeral:
                 self.platform.routes.editors[interaction.message.id] = ticket
                 self.platform.adopt(interaction)
+        # kept for a restart (after the answer: Discord's 3 s are not spent on the store)
+        await self.platform.tickets.keep(user.id, int(interaction.channel_id or 0))
         return Reply(self, interaction, mode, where, ticket)
 
     async def _feed(self, event: Incoming, reply: Reply) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 
 log = logging.getLogger(__name__)
@@ -65,3 +66,41 @@ class Coalescer:
         await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
         self._workers.clear()
         self._waiting.clear()
+
+
+class InOrder:
+    """Jobs per key run one at a time, each of them, in the order given: a channel's announcements
+    go out as said, without the table that said them waiting for the channel's rate limit."""
+
+    def __init__(self) -> None:
+        self._queues: dict[str, deque[Job]] = {}
+        self._workers: dict[str, asyncio.Task[None]] = {}
+
+    def submit(self, key: str, job: Job) -> None:
+        self._queues.setdefault(key, deque()).append(job)
+        if key not in self._workers:
+            self._workers[key] = asyncio.create_task(self._drain(key), name=f"discord-in-order-{key}")
+
+    async def _drain(self, key: str) -> None:
+        try:
+            queue = self._queues[key]
+            while queue:
+                job = queue.popleft()
+                try:
+                    await job()
+                except Exception:
+                    log.exception("discord: delivering %s failed", key)
+        finally:
+            self._workers.pop(key, None)
+            self._queues.pop(key, None)
+
+    async def flush(self) -> None:
+        while self._workers:
+            await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
+
+    async def close(self) -> None:
+        for task in list(self._workers.values()):
+            task.cancel()
+        await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
+        self._workers.clear()
+        self._queues.clear()

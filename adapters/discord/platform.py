@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, cast
 
@@ -30,10 +32,11 @@ import discord
 
 from adapters.discord.components import render
 from adapters.discord.dm import DmChoices
-from adapters.discord.outbox import Coalescer
+from adapters.discord.outbox import Coalescer, InOrder
 from adapters.discord.pings import PING_GAP, Pinger
 from adapters.discord.private import PrivateRoutes, Recent, Ticket, place_of
 from adapters.discord.texts import text
+from adapters.discord.tickets import TicketJournal
 from bot.i18n import normalize_lang
 from bot.platform import PlatformError, View, Where
 from bot.scene.diff import Shown, Signature, signature
@@ -59,7 +62,12 @@ class DiscordPlatform:
         self.client = client
         self.routes = routes or PrivateRoutes()
         self.dm = dm or DmChoices()
+        self.tickets = TicketJournal(self.routes)  # tokens kept across a restart (the runner gives it the journal)
+        self.tickets.client = client
         self.outbox = Coalescer(interval=edit_interval)
+        # a channel's announcements (no button): said in order, the table not waiting for the channel
+        self.said = InOrder()
+        self._said = itertools.count(1)
         self.pings = Pinger(client, gap=ping_gap)
         self.shown = Shown()  # what each message shows (the host's view, and the refusal noted under it)
         self._views: Recent[str, View] = Recent()
@@ -87,6 +95,12 @@ class DiscordPlatform:
         sig = signature(view)
         view = self._turn(where, view)
         content, ui = render(view)
+        if view.said and not ui.children:
+            # an announcement: it may wait for the channel's rate limit, the table need not (a turn's
+            # hands are drawn meanwhile); its id is "a<n>" until it is out
+            key = f"a{next(self._said)}"
+            self.said.submit(where.chat_id, lambda: self._announce(where, key, content, sig))
+            return key
         try:
             message = await self.client.get_partial_messageable(int(where.chat_id)).send(content, view=ui)
         except discord.HTTPException as exc:
@@ -95,10 +109,30 @@ class DiscordPlatform:
         self.shown.put(where.chat_id, key, sig)
         return key
 
+    def _once_said(self, where: Where, key: str, then: Callable[[str], Awaitable[None]]) -> None:
+        """`then` with the id of announcement `key` once it is out (never, if it could not go out)."""
+        async def later() -> None:
+            sent = self.routes.resolve(key)
+            if not sent.startswith("a"):
+                await then(sent)
+        self.said.submit(where.chat_id, later)
+
+    async def _announce(self, where: Where, key: str, content: str, sig: Signature) -> None:
+        try:
+            message = await self.client.get_partial_messageable(int(where.chat_id)).send(content)
+        except discord.HTTPException as exc:
+            log.warning("discord: announcement in %s not delivered: %s", where.chat_id, exc)
+            return
+        self.routes.alias[key] = str(message.id)
+        self.shown.put(where.chat_id, str(message.id), sig)
+
     async def edit(self, where: Where, message_id: str, view: View) -> None:
         """Queues an edit; edits of one message in quick succession are coalesced into the latest."""
         key = self.routes.resolve(message_id)
         if key.startswith("p"):
+            return
+        if key.startswith("a"):  # an announcement not out yet: edited once it is
+            self._once_said(where, key, lambda sent: self.edit(where, sent, view))
             return
         sig = signature(view)  # what the host asked for (the countdown Discord adds is no change)
         if not where.private:
@@ -118,7 +152,10 @@ class DiscordPlatform:
         return replace(view, text=f"{view.text}\n⏰ <t:{int(time.time() + cue.seconds)}:R>")
 
     async def delete(self, where: Where, message_id: str) -> None:
-        key = self.routes.resolve(message_id) if where.private else message_id
+        key = self.routes.resolve(message_id) if where.private or message_id.startswith("a") else message_id
+        if key.startswith("a"):  # an announcement not out yet: removed once it is
+            self._once_said(where, key, lambda sent: self.delete(where, sent))
+            return
         await self._until_ready()
         try:
             if key.startswith("e"):
@@ -128,7 +165,7 @@ class DiscordPlatform:
             elif key.startswith("d"):
                 channel, mid = key[1:].split(":")
                 await self.client.get_partial_messageable(int(channel)).get_partial_message(int(mid)).delete()
-            elif not key.startswith("p"):
+            elif not key.startswith(("p", "a")):
                 await self.client.get_partial_messageable(int(where.chat_id)).get_partial_message(int(key)).delete()
         except discord.HTTPException as exc:
             log.info("discord: delete %s failed: %s", key, exc)
@@ -181,7 +218,8 @@ class DiscordPlatform:
         shown = await self._show_ephemeral(user_id, channel, content, ui)
         if shown is None:
             self.unshown += 1
-            if channel is not None:  # told in the channel, by name, to press My hand
+            if channel is not None and (user_id, channel) not in self.routes.current:
+                # no hand message of theirs to press on: told in the channel, by name, to press My hand
                 self.pings.unreached(channel, user_id, self._lang_of(user_id))
             return f"p{user_id}"
         self._remember(str(user_id), shown, view)
@@ -189,6 +227,7 @@ class DiscordPlatform:
         if channel is not None:  # a table's private view is that person's hand there
             self.pings.reached(channel, user_id)
             await self._becomes_the_hand(user_id, channel, shown)
+            await self.tickets.keep(user_id, channel)
         return shown
 
     async def _show_ephemeral(self, user_id: int, channel: int | None, content: str,
@@ -205,6 +244,7 @@ class DiscordPlatform:
             else:
                 self.routes.editors[message.id] = Ticket(request.interaction, request.received, original=True)
                 return f"e{message.id}"
+        await self.tickets.restore(channel)  # after a restart: the tokens the process before kept
         ticket = self.routes.fresh(user_id, channel)
         if ticket is None:
             return None
@@ -360,6 +400,9 @@ class DiscordPlatform:
         if key.startswith("e"):
             mid = int(key[1:])
             ticket = self.routes.editor(mid)
+            if ticket is None and where.private:
+                await self.tickets.restore(_channel(where))  # drawn by the process before a restart
+                ticket = self.routes.editor(mid)
             if ticket is None:
                 await self._resend(where, key, view)
                 return
@@ -412,6 +455,7 @@ class DiscordPlatform:
         """Waits for queued edits (tests, and a clean shutdown); `private_only`: hands, not channel messages."""
         await self.outbox.flush((lambda key: key[:1] in ("e", "d", "p")) if private_only else None)
         if not private_only:
+            await self.said.flush()
             await self.pings.flush()
 
     def stats(self) -> dict[str, Any]:

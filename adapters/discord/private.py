@@ -66,7 +66,8 @@ def place_of(interaction: discord.Interaction[Any]) -> Place:
 class PrivateRoutes:
     """Per-user tokens and per-message editors for ephemeral messages (in memory: tokens die anyway)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        """`clock`: the wall clock, as tokens are kept across processes (adapters/discord/tickets.py)."""
         self.clock = clock
         self.latest: Recent[Place, Ticket] = Recent()
         self.latest_any: Recent[int, Ticket] = Recent()

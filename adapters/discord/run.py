@@ -60,6 +60,7 @@ class DiscordRunner:
         self.platform = DiscordPlatform(self.client, edit_interval=config.edit_interval * config.scale,
                                         ping_gap=PING_GAP * config.scale)
         self.platform.dm.journal = self._journal(host)
+        self.platform.tickets.journal = self.platform.dm.journal
         self.inbound = Inbound(self._host_like(host), self.platform)
         self.client.inbound = self.inbound
         self._task: asyncio.Task[None] | None = None
@@ -193,6 +194,7 @@ class DiscordRunner:
         if self.platform.ready.is_set():
             await self.platform.flush()  # never logged in: nothing queued can go out, drop it
         await self.platform.outbox.close()
+        await self.platform.said.close()
         await self.platform.pings.close()
         for shard_id in list(self.shards):
             await self.stop_shard(shard_id)

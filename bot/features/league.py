@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from bot.commands import Arg, Call, Choice, Command, Number, Person, Place, Text
+from bot.commands import Arg, Call, Choice, Command, Number, Person, Place, Text, Who
 from bot.feature import Context, Feature, TableView
 from bot.i18n import N_, tr
 from bot.league.bridge import record
@@ -34,8 +34,8 @@ class League(Feature):
         rest = Text(100, rest=True)
         method = Choice(METHODS, aliases=dict(METHOD_ALIASES), open=True)
 
-        def command(name: str, summary: str, *args: Arg, place: Place = "group") -> Command:
-            return Command(name, summary, args, place=place, section="league", wrong_place=group,
+        def command(name: str, summary: str, *args: Arg, place: Place = "group", who: Who = "anyone") -> Command:
+            return Command(name, summary, args, place=place, who=who, section="league", wrong_place=group,
                            handler=self.command)
 
         return (
@@ -49,7 +49,8 @@ class League(Feature):
                     Arg("hand", N_("help.arg.replay.hand"), Number(1, 10_000, integer=True))),
             command("season", N_("help.cmd.season"), Arg("what", N_("help.arg.season.what"), rest)),
             command("ranking", N_("help.cmd.ranking"), Arg("method", N_("help.arg.ranking.method"), method)),
-            command("export", N_("help.cmd.export"), Arg("what", N_("help.arg.export.what"), rest)),
+            # every match of the chat, names included, in one file: a server admin's tool
+            command("export", N_("help.cmd.export"), Arg("what", N_("help.arg.export.what"), rest), who="admin"),
         )
 
     async def command(self, call: Call) -> None:

@@ -85,6 +85,8 @@ async def league_command(
     if command in ("ranking", "method"):
         return await _ranking(league, where, args, lang, is_admin)
     if command == "export":
+        if not is_admin:
+            return LeagueReply(t("admins_only", lang))
         return await _export(league, where, args, lang)
     if command == "replay":
         return LeagueReply(await replay_text(store, where, user, args, lang))

@@ -354,7 +354,7 @@ class Table:
     async def say(self, text: str) -> None:
         """A short announcement in the group."""
         try:
-            await self.platform.send(self.where, View(text))
+            await self.platform.send(self.where, View(text, said=True))
         except (PlatformError, Unreachable):
             log.warning("table %s: announcement not delivered", self.id)
 

@@ -104,17 +104,22 @@ class Rig:
     ever_public: Counter[str] = field(default_factory=Counter)
     ever_seat: list[Counter[str]] = field(default_factory=lambda: [Counter() for _ in range(4)])
     clicks: list[tuple[str, int]] = field(default_factory=list)  # (action, clicks it took), in order
+    # Clicks that did not act: My hand pressed for want of a hand message, a press only to bring an
+    # old hand up to date, a press refused; (user, why) in order.
+    extra: list[tuple[str, str]] = field(default_factory=list)
     _observed: tuple[Any, int] | None = None
     _last_snapshot: dict[str, Any] | None = None
     runner: DiscordRunner = field(init=False)
     rng: random.Random | None = None  # the host's, for its deals (None: a fresh system one)
     running: bool = False
+    edit_interval: float = 0.0  # the adapter's pause between edits of one message (production: 0.5)
 
     async def boot(self) -> None:
         """A fresh host and adapter on the same store (first start, or after a restart)."""
         self.host = build_host(self.store, clock=self.clock, defaults=SETTINGS, use_ai_threads=False, rng=self.rng)
         config = DiscordConfig(token=self.fake.token, api_base=self.fake.api_base,
-                               gateway_url=self.fake.gateway_url, edit_interval=0.0, scale=self.fake.scale)
+                               gateway_url=self.fake.gateway_url, edit_interval=self.edit_interval,
+                               scale=self.fake.scale)
         self.runner = DiscordRunner(self.host, config, ready_timeout=10)
         self.runner.platform.routes.clock = self.fake.now  # the bot's clock is Discord's: tokens age alike
         self.running = True
@@ -128,6 +133,13 @@ class Rig:
             await self.settled()
         finally:
             await self.stop()
+
+    async def kill(self) -> None:
+        """The process dies at once (a SIGKILL): edits still queued never go out; what the store
+        holds and what Discord shows stay."""
+        await self.runner.platform.outbox.close()
+        await self.runner.platform.said.close()
+        await self.stop()
 
     async def stop(self) -> None:
         """Stops the host and the adapter at once, without waiting for quiet: `shutdown`'s end, and
@@ -227,11 +239,14 @@ class Rig:
         if hand is None:
             await self.fake.click(user, self.table_message(), "My hand")
             spent += 1
+            self.extra.append((user.name, "my hand"))
             await self.idle()
             hand = self.hand_message(user)
             assert hand is not None, f"{user.name} got no hand"
         t = action["t"]
-        for _ in range(3):
+        for attempt in range(3):
+            if attempt:
+                self.extra.append((user.name, f"{t} again"))
             if t in ("pass", "declare", "chao", "revolt"):
                 cards = tuple(action.get("cards", []))
                 want: ButtonAct = {"pass": Pass(), "declare": Declare(cards), "chao": Chao(cards),
@@ -292,8 +307,10 @@ class Rig:
         for b in hand.buttons():
             if token_of(str(b.get("custom_id", ""))) is not None:
                 await self.fake.press(user, hand, b["custom_id"])
+                self.extra.append((user.name, "poke"))
                 return 1
         await self.fake.click(user, self.table_message(), "My hand")
+        self.extra.append((user.name, "my hand"))
         return 1
 
     @staticmethod

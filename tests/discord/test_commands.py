@@ -4,13 +4,16 @@ options with choices or autocomplete; the fake refuses a registration Discord wo
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from bot.i18n import tr
 from fakes.discord_api import FakeDiscord, command_problems
-from tests.discord.rig import ALICE, Rig
+from persistence.store import SqliteStore
+from tests.discord.rig import ALICE, BOB, NewRig, Rig
 
 LOCALES = {"zh-CN": "zh", "zh-TW": "zh-Hant", "en-US": "en"}
 
@@ -22,8 +25,14 @@ def _sub(fake: FakeDiscord, group: str, name: str) -> dict[str, Any]:
 
 async def test_every_command_and_option_is_described_in_each_language(rig: Rig) -> None:
     fake = rig.fake
-    assert {c["name"] for c in fake.commands} == {"tractor", "league"}
+    assert {c["name"] for c in fake.commands} == {"tractor", "league", "tractoradmin"}
     assert fake.protocol_errors == []
+    # an admin command shows to those who may manage the server (Discord hides it from the others)
+    assert {c["name"]: c["default_member_permissions"] for c in fake.commands} == {
+        "tractor": None, "league": None, "tractoradmin": str(1 << 5)}
+    assert all(c["dm_permission"] is False for c in fake.commands)
+    assert [o["name"] for o in _sub(fake, "tractoradmin", "export")["options"]] == ["what"]
+    assert "export" not in {o["name"] for c in fake.commands if c["name"] != "tractoradmin" for o in c["options"]}
     for group in fake.commands:
         assert set(group["description_localizations"]) == set(LOCALES)
         for sub in group["options"]:
@@ -80,3 +89,21 @@ async def test_the_fake_refuses_what_discord_refuses(fake_discord: FakeDiscord) 
             url, json=[bad[0]], headers={"Authorization": f"Bot {fake_discord.token}"}) as response:
         assert response.status == 400 and (await response.json())["code"] == 50035
     assert fake_discord.commands == []
+
+
+async def test_admin_commands_only_for_those_who_manage_the_server(fake_discord: FakeDiscord, tmp_path: Path,
+                                                                   new_rig: NewRig) -> None:
+    """Discord never delivers `/tractoradmin` from a member without Manage Server; an admin's export
+    comes as a file."""
+    store = await SqliteStore.open(str(tmp_path / "league.sqlite3"))
+    rig = await new_rig(store)
+    with pytest.raises(LookupError, match="permissions 32"):
+        await fake_discord.slash(BOB, "export", command="tractoradmin")
+    asked = await fake_discord.slash(ALICE, "export", command="tractoradmin")
+    await rig.settled()
+    assert asked.callback_type in (4, 5)
+    files = [m for m in fake_discord.messages.values() if m.attachments]
+    assert [name for m in files for name, _ in m.attachments] == ["export.csv"]
+    assert fake_discord.protocol_errors == [] and fake_discord.unanswered() == []
+    await rig.shutdown()
+    await store.close()

@@ -75,7 +75,7 @@ async def test_ten_thousand_hostile_interactions_change_nothing(rig: Rig) -> Non
             other = rng.choice([p for p in (EVE, MALLORY, *PEOPLE) if p is not owner])
             buttons = hand.buttons() or board.buttons()
             i = await fake.interact(other, 3, {"custom_id": rng.choice(buttons)["custom_id"], "component_type": 2},
-                                    message=hand, wait=False, age=age)
+                                    message=hand, wait=False, age=age, forged=True)
         elif kind == 2:  # someone else's select, with values never offered, too many, too long
             owner, hand = rng.choice(hands)
             selects = hand.selects()
@@ -84,18 +84,18 @@ async def test_ten_thousand_hostile_interactions_change_nothing(rig: Rig) -> Non
             values = [_garble(rng, "b:1.1.1.t.0.zz") * rng.randrange(1, 4) for _ in range(rng.randrange(0, 60))]
             other = rng.choice([p for p in (EVE, MALLORY, *PEOPLE) if p is not owner])
             i = await fake.interact(other, 3, {"custom_id": rng.choice(selects)["custom_id"], "component_type": 3,
-                                               "values": values}, message=hand, wait=False, age=age)
+                                               "values": values}, message=hand, wait=False, age=age, forged=True)
         elif kind == 3 and sent:  # a replay of an earlier one
             await fake.replay(rng.choice(sent))
             return
         elif kind == 4:  # a command from a DM
             data = fake.raw_command(rng.choice(COMMANDS))
             i = await fake.interact(rng.choice((EVE, *PEOPLE)), 2, data, channel_id=dm_channel, guild_id=0,
-                                    wait=False, age=age)
+                                    wait=False, age=age, forged=True)
         elif kind == 5:  # a command in a guild the bot is not in
             data = fake.raw_command(rng.choice(COMMANDS))
             i = await fake.interact(rng.choice((EVE, *PEOPLE)), 2, data, channel_id=555000 + rng.randrange(3),
-                                    guild_id=777, wait=False, age=age)
+                                    guild_id=777, wait=False, age=age, forged=True)
         elif kind == 6:  # over-long options
             options = {"preset": "x" * rng.randrange(100, 7000), "options": "target=" + "A" * rng.randrange(5000)}
             i = await fake.interact(rng.choice((EVE, MALLORY)), 2, fake.raw_command("new", options),

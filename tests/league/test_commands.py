@@ -181,7 +181,8 @@ class TestStatsHistoryExport:
 
     async def test_export_csv(self, store: LeagueStore) -> None:
         await play_season(store)
-        reply = await cmd(store, "export")
+        assert (await cmd(store, "export")).text == "Only a chat admin can do that."  # everyone's matches
+        reply = await cmd(store, "export", admin=True)
         assert reply.csv is not None and reply.text == "Matches exported: 5."
         rows = list(csv.DictReader(io.StringIO(reply.csv)))
         assert [r["match_id"] for r in rows] == ["1", "2", "3", "4", "5"]
@@ -202,7 +203,7 @@ class TestStatsHistoryExport:
 
     async def test_export_defuses_formula_names(self, store: LeagueStore) -> None:
         await record_match(store, match(1, ("=HYPERLINK(1)", "B"), ("@x", "D"), 0, (12, 5)))
-        reply = await cmd(store, "export")
+        reply = await cmd(store, "export", admin=True)
         assert reply.csv is not None
         row = next(csv.DictReader(io.StringIO(reply.csv)))
         assert (row["seat0_name"], row["seat1_name"], row["seat2_name"]) == ("'=HYPERLINK(1)", "'@x", "B")
@@ -210,7 +211,7 @@ class TestStatsHistoryExport:
     async def test_recording_twice_counts_once(self, store: LeagueStore) -> None:
         assert await record_match(store, SEASON[0])
         assert not await record_match(store, SEASON[0])
-        assert (await cmd(store, "export")).text == "Matches exported: 1."
+        assert (await cmd(store, "export", admin=True)).text == "Matches exported: 1."
 
     async def test_unknown_command_gives_help(self, store: LeagueStore) -> None:
         assert (await cmd(store, "league")).text.startswith("League commands:")

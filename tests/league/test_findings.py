@@ -43,7 +43,7 @@ async def test_a_mistyped_method_is_refused_not_replaced(store: LeagueStore) -> 
 
 async def test_the_csv_file_starts_with_a_bom(store: LeagueStore) -> None:
     await record_match(store, match(1, ("张三", "李四"), ("王五", "赵六"), 0, (5, 2)))
-    reply = await league_command(store, GROUP, ADMIN, "export", (), "zh", False)
+    reply = await league_command(store, GROUP, ADMIN, "export", (), "zh", True)
     data = reply.csv_bytes
     assert data is not None and data.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
