@@ -2,7 +2,9 @@
 Selenium) plays a whole hand with four pages against the host. Two seats open it as a Telegram Mini
 App (the local stand-in for Telegram's script hands the page signed initData), two with signed links.
 They tap cards and press the buttons (one play is made with the keyboard); one play is refused in words; one page loses its socket and
-catches up; the bot restarts mid-hand and every page goes on. Screenshots of the phone layout (360 px,
+catches up; the bot restarts mid-hand and every page goes on. A hostile client inside one page floods
+a socket, sends nested JSON and opens 40 sockets at once; the pages play on, and nothing the pages
+load is blocked by their Content-Security-Policy. Screenshots of the phone layout (360 px,
 33 cards while burying) in English and Chinese are kept in test-artifacts/web/ and checked: every card
 inside the hand's area, nothing wider than the screen.
 
@@ -67,6 +69,43 @@ return {outside: out, cards: document.querySelectorAll('#hand .card').length, sc
 """
 
 
+# A hostile client in a page's own context: one socket floods acts, one sends nested JSON, then 40
+# onlookers' sockets open at once, each closing after its first frame.
+HOSTILE = """
+const [link, group, match] = arguments, done = arguments[arguments.length - 1];
+const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
+const sock = (auth, opened) => new Promise((resolve) => {
+  const ws = new WebSocket(url), got = [];
+  ws.onopen = () => { ws.send(JSON.stringify({t: "hello", auth, match})); opened(ws, got); };
+  ws.onmessage = (e) => { got.push(JSON.parse(e.data)); if (ws.onframe) ws.onframe(got); };
+  ws.onclose = (e) => resolve({code: e.code, got});
+});
+const said = (r) => r.got.filter((m) => m.type !== "state");
+(async () => {
+  let t0 = 0;
+  const flood = await sock({link}, (ws) => {
+    t0 = performance.now();
+    for (let i = 0; i < 5000; i++) ws.send(JSON.stringify({t: "act", a: "play", cards: ["XX"], key: "f" + i}));
+  });
+  const floodMs = performance.now() - t0;
+  const nested = await sock({link}, (ws) => {
+    ws.send("[".repeat(10000));
+    ws.onframe = (got) => { if (got.some((m) => m.type === "notice")) ws.close(); };
+  });
+  const burst = await Promise.all(Array.from({length: 40}, () => sock({link: group}, (ws) => {
+    ws.onframe = () => ws.close();
+  })));
+  done({flood: {code: flood.code, refused: said(flood).filter((m) => m.type === "refused").map((m) => m.reason),
+                answered: said(flood).filter((m) => m.type === "notice").length, ms: floodMs},
+        nested: said(nested).filter((m) => m.type === "notice").map((m) => m.code),
+        burst: burst.map((r) => r.got.filter((m) => m.type === "state").length)});
+})();
+"""
+# Records what the Content-Security-Policy blocked, from the first line of each page on.
+CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
+             "(e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));")
+
+
 def chrome() -> Any:
     o = webdriver.ChromeOptions()
     o.binary_location = CHROMIUM
@@ -90,6 +129,7 @@ class Pages:
         def go() -> None:
             if self.tabs:
                 self.d.switch_to.new_window("tab")
+            self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_WATCH})
             self.d.get(url)
             self.tabs[seat] = self.d.current_window_handle
         await self.run(go)
@@ -165,6 +205,29 @@ async def serve(rig: WebRig, port: int) -> web.AppRunner:
     return runner
 
 
+async def hostile(rig: WebRig, pages: Pages, match_id: int, uid: str) -> dict[str, Any]:
+    """From inside seat 3's page, with its person's link: a flood of 5,000 acts (cut off at the
+    socket's burst), nested JSON (refused in words, the socket kept), then a burst of 40 onlookers'
+    sockets. The four pages play on."""
+    link = rig.web.signer.sign("telegram", match_id, uid)
+    group = rig.web.signer.sign("telegram", match_id, None)
+
+    def go() -> Any:
+        pages.d.switch_to.window(pages.tabs[3])
+        return pages.d.execute_async_script(HOSTILE, link, group, match_id)
+    got = await pages.run(go)
+    burst = rig.web.limits.socket_burst
+    assert got["flood"]["code"] == 4429 and got["flood"]["refused"] == ["flood"], got["flood"]
+    assert got["flood"]["answered"] <= burst - 1, got["flood"]
+    assert got["nested"] == ["bad_frame"] and got["burst"] == [1] * 40, got
+    for _ in range(250):  # the hostile sockets are gone: the four pages are left
+        if len(rig.web.connections) == 4:
+            break
+        await asyncio.sleep(0.02)
+    assert sorted(c.seat for c in rig.web.connections) == [0, 1, 2, 3]
+    return dict(got["flood"])
+
+
 def free_port() -> int:
     import socket
     with socket.socket() as s:
@@ -210,6 +273,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         assert tg["ready"] and tg["expanded"]
 
         refused = reconnected = restarted = shot = keyboard = laid_out = False
+        flooded: dict[str, Any] = {}
         actions = 0
         for _ in range(600):
             table = rig.host.tables[match_id]
@@ -268,6 +332,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                     refused = True
                     layout = await pages.shot(s, "phone-play-en.png")
                     assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+                    flooded = await hostile(rig, pages, match_id, str(table.seats[3].user_id))
                 if refused and not keyboard:
                     keyboard = True
                     await pages.keys(s, cards)
@@ -346,7 +411,10 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         layout = await pages.shot(0, "phone-next-hand-en.png")
         assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
         assert await leaks(rig, match_id, sent) == []
-        (ARTIFACTS / "summary.json").write_text(json.dumps({"actions": actions, "frames": sum(map(len, sent.values()))}))
+        for s in range(4):  # the page's own files and socket are all it needs under its policy
+            assert await pages.js(s, "return window.__csp;") == [], s
+        (ARTIFACTS / "summary.json").write_text(json.dumps({"actions": actions, "frames": sum(map(len, sent.values())),
+                                                                  "flood": flooded}))
     finally:
         await asyncio.to_thread(driver.quit)
         await runner.cleanup()
