@@ -220,6 +220,13 @@ class Outboxes:
                 if not item.done.done():
                     item.done.set_exception(exc)
             return
+        except asyncio.CancelledError:
+            # The outbox is closing with this send in flight: whoever awaits it (a table's actor)
+            # must hear so, or it waits for good and its table never stops.
+            for item in batch:
+                if not item.done.done():
+                    item.done.set_exception(SendFailed(box.chat_id, "adapter stopped"))
+            raise
         self.stats.sent += 1
         out.record(self.shown, box.chat_id, message.message_id)
         for item in batch:

@@ -67,7 +67,7 @@ def why(table: TableOps, s: int, action: Action, lang: str) -> str:
     def who(seat: object) -> str:
         return seat_label(int(str(seat)), infos, lang) if seat is not None else ""
 
-    parts = [tr(lang, key, who=who(params.get("seat")))]
+    parts = [tr(lang, key, who=who(params.get("seat")), suit=suit_text(str(params.get("suit", ""))))]
     kept = params.get("keeps")
     if kept:
         parts.append(tr(lang, "hint.keeps", cards=cards_text(list(kept))))

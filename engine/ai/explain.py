@@ -7,6 +7,11 @@ not spend) and one thing it expects of the opponents (``expect``): a seat
 known to be void in the suit played, a seat that probably holds nothing
 above some card (``infer``'s guesses), or the strongest card of the suit
 still out.
+
+Every claim must be true of the view (tests/ai/test_explain.py checks each code against it): "nothing
+beats it" is said only when no card of the suit still out is higher *and* no seat still to play is
+known to lack the suit while it may still hold trumps; otherwise a lead of the suit's top cards is
+``lead_top``, which names the seat that may trump.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 from ..actions import Action, Play
 from ..cards import NUM_FACES, POINTS, SUITS, TRUMP, card_str
+from ..combos import decompose
 from ..order import Order
 from ..play import trick_winner
 from ..views import SeatView
@@ -27,9 +33,10 @@ KEEP_AT = 9  # ranks in a suit at or above which a card is worth naming as kept 
 
 
 def reason(view: SeatView, action: Action) -> tuple[str, dict[str, Any]]:
-    """(code, params) for a suggested action; codes: lead_master, lead_safe, takes, partner_winning,
-    cannot_beat, and the action's own type for anything but a play. Params: ``seat`` (who holds the
-    trick), ``keeps`` (card strings), ``expect`` with ``expect_seat``, ``expect_card``, ``expect_suit``."""
+    """(code, params) for a suggested action; codes: lead_master, lead_top, lead_safe, takes,
+    partner_winning, cannot_beat, and the action's own type for anything but a play. Params: ``seat``
+    (who holds the trick, or for lead_top who may trump), ``keeps`` (card strings), ``expect`` with
+    ``expect_seat``, ``expect_card``, ``expect_suit``."""
     t = action.t
     seen = read_view(view)
     if not isinstance(action, Play) or seen.order is None or seen.dealer is None:
@@ -41,8 +48,17 @@ def reason(view: SeatView, action: Action) -> tuple[str, dict[str, Any]]:
         params["keeps"] = [card_str(f) for f in kept]
     params.update(expect(seen, play, beliefs(seen)))
     if not seen.trick:
-        units = len(set(play))
-        return ("lead_master" if units <= 2 and is_master(play, spot_of(seen)) else "lead_safe"), params
+        if not all_master(seen, play):
+            return "lead_safe", params
+        ruffer = may_trump(seen, play)
+        if ruffer is None:
+            return "lead_master", params
+        params["seat"] = ruffer
+        params["suit"] = SUITS[seen.order.suit[play[0]]]
+        if params.get("expect") == "void" and params.get("expect_seat") == ruffer:  # said by the code already
+            for k in ("expect", "expect_seat", "expect_suit"):
+                params.pop(k)
+        return "lead_top", params
     if seen.lead is None:
         return t, params
     plays = [p for _, p in seen.trick]
@@ -50,9 +66,32 @@ def reason(view: SeatView, action: Action) -> tuple[str, dict[str, Any]]:
     params["seat"] = now
     if trick_winner([*plays, play], seen.lead, seen.order) == len(plays):
         return "takes", params
+    if params.get("expect") == "none_higher":  # the play is beaten already: "nothing beats it" is untrue
+        params.pop("expect")
     if now % 2 == seen.seat % 2:
         return "partner_winning", params
     return "cannot_beat", params
+
+
+def all_master(seen: Seen, play: tuple[int, ...]) -> bool:
+    """No card (or pair) still out in the suit beats any part of the play, from the seat's view."""
+    assert seen.order is not None
+    spot = spot_of(seen)
+    return all(is_master(u.faces, spot) for u in decompose(play, seen.order))
+
+
+def may_trump(seen: Seen, play: tuple[int, ...], after: int = 3) -> int | None:
+    """The first of the next ``after`` seats known to lack the side suit played that is not known to
+    lack trumps too: it may beat the play by trumping. None for a trump play or when no such seat."""
+    assert seen.order is not None
+    suit = seen.order.suit[play[0]]
+    if suit == TRUMP:
+        return None
+    for i in range(1, after + 1):
+        s = (seen.seat + i) % 4
+        if suit in seen.voids[s] and TRUMP not in seen.voids[s]:
+            return s
+    return None
 
 
 def _strength(f: int, order: Order) -> int:
@@ -106,4 +145,6 @@ def expect(seen: Seen, play: tuple[int, ...], guesses: Beliefs) -> dict[str, Any
     ]
     if higher:
         return {"expect": "out", "expect_card": card_str(max(higher, key=lambda f: order.rank[f]))}
+    if not all_master(seen, play) or may_trump(seen, play, 3 - len(seen.trick)) is not None:
+        return {}
     return {"expect": "none_higher"}
