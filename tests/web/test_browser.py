@@ -62,8 +62,18 @@ for (const c of document.querySelectorAll('#hand .card')) {
 }
 for (const b of document.querySelectorAll('#actions button, #bar, #bar *'))
   { const r = b.getBoundingClientRect(); if (r.right > innerWidth + 0.5) out.push('overflow: ' + (b.id || b.textContent)); }
+// every tap target shown is at least 44x44 px; a card counts only where the next one does not cover it
+const small = [];
+for (const b of document.querySelectorAll('button')) {
+  const r = b.getBoundingClientRect();
+  if (!r.width || !r.height) continue;
+  let w = r.width;
+  const n = b.classList.contains('card') && b.nextElementSibling;
+  if (n) { const q = n.getBoundingClientRect(); if (Math.abs(q.top - r.top) < 1 && q.left > r.left) w = Math.min(w, q.left - r.left); }
+  if (w < 43.5 || r.height < 43.5) small.push((b.id || b.className || b.textContent) + ' ' + Math.round(w) + 'x' + Math.round(r.height));
+}
 const act = document.querySelector('#actions button[data-a]');
-return {outside: out, cards: document.querySelectorAll('#hand .card').length, scroll: document.documentElement.scrollWidth,
+return {outside: out, small, cards: document.querySelectorAll('#hand .card').length, scroll: document.documentElement.scrollWidth,
         width: innerWidth, actionsVisible: !!act && act.getBoundingClientRect().bottom <= innerHeight,
         info: document.getElementById('info').textContent};
 """
@@ -307,7 +317,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                             await pages.tap(s, "#lang")
                         await pages.speaks(s, lang)
                         layout = await pages.shot(s, f"phone-bury-{lang}.png")
-                        assert layout["cards"] == 33 and layout["outside"] == [], layout
+                        assert layout["cards"] == 33 and layout["outside"] == [] and layout["small"] == [], layout
                         assert layout["scroll"] <= layout["width"] and layout["actionsVisible"], layout
                         assert ("Hand 1" in layout["info"]) == (lang == "en") and ("第1局" in layout["info"]) == (lang != "en")
                         assert ("庄家" in layout["info"]) == (lang == "zh") and ("莊家" in layout["info"]) == (lang == "zh-Hant")
@@ -331,7 +341,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                     await pages.tap(s, '#actions button[data-a="clear"]')
                     refused = True
                     layout = await pages.shot(s, "phone-play-en.png")
-                    assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+                    assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
                     flooded = await hostile(rig, pages, match_id, str(table.seats[3].user_id))
                 if refused and not keyboard:
                     keyboard = True
@@ -404,12 +414,12 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
             lines = await pages.js(0, "return [...document.querySelectorAll('#summary div')].map(d => d.textContent);")
             assert lines == summary_lines(summary, table.screen.scenes.public().seats, lang), lines
             layout = await pages.shot(0, f"phone-hand-over-{lang}.png")
-            assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+            assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
         await pages.tap(0, "#lang")
         await pages.tap(0, "#go-on")
         assert not await pages.js(0, "return window.tractor.summary();")
         layout = await pages.shot(0, "phone-next-hand-en.png")
-        assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+        assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
         assert await leaks(rig, match_id, sent) == []
         for s in range(4):  # the page's own files and socket are all it needs under its policy
             assert await pages.js(s, "return window.__csp;") == [], s
