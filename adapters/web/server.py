@@ -273,6 +273,9 @@ class WebTable:
                     break
                 if data.get("t") == "act":
                     await self.act(conn, person, Where(person.platform, where.chat_id), match_id, data)
+                elif data.get("t") == "seen" and isinstance(data.get("hidden"), bool):
+                    if conn.seat is not None:  # the page was hidden or shown: whether the chat takes over
+                        self.host.live_seen(match_id, conn.frame, data["hidden"])
                 else:
                     conn.notice(self._refusal(person, data.get("key"), "bad_frame"))
         finally:

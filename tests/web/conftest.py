@@ -48,8 +48,8 @@ class WebRig(Rig):
         return self.web.signer.sign(self.platform.name, match_id, uid)
 
 
-async def make_web_rig(platform_name: str = "telegram", settings: Any = FAST) -> WebRig:
-    rig = await make_rig(settings, platform=RecordingPlatform(name=platform_name))
+async def make_web_rig(platform_name: str = "telegram", settings: Any = FAST, *, turn_notices: bool = False) -> WebRig:
+    rig = await make_rig(settings, platform=RecordingPlatform(name=platform_name, turn_notices=turn_notices))
     web = WebTable(rig.host, WebConfig(port=0, public_url="https://cards.test", secret=b"k" * 32, telegram_token=TOKEN))
     rig.host.live.links = web
     server = TestServer(web.application())

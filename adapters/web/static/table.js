@@ -77,7 +77,10 @@
   function connect() {
     if (refused || matchId === null && !auth.tg) return;
     ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-    ws.onopen = () => ws.send(JSON.stringify({t: "hello", auth, match: matchId, since: st ? st.version : 0}));
+    ws.onopen = () => {
+      ws.send(JSON.stringify({t: "hello", auth, match: matchId, since: st ? st.version : 0}));
+      if (document.hidden) seen();
+    };
     ws.onmessage = (ev) => {
       const msg = JSON.parse(ev.data);
       if (msg.type === "state") { retry = 0; $("conn").hidden = true; onState(msg); }
@@ -96,6 +99,13 @@
       setTimeout(connect, Math.min(250 * 2 ** retry, 5000));
     };
   }
+
+  // Whether the page is shown: a seat's pages all hidden for a while (another tab, the phone asleep)
+  // hand the turn notices back to the person's chat, until one is shown again.
+  function seen() {
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify({t: "seen", hidden: document.hidden}));
+  }
+  document.addEventListener("visibilitychange", seen);
 
   function send(a, cards) {
     if (!ws || ws.readyState !== 1) { say(w("web.reconnecting"), true); return; }
