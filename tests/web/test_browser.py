@@ -20,6 +20,7 @@ import random
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -48,7 +49,10 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 ARTIFACTS = Path(os.environ.get("TRACTOR_ARTIFACTS", "test-artifacts")) / "web"
 STUB = Path(__file__).parent / "stub"
-SETTINGS = TableSettings(deal=0, declare=0, next=0, turn=60, bury=120, lobby=0)
+# The declaration window stays open while the pages look (the fake clock moves only when nobody is asked).
+SETTINGS = TableSettings(deal=0, declare=30, next=0, turn=60, bury=120, lobby=0)
+PRESET = "chaodipi"  # with 炒底 after the bury, from the second hand on
+SEED = 1  # a deal whose second hand offers a 炒底 (most do not: a pair of the level's rank or of jokers)
 PEOPLE = ["11", "12", "13", "14"]
 LANGS = ("en", "zh", "zh-Hant")
 
@@ -247,7 +251,7 @@ def free_port() -> int:
 
 @pytest.mark.slow
 async def test_a_whole_hand_in_four_browser_pages() -> None:
-    rig = await make_web_rig(settings=SETTINGS)
+    rig = await make_web_rig(settings=SETTINGS, seed=SEED)
     sent: dict[int | None, list[str]] = {}
 
     def tap(seat: int | None, text: str) -> None:
@@ -267,7 +271,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
     driver = await asyncio.to_thread(chrome)
     pages = Pages(driver)
     try:
-        table = await open_table(rig, PEOPLE)
+        table = await open_table(rig, PEOPLE, new=(PRESET,))
         match_id = table.id
         base = f"http://127.0.0.1:{port}/?m={match_id}"
         for s in range(4):
@@ -282,15 +286,15 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         tg = await pages.js(0, "return window.__tg;")
         assert tg["ready"] and tg["expanded"]
 
-        refused = reconnected = restarted = shot = keyboard = laid_out = False
+        refused = reconnected = restarted = shot = keyboard = laid_out = declared = chaoed = False
         flooded: dict[str, Any] = {}
         actions = 0
         for _ in range(600):
             table = rig.host.tables[match_id]
             m = table.match
             pub = m.public_view()
-            if pub["hand_no"] > 1:
-                break
+            if pub["hand_no"] > 1 and (chaoed or pub["phase"] == "playing"):
+                break  # the next hand: dealt, declared, buried and 炒'd by tap (its play is not needed)
             to_act = m.to_act()
             if not to_act:
                 rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
@@ -305,7 +309,17 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
             if act.t in ("declare", "chao"):
                 await pages.tap(s, f'#actions button[data-a="{act.t}"][data-cards="{"".join(cards)}"]')
             elif act.t == "pass":
-                await pages.tap(s, '#actions button[data-a="pass"]')
+                # by tap: a declaration when the page offers one and nobody has declared in this hand
+                # (a hand nobody declares takes its trump from the kitty, and has no 炒底), the first
+                # 炒底 bid offered; else pass
+                kind = "declare" if m.phase == "declaring" else "chao"
+                offered = await pages.js(s, f"const h = window.tractor.state().scene.hand; return h ? h.choices.{kind} : [];")
+                if offered and not (pub["declaration"] if kind == "declare" else chaoed):
+                    cards = list(offered[0])
+                    await pages.tap(s, f'#actions button[data-a="{kind}"][data-cards="{"".join(cards)}"]')
+                    act = SimpleNamespace(t=kind)
+                else:
+                    await pages.tap(s, '#actions button[data-a="pass"]')
             elif act.t == "bury":
                 # the AI's suggestion comes preselected: one tap buries it
                 picked = await pages.js(s, "const h = window.tractor.state().scene.hand; return window.tractor.selected().map(i => h.cards[i]);")
@@ -356,6 +370,11 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 await asyncio.sleep(0.02)
             table = rig.host.tables[match_id]
             assert table.match.version > version, (act, await pages.js(s, "return document.getElementById('notice').textContent"))
+            if act.t in ("declare", "chao"):  # the engine took the bid the page sent
+                done = table.match.actions[version]
+                assert (done.t, done.seat, sorted(getattr(done, "cards", ()))) == (act.t, s, sorted(cards)), done
+                declared = declared or act.t == "declare"
+                chaoed = chaoed or act.t == "chao"
             actions += 1
             trick = table.match.public_view()["trick"]
             if act.t == "play" and trick and not laid_out:  # the trick lies on the table, each play at its seat
@@ -397,7 +416,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 runner = await serve(rig, port)
                 for other in range(4):
                     await pages.shows(other, host.tables[match_id].match.version, timeout=30)
-        assert refused and reconnected and restarted and shot and keyboard and laid_out
+        assert refused and reconnected and restarted and shot and keyboard and laid_out and declared and chaoed
         table = rig.host.tables[match_id]
         assert table.match.public_view()["hand_no"] == 2
         for s in range(4):  # the next hand is dealt on every page
