@@ -41,7 +41,7 @@ from bot.settings import TableSettings
 from bot.table import Table, moves
 from bot.table.commands import table_commands
 from bot.table.context import AiPolicy, TableCore
-from bot.table.messages import Event, Message, Resume, UnwatchLive, WatchLive, WebSeats
+from bot.table.messages import Event, Message, Resume, SeenLive, UnwatchLive, WatchLive, WebSeats
 from bot.table.render import AI_REFRESH
 from bot.views import HAND_PAGE_SIZE, InlineChoice
 from engine import Match, Rules
@@ -645,6 +645,17 @@ class Host:
             table.submit(UnwatchLive(fn))
         else:
             self.live.remove(match_id, fn)
+            if self.follower is not None:
+                self.follower.watchers_changed()
+
+    def live_seen(self, match_id: int, fn: Watcher, hidden: bool) -> None:
+        """A watcher's page was hidden or shown again: a seat whose pages are all hidden for a while
+        is told in its chat again (`bot.live.WEB_GRACE`)."""
+        table = self.tables.get(match_id)
+        if table is not None and not table.closed:
+            table.submit(SeenLive(fn, hidden))
+        else:
+            self.live.seen(match_id, fn, hidden)
             if self.follower is not None:
                 self.follower.watchers_changed()
 

@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from bot.scene.types import Scene
     from engine import Match
 
-#: Seconds a seat still counts as playing on the web after its last connection closed: a page
-#: that reloads or a phone that changes networks does not bring the chat hand back for a moment.
+#: Seconds a seat still counts as playing on the web after its last page closed or was hidden
+#: (another tab, the phone asleep): a page that reloads, a phone that changes networks or a glance
+#: at another app does not bring the chat hand and its turn notices back; past it the chat takes
+#: over until a page of the seat is shown again (docs/web.md, "One channel at a time").
 WEB_GRACE = 60.0
 
 class WebLinks(Protocol):
@@ -69,6 +71,7 @@ class Watch:
 
     fn: Watcher
     seat: int | None
+    hidden: bool = False  # the page says it is not shown (`LiveHub.seen`): it does not count as playing there
 
 
 class LiveFrame:
@@ -127,7 +130,8 @@ class LiveHub:
         return bool(self.watchers.get(match_id))
 
     def seats_watched(self, match_id: int) -> set[int]:
-        seats = {w.seat for w in self.watchers.get(match_id, ()) if w.seat is not None}
+        """The seats with a page shown (here or on another worker)."""
+        seats = {w.seat for w in self.watchers.get(match_id, ()) if w.seat is not None and not w.hidden}
         for there in self.remote.get(match_id, {}).values():
             seats |= there
         return seats
@@ -160,10 +164,20 @@ class LiveHub:
         if ws is None:
             return set()
         before = self.seats_watched(match_id)
-        ws[:] = [w for w in ws if w.fn is not fn]
+        ws[:] = [w for w in ws if w.fn != fn]  # equal, not identical: a bound method is made anew at each use
         if not ws:
             self.watchers.pop(match_id, None)
         return before - self.seats_watched(match_id)
+
+    def seen(self, match_id: int, fn: Watcher, hidden: bool) -> tuple[set[int], set[int]]:
+        """A watcher's page was hidden or shown again; returns the seats no page shows any more
+        because of it, and those a page shows again."""
+        before = self.seats_watched(match_id)
+        for w in self.watchers.get(match_id, ()):
+            if w.fn == fn:
+                w.hidden = hidden
+        after = self.seats_watched(match_id)
+        return before - after, after - before
 
     def publish(self, table: LiveSource) -> None:
         """Called by the actor whenever the table may have changed (each committed action, each message)."""

@@ -106,7 +106,7 @@ class Follower:
         out: dict[int, frozenset[int]] = {}
         for match_id, ws in self.host.live.watchers.items():
             if match_id not in self.host.tables and ws:
-                out[match_id] = frozenset(w.seat for w in ws if w.seat is not None)
+                out[match_id] = frozenset(w.seat for w in ws if w.seat is not None and not w.hidden)
         return out
 
     async def sweep(self) -> None:

@@ -50,6 +50,7 @@ from bot.table.messages import (
     Resume,
     Ruling,
     SeatLanguage,
+    SeenLive,
     Stop,
     Tick,
     UnwatchLive,
@@ -268,6 +269,12 @@ class Table:
         elif isinstance(message, UnwatchLive):
             self.screen.web_left(self.host.live.remove(self.id, message.fn))
             return
+        elif isinstance(message, SeenLive):
+            hidden, shown = self.host.live.seen(self.id, message.fn, message.hidden)
+            self.screen.web_left(hidden)
+            if not shown:
+                return
+            # a page is shown again: drawn at once (its hand folded, its turn notice gone)
         elif isinstance(message, WebSeats):
             self.screen.web_left(self.host.live.set_remote(self.id, message.worker, message.seats))
             return

@@ -77,6 +77,14 @@ class UnwatchLive:
 
 
 @dataclass(frozen=True, slots=True)
+class SeenLive:
+    """That watcher's page was hidden (another tab, the phone asleep) or shown again."""
+
+    fn: Watcher
+    hidden: bool
+
+
+@dataclass(frozen=True, slots=True)
 class WebSeats:
     """The seats another worker serves web pages of, now (bot.cluster; None: it serves none any more)."""
 
@@ -98,4 +106,4 @@ class Stop:
 
 
 Message = (Event | Tick | AiAnswer | Redraw | ChatLanguage | SeatLanguage | Resume | WatchLive | UnwatchLive
-           | WebSeats | Ruling | Stop)
+           | SeenLive | WebSeats | Ruling | Stop)

@@ -5,6 +5,8 @@ Why a new message and not an edit: an edit does not make a phone ring, and where
 says `turn_notices` (Telegram) the group's table is drawn only once a trick, to stay inside the
 group's 20 messages a minute, so the table cannot be what tells the next player in time. A
 private chat has its own budget (about one message a second), so the notice goes at once.
+A person playing on the web table is told there instead: no notice while a page of their seat is
+shown, nor for `bot.live.WEB_GRACE` seconds after the last one closed or was hidden.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class NoticeScreen(Protocol):
     messages: dict[str, str]
 
     async def unreachable(self, s: int, exc: Unreachable) -> None: ...
+
+    def on_web(self, s: int) -> bool: ...
 
     def reachable(self, s: int) -> None: ...
 
@@ -66,7 +70,9 @@ class TurnNotices:
         m = t.game
         if m.phase not in NOTICE_PHASES:
             return set()
-        return {s for s in m.to_act() if not t.seats.ai_driven(s) and not t.seats[s].kicked}
+        # a person playing on the web table is told there (one channel at a time)
+        return {s for s in m.to_act() if not t.seats.ai_driven(s) and not t.seats[s].kicked
+                and not self.screen.on_web(s)}
 
     def unnoticed(self) -> bool:
         """Whether someone the table waits for could not be told privately (blocked the bot, never

@@ -81,7 +81,7 @@ class Screen:
         self.table_trick: TrickKey | None = None  # the hand, phase and trick the table last showed
         # Host clock time until which a seat whose web table closed still counts as on the web.
         self.web_until: dict[int, float] = {}
-        self.web_timers: list[asyncio.TimerHandle] = []
+        self.web_timers: list[asyncio.Task[None]] = []
 
     async def heard(self, event: TableEvent) -> None:
         """A committed play, burial or chao took the cards its seat had picked: nothing is picked now."""
@@ -136,14 +136,20 @@ class Screen:
         return s in t.host.live.seats_watched(t.id) or t.host.clock.now() < self.web_until.get(s, 0.0)
 
     def web_left(self, seats: set[int]) -> None:
-        """These seats' last web page closed: after WEB_GRACE their hands are drawn in the chat again."""
+        """These seats' last web page closed or was hidden: after WEB_GRACE (on the host's clock)
+        their hands are drawn in the chat again, and their turn notices go there."""
         if not seats:
             return
         t = self.table
+        until = t.host.clock.now() + WEB_GRACE
         for s in seats:
-            self.web_until[s] = t.host.clock.now() + WEB_GRACE
-        self.web_timers = [h for h in self.web_timers if not h.cancelled()]
-        self.web_timers.append(asyncio.get_running_loop().call_later(WEB_GRACE + 0.1, t.submit, Redraw()))
+            self.web_until[s] = until
+
+        async def then() -> None:
+            await t.host.clock.sleep_until(until + 0.1)
+            t.submit(Redraw())
+        self.web_timers = [h for h in self.web_timers if not h.done()]
+        self.web_timers.append(asyncio.get_running_loop().create_task(then()))
 
     def all_on_web(self) -> bool:
         """Every person seated plays on the web: the group's table message waits for what matters."""

@@ -48,8 +48,9 @@ class WebRig(Rig):
         return self.web.signer.sign(self.platform.name, match_id, uid)
 
 
-async def make_web_rig(platform_name: str = "telegram", settings: Any = FAST) -> WebRig:
-    rig = await make_rig(settings, platform=RecordingPlatform(name=platform_name))
+async def make_web_rig(platform_name: str = "telegram", settings: Any = FAST, *, turn_notices: bool = False,
+                       seed: int = 7) -> WebRig:
+    rig = await make_rig(settings, seed=seed, platform=RecordingPlatform(name=platform_name, turn_notices=turn_notices))
     web = WebTable(rig.host, WebConfig(port=0, public_url="https://cards.test", secret=b"k" * 32, telegram_token=TOKEN))
     rig.host.live.links = web
     server = TestServer(web.application())
@@ -135,10 +136,11 @@ def final_tricks(rules: Rules, seed: int, actions: list[Any]) -> dict[int, Trick
     return out
 
 
-async def open_table(rig: Rig, humans: list[str], bots: int = 0) -> Any:
-    """`new` by the first person, the others join, AIs fill, start (as tests/host does, on this platform)."""
+async def open_table(rig: Rig, humans: list[str], bots: int = 0, *, new: tuple[str, ...] = ()) -> Any:
+    """`new` (with `new`'s arguments) by the first person, the others join, AIs fill, start (as
+    tests/host does, on this platform)."""
     from tests.host.helpers import send
-    await send(rig, rig.d.command(humans[0], "new"))
+    await send(rig, rig.d.command(humans[0], "new", *new))
     for uid in humans[1:]:
         await send(rig, rig.d.command(uid, "join"))
     for _ in range(bots):

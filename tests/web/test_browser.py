@@ -2,7 +2,9 @@
 Selenium) plays a whole hand with four pages against the host. Two seats open it as a Telegram Mini
 App (the local stand-in for Telegram's script hands the page signed initData), two with signed links.
 They tap cards and press the buttons (one play is made with the keyboard); one play is refused in words; one page loses its socket and
-catches up; the bot restarts mid-hand and every page goes on. Screenshots of the phone layout (360 px,
+catches up; the bot restarts mid-hand and every page goes on. A hostile client inside one page floods
+a socket, sends nested JSON and opens 40 sockets at once; the pages play on, and nothing the pages
+load is blocked by their Content-Security-Policy. Screenshots of the phone layout (360 px,
 33 cards while burying) in English and Chinese are kept in test-artifacts/web/ and checked: every card
 inside the hand's area, nothing wider than the screen.
 
@@ -18,6 +20,7 @@ import random
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -46,7 +49,10 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 ARTIFACTS = Path(os.environ.get("TRACTOR_ARTIFACTS", "test-artifacts")) / "web"
 STUB = Path(__file__).parent / "stub"
-SETTINGS = TableSettings(deal=0, declare=0, next=0, turn=60, bury=120, lobby=0)
+# The declaration window stays open while the pages look (the fake clock moves only when nobody is asked).
+SETTINGS = TableSettings(deal=0, declare=30, next=0, turn=60, bury=120, lobby=0)
+PRESET = "chaodipi"  # with 炒底 after the bury, from the second hand on
+SEED = 1  # a deal whose second hand offers a 炒底 (most do not: a pair of the level's rank or of jokers)
 PEOPLE = ["11", "12", "13", "14"]
 LANGS = ("en", "zh", "zh-Hant")
 
@@ -60,11 +66,58 @@ for (const c of document.querySelectorAll('#hand .card')) {
 }
 for (const b of document.querySelectorAll('#actions button, #bar, #bar *'))
   { const r = b.getBoundingClientRect(); if (r.right > innerWidth + 0.5) out.push('overflow: ' + (b.id || b.textContent)); }
+// every tap target shown is at least 44x44 px; a card counts only where the next one does not cover it
+const small = [];
+for (const b of document.querySelectorAll('button')) {
+  const r = b.getBoundingClientRect();
+  if (!r.width || !r.height) continue;
+  let w = r.width;
+  const n = b.classList.contains('card') && b.nextElementSibling;
+  if (n) { const q = n.getBoundingClientRect(); if (Math.abs(q.top - r.top) < 1 && q.left > r.left) w = Math.min(w, q.left - r.left); }
+  if (w < 43.5 || r.height < 43.5) small.push((b.id || b.className || b.textContent) + ' ' + Math.round(w) + 'x' + Math.round(r.height));
+}
 const act = document.querySelector('#actions button[data-a]');
-return {outside: out, cards: document.querySelectorAll('#hand .card').length, scroll: document.documentElement.scrollWidth,
+return {outside: out, small, cards: document.querySelectorAll('#hand .card').length, scroll: document.documentElement.scrollWidth,
         width: innerWidth, actionsVisible: !!act && act.getBoundingClientRect().bottom <= innerHeight,
         info: document.getElementById('info').textContent};
 """
+
+
+# A hostile client in a page's own context: one socket floods acts, one sends nested JSON, then 40
+# onlookers' sockets open at once, each closing after its first frame.
+HOSTILE = """
+const [link, group, match] = arguments, done = arguments[arguments.length - 1];
+const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
+const sock = (auth, opened) => new Promise((resolve) => {
+  const ws = new WebSocket(url), got = [];
+  ws.onopen = () => { ws.send(JSON.stringify({t: "hello", auth, match})); opened(ws, got); };
+  ws.onmessage = (e) => { got.push(JSON.parse(e.data)); if (ws.onframe) ws.onframe(got); };
+  ws.onclose = (e) => resolve({code: e.code, got});
+});
+const said = (r) => r.got.filter((m) => m.type !== "state");
+(async () => {
+  let t0 = 0;
+  const flood = await sock({link}, (ws) => {
+    t0 = performance.now();
+    for (let i = 0; i < 5000; i++) ws.send(JSON.stringify({t: "act", a: "play", cards: ["XX"], key: "f" + i}));
+  });
+  const floodMs = performance.now() - t0;
+  const nested = await sock({link}, (ws) => {
+    ws.send("[".repeat(10000));
+    ws.onframe = (got) => { if (got.some((m) => m.type === "notice")) ws.close(); };
+  });
+  const burst = await Promise.all(Array.from({length: 40}, () => sock({link: group}, (ws) => {
+    ws.onframe = () => ws.close();
+  })));
+  done({flood: {code: flood.code, refused: said(flood).filter((m) => m.type === "refused").map((m) => m.reason),
+                answered: said(flood).filter((m) => m.type === "notice").length, ms: floodMs},
+        nested: said(nested).filter((m) => m.type === "notice").map((m) => m.code),
+        burst: burst.map((r) => r.got.filter((m) => m.type === "state").length)});
+})();
+"""
+# Records what the Content-Security-Policy blocked, from the first line of each page on.
+CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
+             "(e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));")
 
 
 def chrome() -> Any:
@@ -90,6 +143,7 @@ class Pages:
         def go() -> None:
             if self.tabs:
                 self.d.switch_to.new_window("tab")
+            self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_WATCH})
             self.d.get(url)
             self.tabs[seat] = self.d.current_window_handle
         await self.run(go)
@@ -165,6 +219,29 @@ async def serve(rig: WebRig, port: int) -> web.AppRunner:
     return runner
 
 
+async def hostile(rig: WebRig, pages: Pages, match_id: int, uid: str) -> dict[str, Any]:
+    """From inside seat 3's page, with its person's link: a flood of 5,000 acts (cut off at the
+    socket's burst), nested JSON (refused in words, the socket kept), then a burst of 40 onlookers'
+    sockets. The four pages play on."""
+    link = rig.web.signer.sign("telegram", match_id, uid)
+    group = rig.web.signer.sign("telegram", match_id, None)
+
+    def go() -> Any:
+        pages.d.switch_to.window(pages.tabs[3])
+        return pages.d.execute_async_script(HOSTILE, link, group, match_id)
+    got = await pages.run(go)
+    burst = rig.web.limits.socket_burst
+    assert got["flood"]["code"] == 4429 and got["flood"]["refused"] == ["flood"], got["flood"]
+    assert got["flood"]["answered"] <= burst - 1, got["flood"]
+    assert got["nested"] == ["bad_frame"] and got["burst"] == [1] * 40, got
+    for _ in range(250):  # the hostile sockets are gone: the four pages are left
+        if len(rig.web.connections) == 4:
+            break
+        await asyncio.sleep(0.02)
+    assert sorted(c.seat for c in rig.web.connections) == [0, 1, 2, 3]
+    return dict(got["flood"])
+
+
 def free_port() -> int:
     import socket
     with socket.socket() as s:
@@ -174,7 +251,7 @@ def free_port() -> int:
 
 @pytest.mark.slow
 async def test_a_whole_hand_in_four_browser_pages() -> None:
-    rig = await make_web_rig(settings=SETTINGS)
+    rig = await make_web_rig(settings=SETTINGS, seed=SEED)
     sent: dict[int | None, list[str]] = {}
 
     def tap(seat: int | None, text: str) -> None:
@@ -194,7 +271,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
     driver = await asyncio.to_thread(chrome)
     pages = Pages(driver)
     try:
-        table = await open_table(rig, PEOPLE)
+        table = await open_table(rig, PEOPLE, new=(PRESET,))
         match_id = table.id
         base = f"http://127.0.0.1:{port}/?m={match_id}"
         for s in range(4):
@@ -209,14 +286,15 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         tg = await pages.js(0, "return window.__tg;")
         assert tg["ready"] and tg["expanded"]
 
-        refused = reconnected = restarted = shot = keyboard = laid_out = False
+        refused = reconnected = restarted = shot = keyboard = laid_out = declared = chaoed = False
+        flooded: dict[str, Any] = {}
         actions = 0
         for _ in range(600):
             table = rig.host.tables[match_id]
             m = table.match
             pub = m.public_view()
-            if pub["hand_no"] > 1:
-                break
+            if pub["hand_no"] > 1 and (chaoed or pub["phase"] == "playing"):
+                break  # the next hand: dealt, declared, buried and 炒'd by tap (its play is not needed)
             to_act = m.to_act()
             if not to_act:
                 rig.clock.advance(min(table.deadlines.values()) - rig.clock.now() + 0.01)
@@ -231,7 +309,17 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
             if act.t in ("declare", "chao"):
                 await pages.tap(s, f'#actions button[data-a="{act.t}"][data-cards="{"".join(cards)}"]')
             elif act.t == "pass":
-                await pages.tap(s, '#actions button[data-a="pass"]')
+                # by tap: a declaration when the page offers one and nobody has declared in this hand
+                # (a hand nobody declares takes its trump from the kitty, and has no 炒底), the first
+                # 炒底 bid offered; else pass
+                kind = "declare" if m.phase == "declaring" else "chao"
+                offered = await pages.js(s, f"const h = window.tractor.state().scene.hand; return h ? h.choices.{kind} : [];")
+                if offered and not (pub["declaration"] if kind == "declare" else chaoed):
+                    cards = list(offered[0])
+                    await pages.tap(s, f'#actions button[data-a="{kind}"][data-cards="{"".join(cards)}"]')
+                    act = SimpleNamespace(t=kind)
+                else:
+                    await pages.tap(s, '#actions button[data-a="pass"]')
             elif act.t == "bury":
                 # the AI's suggestion comes preselected: one tap buries it
                 picked = await pages.js(s, "const h = window.tractor.state().scene.hand; return window.tractor.selected().map(i => h.cards[i]);")
@@ -243,7 +331,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                             await pages.tap(s, "#lang")
                         await pages.speaks(s, lang)
                         layout = await pages.shot(s, f"phone-bury-{lang}.png")
-                        assert layout["cards"] == 33 and layout["outside"] == [], layout
+                        assert layout["cards"] == 33 and layout["outside"] == [] and layout["small"] == [], layout
                         assert layout["scroll"] <= layout["width"] and layout["actionsVisible"], layout
                         assert ("Hand 1" in layout["info"]) == (lang == "en") and ("第1局" in layout["info"]) == (lang != "en")
                         assert ("庄家" in layout["info"]) == (lang == "zh") and ("莊家" in layout["info"]) == (lang == "zh-Hant")
@@ -267,7 +355,8 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                     await pages.tap(s, '#actions button[data-a="clear"]')
                     refused = True
                     layout = await pages.shot(s, "phone-play-en.png")
-                    assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+                    assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
+                    flooded = await hostile(rig, pages, match_id, str(table.seats[3].user_id))
                 if refused and not keyboard:
                     keyboard = True
                     await pages.keys(s, cards)
@@ -281,6 +370,11 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 await asyncio.sleep(0.02)
             table = rig.host.tables[match_id]
             assert table.match.version > version, (act, await pages.js(s, "return document.getElementById('notice').textContent"))
+            if act.t in ("declare", "chao"):  # the engine took the bid the page sent
+                done = table.match.actions[version]
+                assert (done.t, done.seat, sorted(getattr(done, "cards", ()))) == (act.t, s, sorted(cards)), done
+                declared = declared or act.t == "declare"
+                chaoed = chaoed or act.t == "chao"
             actions += 1
             trick = table.match.public_view()["trick"]
             if act.t == "play" and trick and not laid_out:  # the trick lies on the table, each play at its seat
@@ -322,7 +416,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 runner = await serve(rig, port)
                 for other in range(4):
                     await pages.shows(other, host.tables[match_id].match.version, timeout=30)
-        assert refused and reconnected and restarted and shot and keyboard and laid_out
+        assert refused and reconnected and restarted and shot and keyboard and laid_out and declared and chaoed
         table = rig.host.tables[match_id]
         assert table.match.public_view()["hand_no"] == 2
         for s in range(4):  # the next hand is dealt on every page
@@ -339,14 +433,17 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
             lines = await pages.js(0, "return [...document.querySelectorAll('#summary div')].map(d => d.textContent);")
             assert lines == summary_lines(summary, table.screen.scenes.public().seats, lang), lines
             layout = await pages.shot(0, f"phone-hand-over-{lang}.png")
-            assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+            assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
         await pages.tap(0, "#lang")
         await pages.tap(0, "#go-on")
         assert not await pages.js(0, "return window.tractor.summary();")
         layout = await pages.shot(0, "phone-next-hand-en.png")
-        assert layout["outside"] == [] and layout["scroll"] <= layout["width"], layout
+        assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
         assert await leaks(rig, match_id, sent) == []
-        (ARTIFACTS / "summary.json").write_text(json.dumps({"actions": actions, "frames": sum(map(len, sent.values()))}))
+        for s in range(4):  # the page's own files and socket are all it needs under its policy
+            assert await pages.js(s, "return window.__csp;") == [], s
+        (ARTIFACTS / "summary.json").write_text(json.dumps({"actions": actions, "frames": sum(map(len, sent.values())),
+                                                                  "flood": flooded}))
     finally:
         await asyncio.to_thread(driver.quit)
         await runner.cleanup()

@@ -77,25 +77,35 @@
   function connect() {
     if (refused || matchId === null && !auth.tg) return;
     ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-    ws.onopen = () => ws.send(JSON.stringify({t: "hello", auth, match: matchId, since: st ? st.version : 0}));
+    ws.onopen = () => {
+      ws.send(JSON.stringify({t: "hello", auth, match: matchId, since: st ? st.version : 0}));
+      if (document.hidden) seen();
+    };
     ws.onmessage = (ev) => {
       const msg = JSON.parse(ev.data);
       if (msg.type === "state") { retry = 0; $("conn").hidden = true; onState(msg); }
       else if (msg.type === "notice") onNotice(msg);
       else if (msg.type === "refused") {
-        refused = msg.reason;
+        if (msg.reason !== "flood") refused = msg.reason; // too much sent: it comes back after a pause
         load(lang()).then(() => say(w("web.refused_" + msg.reason), true));
         if (msg.reason === "no_table") openReplay();
       }
     };
     ws.onclose = (ev) => {
       ws = null;
-      if (ev.code === 4401 || refused) return;
+      if (ev.code === 4401 || ev.code === 4409 || refused) return;
       $("conn").hidden = false; $("conn").textContent = w("web.reconnecting");
-      retry = Math.min(retry + 1, 6);
+      retry = ev.code === 4429 ? 6 : Math.min(retry + 1, 6);
       setTimeout(connect, Math.min(250 * 2 ** retry, 5000));
     };
   }
+
+  // Whether the page is shown: a seat's pages all hidden for a while (another tab, the phone asleep)
+  // hand the turn notices back to the person's chat, until one is shown again.
+  function seen() {
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify({t: "seen", hidden: document.hidden}));
+  }
+  document.addEventListener("visibilitychange", seen);
 
   function send(a, cards) {
     if (!ws || ws.readyState !== 1) { say(w("web.reconnecting"), true); return; }
@@ -108,7 +118,8 @@
     const a = pending.get(msg.key);
     pending.delete(msg.key);
     if (msg.ok) { say(""); return; }
-    say(msg.text || w("web.refused_forged"), a !== "hint");
+    // refused before it reached the table: the code's own words; by the table: its words in the seat's language
+    say(msg.code ? w("web.refused_" + msg.code) : msg.text, a !== "hint");
   }
 
   const hand = () => (st && st.scene.hand) || null;
