@@ -8,6 +8,10 @@ the host's one path (`Host.handle`) and are refused in the same words.
 
 `WebTable.add_routes` puts the routes on any `aiohttp.web.Application`, so the process can serve
 other routes (health, metrics) beside them.
+
+It runs past 400 lines because every route shares one socket's life (who it is, its rate limits,
+its watch on the table, its refusals); the checks of a frame are in `guard.py`, the credentials in
+`auth.py`, the words in `words.py`.
 """
 
 from __future__ import annotations

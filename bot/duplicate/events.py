@@ -11,6 +11,9 @@ the other (only when at most one room has people in it, who then play each
 board first: nobody watches a board they have still to play).
 Pairs: every table of the event plays every board with its own two pairs; a
 pair's result on a board is compared with every other pair's in its direction.
+
+It runs past 400 lines because both kinds of event share one setup, one store of results and one
+way of seating a board's table; splitting them would pass those between two modules.
 """
 
 from __future__ import annotations
