@@ -52,8 +52,8 @@ PLURALS: dict[str, str] = dict([
     P_("result.defenders_win", "{n}"),
     P_("timeout.away", "{n}"),
     P_("league.provisional_note", "{n}"),
-    P_("daily.compared", "{tables}"),
-    P_("dup.pairs_board", "{tables}"),
+    P_("daily.compared", "{others}"),
+    P_("dup.pairs_board", "{others}"),
     P_("review.head", "{count}"),
     P_("review.summary", "{count}"),
 ])

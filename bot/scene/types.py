@@ -115,6 +115,17 @@ class Trump:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardScore:
+    """A board's result as duplicate scores it (document 002): the team that declared, the
+    defenders' points and the declarers' score (minus those points, or +200 when they took none).
+    A board is compared with the other tables that play it, so it has no winner, levels or next dealer."""
+
+    declarers: int
+    defender_points: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
 class Summary:
     """A finished hand: what the group is told and every door shows at its end."""
 
@@ -133,15 +144,17 @@ class Summary:
     levels_after: tuple[str, str] | None = None
     next_dealer: int | None = None  # None: decided anew (a revolution), or the match is over
     final_trick: Trick | None = None  # the hand's last trick, while known
+    board: BoardScore | None = None  # a board's hand: its score in place of a winner and levels
 
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """The end of the match."""
+    """The end of the match (of a board: its score, and no winner to name)."""
 
     winner: int  # team
     levels: tuple[str, str]
     reason: MatchEnd
+    board: BoardScore | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +191,7 @@ class TableScene:
     result: Result | None = None
     time_up: bool = False
     lobby: Lobby | None = None
+    board: bool = False  # a board's one hand (document 002): played at its level, compared with other tables
 
     @property
     def defenders(self) -> int | None:

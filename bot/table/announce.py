@@ -5,21 +5,18 @@ committed (`bot.table.commit`); a hand's result is said by the actor's step once
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from bot.cardtext import cards_text, suit_text
-from bot.i18n import N_, tr
+from bot.i18n import tr
 from bot.intents.types import PlayCards
-from bot.scene.build import summary_of
-from bot.scene.text import summary_text
+from bot.scene.build import seat_faces, summary_of
+from bot.scene.text import side_text, summary_text
 from bot.table.commit import Committed, TableEvent
 from bot.views import last_trick_text, match_result_text, seat_label
 from engine.actions import Bury, Revolt
 from engine.boards import declarers_score
 from engine.views import DeclarationView
-
-SIDES = (N_("dup.dir_NS"), N_("dup.dir_EW"))  # who declared a board, by team
 
 if TYPE_CHECKING:
     from bot.platform import Incoming
@@ -107,10 +104,8 @@ async def hand_result(table: TableOps) -> None:
         table.meta.announced_hand = finished
         await table.save_meta()
         sc = table.screen.scenes.public()  # the summary every door shows, the next dealer included
-        summary = sc.summary if sc.summary is not None and sc.summary.hand_no == finished else summary_of(res)
-        if table.meta.board is not None:  # a board: its points and kitty, no deal won or levels climbed
-            summary = dataclasses.replace(summary, winner=None, side=None, levels_up=0, knocked_to=None,
-                                          levels_after=None, next_dealer=None)
+        summary = (sc.summary if sc.summary is not None and sc.summary.hand_no == finished
+                   else summary_of(res, board=table.meta.board is not None))
         await table.say(summary_text(summary, sc.seats, table.lang))
 
 
@@ -124,7 +119,7 @@ def board_result_text(t: TableCore) -> str:
     points, team = int(h["defender_points"]), int(h["declarer_team"])
     lang = t.lang
     return tr(lang, "board.table_done", n=info.number if info.number is not None else "?",
-              dir=tr(lang, SIDES[team]), points=points,
+              side=side_text(team, seat_faces(t.seats.infos()), lang), points=points,
               score=f"{declarers_score(points):+d}")
 
 

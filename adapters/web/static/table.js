@@ -54,6 +54,9 @@
     return f && f.taken ? f.name + (f.is_ai ? w("seat.ai_mark") : f.away ? w("seat.away_mark") : "") : w("seat.empty");
   };
   const seatLabel = (s) => "①②③④"[s] + seatName(s);
+  // A team as the table names it: "Team A (①Ann, ③Bo)" (as bot/scene/text.py's side_text).
+  const sideText = (k) => w("result.side", {team: team(k),
+    who: T().seats.filter((f) => f.team === k).map((f) => seatLabel(f.seat)).join(", ")});
   const trumpText = (t) => t.suit === "NT" ? w("table.no_trump") : t.suit ? SUIT[t.suit] :
     t.declared ? w("hand.trump_so_far", {trump: t.declared.suit === "NT" ? w("table.no_trump") : SUIT[t.declared.suit]}) :
       w("table.trump_undecided");
@@ -164,7 +167,8 @@
       $("hand").innerHTML = ""; $("actions").innerHTML = ""; return;
     }
     $("info").textContent = [w("web.hand", {hand: t.hand_no}), w("web.level", {level: rank(t.level)}),
-      w("web.trump", {trump: trumpText(t.trump)}), t.status === "paused" ? w("table.paused") : w("phase." + t.phase)].join(" · ");
+      w("web.trump", {trump: trumpText(t.trump)}), t.status === "paused" ? w("table.paused") :
+      w(t.board && t.phase === "match_over" ? "phase.board_over" : "phase." + t.phase)].join(" · ");
     const defenders = t.declarers === null ? null : 1 - t.declarers;
     $("score").innerHTML = [0, 1].map((k) => `<span class="team${k}">${w("web.team_points",
       {team: team(k), level: rank(t.levels[k]), points: k === defenders ? t.defender_points : t.points[k]})}` +
@@ -182,7 +186,7 @@
       $("slot-" + place(s)).dataset.seat = s;
     }
     const d = t.trump.declared;
-    $("center-note").textContent = t.result ? w("result.match_title") : d && t.phase !== "playing" && !t.trick.length ?
+    $("center-note").textContent = t.result ? w(t.result.board ? "result.board_title" : "result.match_title") : d && t.phase !== "playing" && !t.trick.length ?
       `${seatLabel(d.seat)}: ${cardsText(d.cards)}` : "";
     const last = t.last_trick;
     $("last").hidden = !last;
@@ -200,6 +204,8 @@
     if (s.kitty.length) out.push(w(s.kitty_multiplier > 0 ? "result.kitty_won" : "result.kitty",
       {cards: s.kitty.map((c) => mini(c)).join(" "), points: s.kitty_points, mult: s.kitty_multiplier}, ["cards"]));
     if (s.penalties) out.push(w("result.penalty", {points: s.penalties}));
+    if (s.board) out.push(w("result.board_score", {side: sideText(s.board.declarers),
+      score: (s.board.score > 0 ? "+" : "") + s.board.score}, ["side"]));
     if (s.winner !== null && s.side !== null) {
       const key = s.levels_up ? (s.side === "declarers" ? "result.declarers_win" : "result.defenders_win") :
         (s.side === "declarers" ? "result.declarers_hold" : "result.defenders_take_over");
@@ -216,7 +222,8 @@
     el.hidden = !(s && summaryOpen === s.hand_no) && !t.result;
     if (el.hidden) return;
     let lines = s ? summaryLines(s) : [];
-    if (t.result) lines = lines.concat([w("result.match_title"), w("result.match_winner", {team: team(t.result.winner),
+    if (t.result && t.result.board) lines = lines.concat([w("result.board_title"), w("result.board_compare")]);
+    else if (t.result) lines = lines.concat([w("result.match_title"), w("result.match_winner", {team: team(t.result.winner),
       who: t.seats.filter((f) => f.team === t.result.winner).map((f) => seatLabel(f.seat)).join(", ")}),
       w("result.levels", {a: rank(t.result.levels[0]), b: rank(t.result.levels[1])})]);
     el.innerHTML = lines.map((x) => `<div>${x}</div>`).join("") +
