@@ -53,6 +53,8 @@ async def test_a_team_match_room_hears_the_running_score_and_the_other_room_noth
     await send(rig, rig.d.command("u1", "duplicate", "ai"))
     await send(rig, rig.d.command("u1", "duplicate", "start"))
     open_table, closed = rig.host.by_chat[("fake", "g1")], rig.host.by_chat[("fake", "g2")]
+    for t in (open_table, closed):  # a team match is played under document 002's own preset by default
+        assert t.match is not None and (t.match.rules.name, t.match.rules.kitty_scheme) == ("duplicate", "pair4")
     start = len(rig.platform.log)
     await play_out(rig, open_table, {"u1": "buttons"})
     to_open, to_closed = texts_to(rig, "g1", start), texts_to(rig, "g2", start)

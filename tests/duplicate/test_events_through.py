@@ -34,6 +34,9 @@ async def test_a_pairs_event_over_three_tables_to_its_end(rig: Rig) -> None:
         for _ in range(3):
             await send(rig, d.command(uid, "addbot"))
         await send(rig, d.command(uid, "start"))
+    for d in drivers:  # a pairs event is played under document 002's own preset by default
+        m = rig.host.by_chat[("fake", d.chat_id)].match
+        assert m is not None and (m.rules.name, m.rules.kitty_scheme) == ("duplicate", "pair4")
     for _ in range(4):  # two boards at each of three tables, the second dealt by itself with the same seats
         for d, uid in zip(drivers, people, strict=True):
             table = rig.host.by_chat.get(("fake", d.chat_id))
