@@ -88,7 +88,7 @@ def hand_result_text(res: HandSummary, seats: Sequence[SeatInfo | None], lang: s
 
 
 def match_result_text(result: Mapping[str, object], seats: Sequence[SeatInfo | None], lang: str, *,
-                      board: HandSummary | None = None) -> str:
+                      board: HandSummary | None = None, board_number: int | None = None) -> str:
     """The end of the match (an engine `MatchResult`, or one read back from a stored row): winners and
     final levels; a part missing or damaged is told as unknown. `board`: the board's one hand, whose
     end names no winner."""
@@ -96,7 +96,7 @@ def match_result_text(result: Mapping[str, object], seats: Sequence[SeatInfo | N
     pair = (str(levels[0]), str(levels[1])) if isinstance(levels, list) and len(levels) == 2 else ("?", "?")
     team = result.get("winner_team")
     r = Result(team if isinstance(team, int) else 0, pair, _MATCH_ENDS.get(result.get("reason"), "target"),
-               None if board is None else board_score(board))
+               board=None if board is None else board_score(board, board_number))
     return scene_text.result_text(r, seat_faces(seats), lang)
 
 

@@ -116,7 +116,10 @@ def render(stored: StoredMatch, hand: int | None, lang: str) -> str:
     lines += [_summary_line(h, seats, lang, board) for h in hands]
     if result is not None:
         last = hands[-1].result if hands and board else None
-        lines.append(match_result_text(result, seats, lang, board=last))
+        info = stored.meta.get("board")
+        number = info.get("number") if isinstance(info, dict) else None
+        lines.append(match_result_text(result, seats, lang, board=last,
+                                       board_number=number if isinstance(number, int) else None))
     elif stored.status == "abandoned":
         lines.append(t("ending_abandoned", lang))
     if hands:

@@ -127,7 +127,7 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
         stake=None if board else _stake(pub, declarers),
         turn=_turn(pub, status, clock),
         summary=summary,
-        result=result_of(pub.get("result"), board=summary.board if summary is not None else None),
+        result=result_of(pub.get("result"), board=board_score(summary_raw) if board and summary_raw else None),
         time_up=bool(pub.get("time_up")),
         board=board,
     )
@@ -213,18 +213,19 @@ def _turn(pub: PublicView, status: Status, clock: Clock | None) -> Turn:
     return Turn(seats, clock if seats else None)
 
 
-def board_score(res: HandSummary) -> BoardScore:
-    """A board's hand as duplicate scores it (002 4.4, 光头 included)."""
+def board_score(res: HandSummary, number: int | None = None) -> BoardScore:
+    """A board's hand as duplicate scores it (002 4.4, 光头 included); `number`: the board's, when known
+    (the table's meta gives it: `bot.table.scenes.board_score`)."""
     points = int(res.get("defender_points", 0))
-    return BoardScore(int(res.get("declarer_team", 0)), points, declarers_score(points))
+    return BoardScore(number, int(res.get("declarer_team", 0)), points, declarers_score(points))
 
 
 def summary_of(res: HandSummary, *, next_dealer: int | None = None, hand_no: int = 0,
                final_trick: Trick | None = None, board: bool = False) -> Summary:
     """A finished hand's summary, as the engine gives it (`last_result`, a match's history).
 
-    `board`: the hand is a board's, compared with other tables: its score, and no winner, levels
-    climbed or next dealer (the engine still works those out; they mean nothing on a board)."""
+    `board`: the hand is a board's, compared with other tables: no winner, levels climbed or next
+    dealer (the engine still works those out; they mean nothing on a board)."""
     dteam = int(res.get("declarer_team", 0))
     side = res.get("winner")
     winner = None if side is None else dteam if side == "declarers" else 1 - dteam
@@ -248,7 +249,6 @@ def summary_of(res: HandSummary, *, next_dealer: int | None = None, hand_no: int
         levels_after=None if not after else (str(after[0]), str(after[1])),
         next_dealer=next_dealer,
         final_trick=final_trick,
-        board=board_score(res) if board else None,
     )
 
 
@@ -256,7 +256,7 @@ def result_of(result: MatchResult | None, *, board: BoardScore | None = None) ->
     if result is None:
         return None
     levels = result["levels"]
-    return Result(int(result["winner_team"]), (str(levels[0]), str(levels[1])), result["reason"], board)
+    return Result(int(result["winner_team"]), (str(levels[0]), str(levels[1])), result["reason"], board=board)
 
 
 def choices(m: Match, seat: int, v: SeatView, *, bury_seed: int) -> Choices:

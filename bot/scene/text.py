@@ -237,8 +237,6 @@ def summary_lines(s: Summary, seats: Sequence[SeatFace], lang: str) -> list[str]
         lines.append(tr(lang, key, cards=cards_text(s.kitty), points=s.kitty_points, mult=s.kitty_multiplier))
     if s.penalties:
         lines.append(tr(lang, "result.penalty", points=s.penalties))
-    if s.board is not None:
-        lines.append(board_score_text(s.board, seats, lang))
     if s.winner is not None and s.side is not None:
         if not s.levels_up:  # a side that only wins the deal does not "go up 0"
             key = N_("result.declarers_hold") if s.side == "declarers" else N_("result.defenders_take_over")
@@ -270,10 +268,18 @@ def board_score_text(b: BoardScore, seats: Sequence[SeatFace], lang: str) -> str
 
 
 def result_text(r: Result, seats: Sequence[SeatFace], lang: str) -> str:
-    """The end of the match: the winners and the final levels; of a board, that it is compared with
-    the other tables that play it (its score is in the hand's summary)."""
-    if r.board is not None:
-        return "\n".join((tr(lang, "result.board_title"), tr(lang, "result.board_compare")))
+    """The end of the match: the winners and the final levels."""
+    return "\n".join(result_lines(r, seats, lang, series=False))
+
+
+def result_lines(r: Result, seats: Sequence[SeatFace], lang: str, *, series: bool = True) -> list[str]:
+    """The end of the match as the group is told it: a board's score (a board has no winner at its
+    own table), else the winners, the final levels and why, then (`series`) a best of three's count,
+    which the chats say in a message of their own as the next game opens."""
+    b = r.board
+    if b is not None:
+        return [tr(lang, "board.table_done", n=b.number if b.number is not None else "?",
+                   side=side_text(b.declarers, seats, lang), points=b.points, score=f"{b.score:+d}")]
     members = [seat_label(f, lang) for f in seats if f.team == r.winner]
     lines = [tr(lang, "result.match_title"),
              tr(lang, "result.match_winner", team=team_text(r.winner, lang), who=", ".join(members)),
@@ -283,4 +289,9 @@ def result_text(r: Result, seats: Sequence[SeatFace], lang: str) -> str:
                         level=rank_text(r.levels[r.winner])))
     else:
         lines.append(tr(lang, "result.reason", reason=tr(lang, f"reason.{r.reason}")))
-    return "\n".join(lines)
+    x = r.series
+    if series and x is not None:
+        names = {f"team{t}": team_text(t, lang) for t in (0, 1)}
+        lines.append(tr(lang, "series.over", team=team_text(r.winner, lang), w0=x.wins[0], w1=x.wins[1]) if x.over
+                     else tr(lang, "series.next", game=sum(x.wins) + 1, w0=x.wins[0], w1=x.wins[1], **names))
+    return lines

@@ -115,17 +115,6 @@ class Trump:
 
 
 @dataclass(frozen=True, slots=True)
-class BoardScore:
-    """A board's result as duplicate scores it (document 002): the team that declared, the
-    defenders' points and the declarers' score (minus those points, or +200 when they took none).
-    A board is compared with the other tables that play it, so it has no winner, levels or next dealer."""
-
-    declarers: int
-    defender_points: int
-    score: int
-
-
-@dataclass(frozen=True, slots=True)
 class Summary:
     """A finished hand: what the group is told and every door shows at its end."""
 
@@ -144,7 +133,6 @@ class Summary:
     levels_after: tuple[str, str] | None = None
     next_dealer: int | None = None  # None: decided anew (a revolution), or the match is over
     final_trick: Trick | None = None  # the hand's last trick, while known
-    board: BoardScore | None = None  # a board's hand: its score in place of a winner and levels
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,12 +148,33 @@ class Stake:
 
 
 @dataclass(frozen=True, slots=True)
+class SeriesScore:
+    """A best of three after this game: the games each team has won (this one counted), and
+    whether that decides it."""
+
+    wins: tuple[int, int]
+    over: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScore:
+    """A duplicate board's result at this table, as the event scores it: the side that declared,
+    the defenders' points and the declarers' score (a board has no winner at its own table)."""
+
+    number: int | None
+    declarers: int  # team
+    points: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
-    """The end of the match (of a board: its score, and no winner to name)."""
+    """The end of the match, and the line of what it belongs to (a best of three, a board)."""
 
     winner: int  # team
     levels: tuple[str, str]
     reason: MatchEnd
+    series: SeriesScore | None = None
     board: BoardScore | None = None
 
 

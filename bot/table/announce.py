@@ -13,9 +13,9 @@ from bot.intents.types import PlayCards
 from bot.scene.build import seat_faces, summary_of
 from bot.scene.text import side_text, summary_text
 from bot.table.commit import Committed, TableEvent
+from bot.table.scenes import board_score
 from bot.views import last_trick_text, match_result_text, seat_label
 from engine.actions import Bury, Revolt
-from engine.boards import declarers_score
 from engine.views import DeclarationView
 
 if TYPE_CHECKING:
@@ -112,15 +112,12 @@ async def hand_result(table: TableOps) -> None:
 def board_result_text(t: TableCore) -> str:
     """A board table's end: its result as duplicate scores it (the declarers' side, the defenders'
     points, the declarers' score with 002's 光头 rule), where a match would name a winner."""
-    m, info = t.match, t.meta.board
-    if m is None or info is None or not m.history:
+    b = board_score(t.match, t.meta) if t.match is not None else None
+    if b is None:
         return ""
-    h = m.history[0]
-    points, team = int(h["defender_points"]), int(h["declarer_team"])
     lang = t.lang
-    return tr(lang, "board.table_done", n=info.number if info.number is not None else "?",
-              side=side_text(team, seat_faces(t.seats.infos()), lang), points=points,
-              score=f"{declarers_score(points):+d}")
+    return tr(lang, "board.table_done", n=b.number if b.number is not None else "?",
+              side=side_text(b.declarers, seat_faces(t.seats.infos()), lang), points=b.points, score=f"{b.score:+d}")
 
 
 async def choice_not_played(table: TableOps, ev: Incoming) -> None:

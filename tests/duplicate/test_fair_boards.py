@@ -102,7 +102,7 @@ async def test_replay_of_a_board_is_only_for_people_who_played_it(rig: Rig) -> N
     shown = "\n".join(texts_to(rig, "g1", before))
     assert "have not played" not in shown
     # a board's replay speaks as a board: its score, no winner and no levels (issue 33, item 4)
-    assert "Hand 1 (a board):" in shown and "declarers score" in shown and "📋 The board is played" in shown, shown
+    assert "Hand 1 (a board):" in shown and "declarers score" in shown and "📋 Board 1 is played: Team " in shown, shown
     assert not any(w in shown for w in ("🏆", "wins:", "Levels now", "take over", "hold")), shown
 
 

@@ -203,7 +203,7 @@
       $("slot-" + place(s)).dataset.seat = s;
     }
     const d = t.trump.declared;
-    $("center-note").textContent = t.result ? w(t.result.board ? "result.board_title" : "result.match_title") :
+    $("center-note").textContent = t.result ? w(t.result.board ? "phase.board_over" : "result.match_title") :
       d && t.phase !== "playing" && !t.trick.length ? w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) : "";
     const last = t.last_trick;
     $("last").hidden = !last;
@@ -229,12 +229,27 @@
       {cards: `<span class="kitty">${s.kitty.map((c) => mini(c)).join(" ")}</span>`, points: s.kitty_points,
         mult: s.kitty_multiplier}, ["cards"]));
     if (s.penalties) out.push(w("result.penalty", {points: s.penalties}));
-    if (s.board) out.push(`<b>${w("result.board_score", {side: sideText(s.board.declarers),
-      score: (s.board.score > 0 ? "+" : "") + s.board.score}, ["side"])}</b>`);
     if (s.winner !== null && s.side !== null) out.push(`<b>${outcome(s.winner, s.side, s.levels_up)}</b>`);
     if (s.knocked_to) out.push(w("result.knocked", {level: rank(s.knocked_to)}));
     if (s.levels_after) out.push(w("result.levels", {a: rank(s.levels_after[0]), b: rank(s.levels_after[1])}));
     if (s.next_dealer !== null) out.push(w("result.next_dealer", {who: seatLabel(s.next_dealer)}));
+    return out;
+  }
+
+  // the end of the match as the group is told it: a board's score (a board has no winner at its
+  // table), else the winners, the final levels and why, and where it belongs to a best of three, its count
+  function resultLines(r) {
+    const b = r.board;
+    if (b) return [`<b>${w("board.table_done", {n: b.number === null ? "?" : b.number,
+      side: sideText(b.declarers), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score}, ["side"])}</b>`];
+    const out = [`<b>${w("result.match_title")}</b>`, w("result.match_winner", {team: team(r.winner),
+      who: T().seats.filter((f) => f.team === r.winner).map((f) => seatLabel(f.seat)).join(", ")}),
+      w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])}),
+      r.reason === "target" ? w("result.final_level", {team: team(r.winner), level: rank(r.levels[r.winner])}) :
+        w("result.reason", {reason: w("reason." + r.reason)})];
+    const x = r.series;
+    if (x) out.push(x.over ? w("series.over", {team: team(r.winner), w0: x.wins[0], w1: x.wins[1]}) :
+      w("series.next", {game: x.wins[0] + x.wins[1] + 1, team0: team(0), team1: team(1), w0: x.wins[0], w1: x.wins[1]}));
     return out;
   }
 
@@ -247,12 +262,10 @@
     if (el.hidden) return;
     let lines = s ? summaryLines(s) : [];
     const r = t.result;
-    if (r && r.board) lines = lines.concat([`<b>${w("result.board_title")}</b>`, w("result.board_compare")]);
-    else if (r) lines = lines.concat([`<b>${w("result.match_title")}</b>`, w("result.match_winner", {team: team(r.winner),
-      who: t.seats.filter((f) => f.team === r.winner).map((f) => seatLabel(f.seat)).join(", ")}),
-      w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])}),
-      r.reason === "target" ? w("result.final_level", {team: team(r.winner), level: rank(r.levels[r.winner])}) :
-        w("result.reason", {reason: w("reason." + r.reason)})]);
+    if (r) { // the match's lines after the hand's, a line the hand's end said already (the levels) once
+      const more = resultLines(r);
+      lines = lines.filter((x) => !more.includes(x)).concat(more);
+    }
     const f = s && s.final_trick; // the hand's last trick, which decides the kitty's multiplier
     el.innerHTML = lines.map((x) => `<div>${x}</div>`).join("") + (f && !r ? `<p class="final">${w("web.last_trick")}: ` +
       f.plays.map((p) => `${esc(seatLabel(p.seat))} ` + p.cards.map((c) => mini(c, p.seat === f.winner ? " win" : "")).join("")).join(" · ") +
