@@ -238,6 +238,9 @@
     const b = r.board;
     if (b) return [`<b>${w("board.table_done", {n: b.number === null ? "?" : b.number,
       dir: w(b.declarers === 0 ? "dup.dir_NS" : "dup.dir_EW"), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score})}</b>`];
+    if (r.reason === "forfeit") return [`<b>${w("result.match_title")}</b>`,
+      w("forfeit.done", {team: team(1 - r.winner), winner: team(r.winner)}),
+      w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])})];
     const out = [`<b>${w("result.match_title")}</b>`, w("result.match_winner", {team: team(r.winner),
       who: T().seats.filter((f) => f.team === r.winner).map((f) => seatLabel(f.seat)).join(", ")}),
       w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])}),
