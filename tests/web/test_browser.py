@@ -5,8 +5,13 @@ They tap cards and press the buttons (one play is made with the keyboard); one p
 catches up; the bot restarts mid-hand and every page goes on. A hostile client inside one page floods
 a socket, sends nested JSON and opens 40 sockets at once; the pages play on, and nothing the pages
 load is blocked by their Content-Security-Policy. Screenshots of the phone layout (360 px,
-33 cards while burying) in English and Chinese are kept in test-artifacts/web/ and checked: every card
-inside the hand's area, nothing wider than the screen.
+33 cards while burying; a trick; the end of a hand and of a match in zh, zh-Hant and en) are kept in
+test-artifacts/web/ and checked: every card inside the hand's area, nothing wider than the screen,
+every tap target 44 px. The end of a match (a series' game, a board, a forfeit) is drawn by a fifth
+tab from real finished scenes; the pages' own timelines give the play-to-screen latency.
+
+It runs past 400 lines because it is one browser session (starting Chromium is the costly part), so
+every check of the page a person would make shares it; the scripts run inside the pages sit here too.
 
 Real time, because the browser is a process of its own: the test looks at the pages every few
 hundredths of a second until they show what it waits for (the host's timers still run on its fake clock)."""
