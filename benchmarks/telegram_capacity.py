@@ -5,7 +5,8 @@
 Everything `tractor-host run` runs (the real python-telegram-bot client, host, engine, SQLite store)
 drives N tables at once against the strict fake Bot API server (per chat 1 a second, per group 20 a
 minute, per bot 30 a second; a 429 is counted). Each table's four people act only on what reaches
-them: a person learns it is their turn from the private notice, thinks 3-6 s, and plays. Each person
+them: a person learns it is their turn from the private notice (or from a mention in the play the
+person before them posted from the group), thinks 3-6 s, and plays. Each person
 keeps to one way of playing: two people in three from the group (inline mode: *Play from here*, then
 the play), one in three with the private hand's buttons (a tap a card, 0.3 s apart, then *Play*). Declaring and burying are typed
 in the private chat. Each hand is dealt as `run` deals it (a step every 0.6 s, an 8 s window to
@@ -108,12 +109,15 @@ def _kind(call: ApiCall) -> str:
 
 
 class Notices:
-    """Every turn notice the fake has taken, by the person it went to (scanned as calls arrive)."""
+    """Every turn notice the fake has taken, by the person it went to, and every mention of a person
+    in a play another person posted from the group (scanned as they come)."""
 
     def __init__(self, fake: FakeTelegram) -> None:
         self.fake = fake
         self.seen = 0
+        self.seen_mentions = 0
         self.by_user: dict[int, list[ApiCall]] = {}
+        self.mentioned: dict[int, list[float]] = {}
 
     def scan(self) -> None:
         calls = self.fake.calls
@@ -121,13 +125,20 @@ class Notices:
             if call.method == "sendMessage" and str(call.params.get("text", "")).startswith(NOTICE):
                 self.by_user.setdefault(int(call.params.get("chat_id", 0)), []).append(call)
         self.seen = len(calls)
+        mentions = self.fake.mentions
+        for at, _, uid in mentions[self.seen_mentions:]:
+            self.mentioned.setdefault(uid, []).append(at)
+        self.seen_mentions = len(mentions)
 
     def told(self, uid: int, since: float) -> float | None:
-        """When `uid` was first told after `since` (the notice arrived and was taken)."""
+        """When `uid` was first told after `since`: the notice arrived and was taken, or a post
+        mentioned them."""
+        told = [at for at in self.mentioned.get(uid, ()) if at >= since][:1]
         for call in self.by_user.get(uid, ()):
             if call.at >= since and call.ok and call.result is not None:
-                return call.at
-        return None
+                told.append(call.at)
+                break
+        return min(told) if told else None
 
 
 @dataclass

@@ -80,13 +80,16 @@ def _kind(call: ApiCall) -> str:
 
 
 def _told_at(fake: FakeTelegram, uid: int, since: float) -> float | None:
-    """When a message first told `uid` it is their turn after `since`: the private notice."""
+    """When a message first told `uid` it is their turn after `since`: the private notice, or the
+    mention of them in a play the person before them posted from the group."""
+    told = [at for at, _, who in fake.mentions if who == uid and at >= since][:1]
     for call in fake.calls:
         if call.at < since or not call.ok or call.method != "sendMessage":
             continue
         if int(call.params.get("chat_id", 0) or 0) == uid and str(call.params.get("text", "")).startswith(NOTICE):
-            return call.at
-    return None
+            told.append(call.at)
+            break
+    return min(told) if told else None
 
 
 CLICKS = ("callback_query", "inline_query", "chosen_inline_result")
