@@ -15,7 +15,8 @@ declare), and the next hand starts 5 s after one ends.
 The tables do not start together: each is written to the store part-way into its first hand (a
 random point, from the deal to the last trick), so deals, bury and hand ends fall at their natural
 rate over the measured window instead of all at once. The host resumes them all (five messages a
-table), and `--warmup` Telegram seconds let that burst pass before measuring for `--seconds`.
+table, sent before the people start), and the people play `--warmup` Telegram seconds before
+measuring for `--seconds`.
 
 `--scale` is how many real seconds one Telegram second lasts, for the fake's limits, the adapter's
 flood gate, the people's pace and the table timers alike: at 2 the machine has twice the real time
@@ -82,7 +83,10 @@ class Capacity:
     def text(self) -> str:
         w = max(self.seconds, 1e-9)
         lags = sorted(self.lags)
-        p = (lambda q: lags[min(len(lags) - 1, int(q * len(lags)))]) if lags else (lambda q: float("nan"))
+
+        def p(q: float) -> float:
+            return lags[min(len(lags) - 1, int(q * len(lags)))] if lags else float("nan")
+
         lines = [
             f"== {self.tables} tables, 1 Telegram s = {self.scale} s, window {self.seconds:.0f} Telegram s "
             f"({self.real_seconds:.0f} s real, CPU {self.cpu:.0f} s, load {self.load})",
@@ -194,6 +198,7 @@ class Person:
                 continue
             action = m.auto_action(seat)
             assert action is not None
+            pushed: float | None
             if m.phase == "burying":
                 self.fake.send_text(uid, uid, typed_text(action.to_json()))
                 pushed = self.fake.clock()
@@ -288,7 +293,7 @@ async def seat_tables(store: Any, fake: FakeTelegram, n: int, rng: random.Random
     settings = TableSettings(deal=0.6, declare=8, next=5, turn=0, bury=0, lobby=0, away_after=0)
     out = []
     for i in range(n):
-        group, users = -(700_000 + i), [7_000_000 + 4 * i + k for k in range(4)]
+        group, users = -(700_000 + i), [7_000_000 + 4 * i + k for k in range(4)]  # not the tests' ids
         fake.add_group(group)
         seats = []
         for k, uid in enumerate(users):
@@ -341,6 +346,7 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
     seated = await seat_tables(store0, fake, tables, rng)
     await store0.close()
     store, host, runner = await boot(fake, db, settings, scale)
+    await runner.platform.drain()  # every table drawn as it resumed
     notices = Notices(fake)
     people = [Person(fake, host, mid, group, i, notices, random.Random(rng.random()), scale)
               for i, (mid, group) in enumerate(seated)]
@@ -351,6 +357,8 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
             notices.scan()
             await asyncio.sleep(0.02 * scale)
 
+    errors = _Errors()
+    logging.getLogger().addHandler(errors)
     tasks = [asyncio.create_task(scanning())] + [asyncio.create_task(p.run(stop)) for p in people]
     try:
         await asyncio.sleep(warmup * scale)
@@ -371,7 +379,7 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
             out.plays += sum(1 for at in p.plays if start <= at < end)
             out.lags += [lag / scale for at, lag in p.lags if start <= at < end]
             out.untold += p.untold
-        out.errors = len(getattr(runner, "errors", []) or [])
+        out.errors = errors.count
     finally:
         stop.set()
         for task in tasks:
@@ -382,7 +390,19 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
         await store.close()
         await fake.stop()
         tmp.cleanup()
+        logging.getLogger().removeHandler(errors)
     return out
+
+
+class _Errors(logging.Handler):
+    """Counts what the bot logged as errors (a handler that failed on an update, say)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
 
 
 async def main(counts: list[int], scale: float, seconds: float, warmup: float, seed: int) -> None:
@@ -399,6 +419,7 @@ if __name__ == "__main__":
     parser.add_argument("--warmup", type=float, default=40.0, help="Telegram seconds before measuring")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    logging.disable(logging.CRITICAL)
+    logging.getLogger().setLevel(logging.ERROR)  # counted (handler errors), not printed
+    logging.getLogger().addHandler(logging.NullHandler())
     asyncio.run(main(args.tables, args.scale, args.seconds, args.warmup, args.seed))
     sys.exit(0)

@@ -315,3 +315,18 @@ async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_p
             shown = fake.messages[(uid, int(table.messages[f"hand{k}"]))].text
             assert all(card_text(c) in shown for c in table.match.view(k)["hand"])
         assert not rig.errors
+
+
+async def test_the_capacity_run_measures_tables_per_token() -> None:
+    """`benchmarks.telegram_capacity` (docs/telegram.md, tables per token) still runs: three tables on
+    a fast Telegram clock (a second lasts 0.1 s), half a Telegram minute of play measured, about 3 s
+    (a person's pace, 3-6 Telegram seconds a play, cannot run much faster before the bot's own CPU time
+    swamps it; booting and resuming the tables take a second or two more). Its figures here are not
+    the point (on a loaded machine the bot's CPU time counts ten times); that plays are made and
+    Telegram's limits kept is."""
+    from benchmarks.telegram_capacity import measure
+
+    out = await measure(3, scale=0.1, seconds=30, warmup=5, seed=3)
+    assert out.plays >= 1 and out.counted() > 0, out.text()
+    assert out.rejected_429 == 0 and out.errors == 0, out.text()
+    assert "turn lag" in out.text() and "a play" in out.text()
