@@ -129,7 +129,7 @@ class Notices:
             if call.method == "sendMessage" and str(call.params.get("text", "")).startswith(NOTICE):
                 self.by_user.setdefault(int(call.params.get("chat_id", 0)), []).append(call)
         self.seen = len(calls)
-        mentions = self.fake.mentions
+        mentions = getattr(self.fake, "mentions", [])  # (a fake from before mentions had none)
         for at, _, uid in mentions[self.seen_mentions:]:
             self.mentioned.setdefault(uid, []).append(at)
         self.seen_mentions = len(mentions)
