@@ -200,8 +200,7 @@ class Person:
             assert action is not None
             pushed: float | None
             if m.phase == "burying":
-                self.fake.send_text(uid, uid, typed_text(action.to_json()))
-                pushed = self.fake.clock()
+                pushed = self.fake.pushed_at[self.fake.send_text(uid, uid, typed_text(action.to_json()))]
             elif (self.index * 4 + seat) % 3 == 2:
                 pushed = await self.buttons(table, seat, uid, list(action.cards))
             else:
@@ -242,8 +241,7 @@ class Person:
         await self.wait(TAP)
         want = cards_text(cards)
         chosen = next((r for r in results if r.get("title") == want), results[0])
-        self.fake.choose_inline(uid, qid, chosen["id"], self.group)
-        return self.fake.clock()
+        return self.fake.pushed_at[self.fake.choose_inline(uid, qid, chosen["id"], self.group)]
 
     async def buttons(self, table: Any, seat: int, uid: int, cards: list[str]) -> float | None:
         """A tap on each card of the private hand, then *Play* (↻ first if the hand was folded)."""
@@ -272,8 +270,7 @@ class Person:
         play = _with(self.fake, uid, mid, PlaySelection)
         if not play:
             return await self.inline(uid, cards)
-        self.fake.press(uid, uid, mid, play[0]["callback_data"], check=False)
-        return self.fake.clock()
+        return self.fake.pushed_at[self.fake.press(uid, uid, mid, play[0]["callback_data"], check=False)[0]]
 
 
 def _with(fake: FakeTelegram, uid: int, mid: int, code: type[ButtonAct]) -> list[dict[str, Any]]:

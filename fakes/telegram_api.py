@@ -452,10 +452,7 @@ class FakeTelegram:
         msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict(), thread=thread,
                           entities=list(content.get("entities") or []))
         self.messages[(chat_id, msg.message_id)] = msg
-        for entity in msg.entities:  # the mentioned person's client notifies them
-            if entity.get("type") == "text_mention" and int(entity["user"]["id"]) in self.users:
-                self.mentions.append((self.clock(), chat_id, int(entity["user"]["id"])))
-        return self._push(
+        update_id = self._push(
             {
                 "chosen_inline_result": {
                     "result_id": result_id,
@@ -464,6 +461,10 @@ class FakeTelegram:
                 }
             }
         )
+        for entity in msg.entities:  # the mentioned person's client notifies them, as the post arrives
+            if entity.get("type") == "text_mention" and int(entity["user"]["id"]) in self.users:
+                self.mentions.append((self.pushed_at[update_id], chat_id, int(entity["user"]["id"])))
+        return update_id
 
     # -- looking at what the bot did ---------------------------------------
 

@@ -8,10 +8,11 @@ private chat has its own budget (about one message a second), so the notice goes
 A person playing on the web table is told there instead: no notice while a page of their seat is
 shown, nor for `bot.live.WEB_GRACE` seconds after the last one closed or was hidden.
 
-Nor after a play chosen from the group's inline list that leaves the trick open: the person's own
-client posted it ("①Ann: ♠A → ②Bo to play") with a mention of the next player, whose client
-rings for it at once, without a message the bot must send (and later delete) inside Telegram's 30
-a second. A play made any other way, or one that closes the trick, is followed by the notice.
+Nor after a play chosen from the group's inline list: the person's own client posted it ("①Ann: ♠A
+→ ②Bo to play", or "→ ③Cy takes the trick" for a trick's last play) with a mention of whoever plays
+next, whose client rings for it at once, without a message the bot must send (and later delete)
+inside Telegram's 30 a second. A play made any other way, or a trick taken by the one who completed
+it, is followed by the notice.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class TurnNotices:
         # The version the last play chosen from the group's inline list was made at (set by the actor
         # as it takes that choice): its post mentioned who plays next, if it was the last move.
         self.posted_at: int | None = None
+        self.posted_by: int | None = None  # and the seat that chose it
         self.in_group: dict[int, tuple[object, ...]] = {}  # seat -> the turn a post's mention told them of
 
     def _turn_key(self) -> tuple[object, ...]:
@@ -125,11 +127,12 @@ class TurnNotices:
 
     def _mentioned(self, want: set[int]) -> bool:
         """Whether the inline play just applied told the one person waited for now, by the mention in
-        its post: it was the only move since, and it left the trick open (`views.names_next`)."""
+        its post (`views.play_choices`): it was the only move since, the hand is still being played,
+        and that person is not the one who posted it (who plays next in the trick, or who took it)."""
         m = self.table.game
         pub = self.table.public()
         return (self.posted_at is not None and m.version == self.posted_at + 1 and len(want) == 1
-                and pub.get("phase") == Phase.PLAYING and bool(pub.get("trick")))
+                and pub.get("phase") == Phase.PLAYING and self.posted_by not in want)
 
     async def _send(self, s: int, key: tuple[object, ...]) -> None:
         t = self.table

@@ -188,7 +188,8 @@ async def test_a_seat_playing_inline_gets_its_hand_redrawn_lazily(tmp_path: Path
 async def test_an_inline_play_tells_the_next_player_by_a_mention_not_a_notice(tmp_path: Path) -> None:
     """Issue 29, tables per token: a play chosen from the group is posted by the person's own client,
     naming who plays next; that name is a mention (their client rings), so the bot sends no private
-    notice (and deletes none). A play that closes the trick names nobody: its winner gets the notice."""
+    notice (and deletes none). A play that completes the trick names who takes it, the same way; one
+    who takes their own trick gets the notice."""
     async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
         fake = rig.fake
         table, seat, uid, _ = await at_first_lead(rig)
@@ -206,17 +207,27 @@ async def test_an_inline_play_tells_the_next_player_by_a_mention_not_a_notice(tm
                    if c.method in ("sendMessage", "deleteMessage") and int(c.params["chat_id"]) > 0]
         assert private == [("deleteMessage", uid)]  # only the player's own notice, now that they played
         assert f"turn{nxt}" not in table.messages
-        # the next two play inline too; the fourth play closes the trick: no one is named, and the
-        # winner is told privately
+        # the next two play inline too; the fourth play completes the trick: its post names who
+        # takes it, mentioned unless it is the player themselves, who is then told privately
         for _ in range(2):
             await play_inline(rig, table, int(table.match.public_view()["turn"]))
+        last = int(table.match.public_view()["turn"])
+        cards = cards_text(list(table.match.auto_action(last).cards))
         first = len(fake.calls)
-        await play_inline(rig, table, int(table.match.public_view()["turn"]))
+        await play_inline(rig, table, last)
         winner = int(table.match.public_view()["turn"])
-        assert not [m for m in fake.chat_messages(GROUP, from_bot=False)][-1].entities
+        posted = fake.chat_messages(GROUP, from_bot=False)[-1]
+        infos = table.seats.infos()
+        assert posted.text == tr(table.lang, "inline.posted_takes", who=seat_label(last, infos, table.lang),
+                                 cards=cards, winner=seat_label(winner, infos, table.lang))
         notices = [int(c.params["chat_id"]) for c in fake.calls[first:]
                    if c.method == "sendMessage" and int(c.params["chat_id"]) > 0]
-        assert notices == [PEOPLE[winner]] and f"turn{winner}" in table.messages
+        if winner != last:
+            assert [e["user"]["id"] for e in posted.entities] == [PEOPLE[winner]]
+            assert notices == [] and f"turn{winner}" not in table.messages
+        else:
+            assert not posted.entities
+            assert notices == [PEOPLE[winner]] and f"turn{winner}" in table.messages
         # a typed play is followed by the notice as before
         first = len(fake.calls)
         await rig.handled(fake.send_text(PEOPLE[winner], PEOPLE[winner], typed(table.match.auto_action(winner))))
