@@ -136,6 +136,18 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
+class Stake:
+    """What the defenders' points would mean if the hand ended now, the kitty aside: who would win
+    it and by how many levels, and the points at which that would change next (None: no more steps).
+    Players of the game watch this line as the hand goes (rbtying/shengji's "next threshold")."""
+
+    winner: int  # team
+    side: Side
+    levels_up: int
+    next_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
     """The end of the match."""
 
@@ -173,6 +185,7 @@ class TableScene:
     won: tuple[Won, ...] = ()  # who won each completed trick of the hand, in order
     points: tuple[int, int] = (0, 0)  # points won in tricks, by team
     defender_points: int = 0  # the defenders' total (kitty and penalties included at the end)
+    stake: Stake | None = None  # while cards are played: the hand's outcome at these points
     turn: Turn = Turn()
     summary: Summary | None = None  # the last finished hand (shown at its end)
     result: Result | None = None

@@ -93,7 +93,8 @@ class Scenes:
             if self._final is None or self._final[0] != t.match.hand_no:  # once a hand, from the match
                 self._final = (t.match.hand_no, final_trick_of(t.match.previous_public()))
             sc = table_scene(t.public(), match_id=t.id, status=status, preset=t.preset_name, seats=infos,
-                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=self._final[1])
+                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=self._final[1],
+                             board=t.meta.board is not None)
         self._key, self._public = key, sc
         return sc
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
 import shutil
@@ -43,6 +44,7 @@ if not (CHROMIUM and DRIVER):
     pytest.skip("chromium or chromedriver missing", allow_module_level=True)
 
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import ElementClickInterceptedException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -92,7 +94,7 @@ const sock = (auth, opened) => new Promise((resolve) => {
   const ws = new WebSocket(url), got = [];
   ws.onopen = () => { ws.send(JSON.stringify({t: "hello", auth, match})); opened(ws, got); };
   ws.onmessage = (e) => { got.push(JSON.parse(e.data)); if (ws.onframe) ws.onframe(got); };
-  ws.onclose = (e) => resolve({code: e.code, got});
+  ws.onclose = (e) => resolve({code: e.code, got, closed: performance.now()});
 });
 const said = (r) => r.got.filter((m) => m.type !== "state");
 (async () => {
@@ -101,7 +103,7 @@ const said = (r) => r.got.filter((m) => m.type !== "state");
     t0 = performance.now();
     for (let i = 0; i < 5000; i++) ws.send(JSON.stringify({t: "act", a: "play", cards: ["XX"], key: "f" + i}));
   });
-  const floodMs = performance.now() - t0;
+  const floodMs = flood.closed - t0;
   const nested = await sock({link}, (ws) => {
     ws.send("[".repeat(10000));
     ws.onframe = (got) => { if (got.some((m) => m.type === "notice")) ws.close(); };
@@ -177,7 +179,14 @@ class Pages:
         def go() -> None:
             if self.d.current_window_handle != self.tabs[seat]:
                 self.d.switch_to.window(self.tabs[seat])
-            self.d.find_element(By.CSS_SELECTOR, css).click()
+            el = self.d.find_element(By.CSS_SELECTOR, css)
+            try:
+                el.click()
+            except ElementClickInterceptedException:
+                # a card of the last row under the actions (they stay at the bottom of the screen):
+                # as a person would, scroll it up into the middle, then tap
+                self.d.execute_script("arguments[0].scrollIntoView({block: 'center'});", el)
+                el.click()
         await self.run(go)
 
     async def tap_cards(self, seat: int, cards: list[str]) -> None:
@@ -203,7 +212,7 @@ class Pages:
         await self.run(go)
 
     async def shot(self, seat: int, name: str) -> dict[str, Any]:
-        layout = await self.js(seat, LAYOUT)
+        layout = await self.js(seat, "window.scrollTo(0, 0);" + LAYOUT)  # the screen as the page opens
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         await self.run(self.d.save_screenshot, str(ARTIFACTS / name))
         return dict(layout)
@@ -230,9 +239,12 @@ async def hostile(rig: WebRig, pages: Pages, match_id: int, uid: str) -> dict[st
         pages.d.switch_to.window(pages.tabs[3])
         return pages.d.execute_async_script(HOSTILE, link, group, match_id)
     got = await pages.run(go)
-    burst = rig.web.limits.socket_burst
+    limits = rig.web.limits
     assert got["flood"]["code"] == 4429 and got["flood"]["refused"] == ["flood"], got["flood"]
-    assert got["flood"]["answered"] <= burst - 1, got["flood"]
+    # the burst less the hello, and what the bucket refilled while the flood lasted (a busy machine
+    # reads the frames slowly)
+    allowed = limits.socket_burst - 1 + math.ceil(limits.socket_rate * got["flood"]["ms"] / 1000)
+    assert got["flood"]["answered"] <= allowed, got["flood"]
     assert got["nested"] == ["bad_frame"] and got["burst"] == [1] * 40, got
     for _ in range(250):  # the hostile sockets are gone: the four pages are left
         if len(rig.web.connections) == 4:
@@ -240,6 +252,24 @@ async def hostile(rig: WebRig, pages: Pages, match_id: int, uid: str) -> dict[st
         await asyncio.sleep(0.02)
     assert sorted(c.seat for c in rig.web.connections) == [0, 1, 2, 3]
     return dict(got["flood"])
+
+
+async def play_to_screen(pages: Pages, plays: list[tuple[int, int]]) -> dict[str, float]:
+    """Play-to-screen latency over the hand, from the pages' own timelines: from a play leaving its
+    page (the tap's send) to each of the four pages having drawn the first state after it (4 receipts
+    a play, on one clock: the pages share the machine's). Every play must have reached every page."""
+    lines = {s: await pages.js(s, "return window.tractor.timeline();") for s in range(4)}
+    got: list[float] = []
+    for s, v in plays:
+        sent = [t for a, at, t in lines[s]["sent"] if a == "play" and at == v]
+        assert sent, (s, v)
+        for other in range(4):
+            shown = [t for at, t in lines[other]["shown"] if at > v]
+            assert shown, (other, v)
+            got.append(min(shown) - sent[-1])
+    got.sort()
+    pick = lambda q: round(got[min(len(got) - 1, int(q * len(got)))], 1)  # noqa: E731
+    return {"plays": len(plays), "receipts": len(got), "median": pick(0.5), "p99": pick(0.99), "max": round(got[-1], 1)}
 
 
 def free_port() -> int:
@@ -289,6 +319,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         refused = reconnected = restarted = shot = keyboard = laid_out = declared = chaoed = False
         flooded: dict[str, Any] = {}
         actions = 0
+        plays: list[tuple[int, int]] = []  # (seat, version it played at): the latency's plays
         for _ in range(600):
             table = rig.host.tables[match_id]
             m = table.match
@@ -376,6 +407,8 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 declared = declared or act.t == "declare"
                 chaoed = chaoed or act.t == "chao"
             actions += 1
+            if act.t == "play":
+                plays.append((s, version))
             trick = table.match.public_view()["trick"]
             if act.t == "play" and trick and not laid_out:  # the trick lies on the table, each play at its seat
                 laid_out = True
@@ -386,6 +419,13 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 shown = {seat: text for _, seat, text in where}
                 assert shown[s] == "".join(card_text(c) for c in cards), where
                 assert dict((seat, slot) for slot, seat, _ in where)[s] == "slot-left", where  # the one before me
+                # both teams, who defends, and what the defenders' points would mean now (the scene's stake)
+                stake = table.screen.scenes.public().stake
+                assert stake is not None and stake.side == "declarers" and stake.next_at is not None
+                shown_stake = await pages.js(nxt, "return document.getElementById('stake').textContent;")
+                assert shown_stake.startswith("If it ended now:") and f"at {stake.next_at}" in shown_stake, shown_stake
+                layout = await pages.shot(nxt, "phone-trick-en.png")
+                assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
             tricks = table.match.public_view()["tricks_played"]
             if not table.match.public_view()["trick"] or act.t != "play":  # a trick (or phase) ends: every page shows it
                 for other in range(4):
@@ -442,8 +482,9 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         assert await leaks(rig, match_id, sent) == []
         for s in range(4):  # the page's own files and socket are all it needs under its policy
             assert await pages.js(s, "return window.__csp;") == [], s
+        latency = await play_to_screen(pages, plays)
         (ARTIFACTS / "summary.json").write_text(json.dumps({"actions": actions, "frames": sum(map(len, sent.values())),
-                                                                  "flood": flooded}))
+                                                                  "flood": flooded, "latency_ms": latency}))
     finally:
         await asyncio.to_thread(driver.quit)
         await runner.cleanup()
