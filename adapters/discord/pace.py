@@ -8,8 +8,9 @@ channel's messages (post, edit, delete; a DM is a channel too) waits here for a 
 channel's window: at most `count` in any `window` seconds, counted from when each answer came back
 (Discord counts from when a request arrived, which is earlier, so the window here never ends
 before Discord's). A process starts each channel's window full, since the process before it may
-have spent it a moment ago: its first channel write waits one window (hands go through interaction
-tokens, another limit, and are never held here).
+have spent it a moment ago: a channel write in the first 5 s of a process waits for them to pass
+(hands in the channel go through interaction tokens, another limit, and are never held here; a
+hand sent by DM, `/tractor dm on`, is a channel write and is paced too).
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ PAGE_KEYS = (
 )
 #: The chats' texts the page draws too, by prefix.
 SHARED_PREFIXES = ("btn.", "table.", "result.", "team.", "phase.", "reason.", "seat.", "hand.trumps",
-                   "hand.trump_so_far", "hand.kitty", "refuse.")
+                   "hand.trump_so_far", "hand.kitty", "refuse.", "series.over", "series.next", "board.table_done",
+                   "dup.dir_", "forfeit.done")
 
 
 @cache

@@ -148,12 +148,34 @@ class Stake:
 
 
 @dataclass(frozen=True, slots=True)
+class SeriesScore:
+    """A best of three after this game: the games each team has won (this one counted), and
+    whether that decides it."""
+
+    wins: tuple[int, int]
+    over: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScore:
+    """A duplicate board's result at this table, as the event scores it: the side that declared,
+    the defenders' points and the declarers' score (a board has no winner at its own table)."""
+
+    number: int | None
+    declarers: int  # team
+    points: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
-    """The end of the match."""
+    """The end of the match, and the line of what it belongs to (a best of three, a board)."""
 
     winner: int  # team
     levels: tuple[str, str]
-    reason: MatchEnd
+    reason: MatchEnd | Literal["forfeit"]
+    series: SeriesScore | None = None
+    board: BoardScore | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,8 +63,12 @@ class Terminal:
         self.stream.feed(data)
         return True
 
-    def wait(self, what: str | Callable[[str], bool], timeout: float = 8.0) -> str:
-        """Waits until the screen shows `what` (a regular expression, or a test of the text); the text."""
+    def wait(self, what: str | Callable[[str], bool], timeout: float = 30.0) -> str:
+        """Waits until the screen shows `what` (a regular expression, or a test of the text); the text.
+
+        The timeout only catches a hang: on a loaded machine the program's deal and its AIs take
+        several times as long as on a quiet one, and 8 s was too short at a load of 20.
+        """
         test = what if callable(what) else (lambda text: re.search(what, text) is not None)
         deadline = time.monotonic() + timeout
         while True:
@@ -87,7 +91,7 @@ class Terminal:
     def interrupt(self) -> None:
         self.child.sendintr()
 
-    def end(self, timeout: float = 8.0) -> int:
+    def end(self, timeout: float = 30.0) -> int:
         """Waits for the program to exit (reading the screen meanwhile); its exit code."""
         deadline = time.monotonic() + timeout
         while self._pump(deadline):

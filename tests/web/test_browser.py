@@ -5,8 +5,13 @@ They tap cards and press the buttons (one play is made with the keyboard); one p
 catches up; the bot restarts mid-hand and every page goes on. A hostile client inside one page floods
 a socket, sends nested JSON and opens 40 sockets at once; the pages play on, and nothing the pages
 load is blocked by their Content-Security-Policy. Screenshots of the phone layout (360 px,
-33 cards while burying) in English and Chinese are kept in test-artifacts/web/ and checked: every card
-inside the hand's area, nothing wider than the screen.
+33 cards while burying; a trick; the end of a hand and of a match in zh, zh-Hant and en) are kept in
+test-artifacts/web/ and checked: every card inside the hand's area, nothing wider than the screen,
+every tap target 44 px. The end of a match (a series' game, a board, a forfeit) is drawn by a fifth
+tab from real finished scenes; the pages' own timelines give the play-to-screen latency.
+
+It runs past 400 lines because it is one browser session (starting Chromium is the costly part), so
+every check of the page a person would make shares it; the scripts run inside the pages sit here too.
 
 Real time, because the browser is a process of its own: the test looks at the pages every few
 hundredths of a second until they show what it waits for (the host's timers still run on its fake clock)."""
@@ -20,6 +25,7 @@ import os
 import random
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -33,8 +39,14 @@ from adapters.web.server import WebTable
 from app.features import build_host
 from bot.cardtext import card_text
 from bot.host import Host
-from bot.scene.text import summary_lines
+from bot.scene.build import table_scene
+from bot.scene.text import result_lines, summary_lines
+from bot.scene.types import BoardScore, Result, Scene, SeatInfo, SeriesScore
+from bot.scene.wire import scene_json
 from bot.settings import TableSettings
+from bot.table.scenes import board_summary
+from engine import Match, Phase, preset
+from engine.boards import declarers_score
 from tests.web.conftest import TOKEN, WebRig, init_data, leaks, make_web_rig, open_table
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
@@ -272,6 +284,74 @@ async def play_to_screen(pages: Pages, plays: list[tuple[int, int]]) -> dict[str
     return {"plays": len(plays), "receipts": len(got), "median": pick(0.5), "p99": pick(0.99), "max": round(got[-1], 1)}
 
 
+# A stand-in for the page's socket: it opens at once and answers the hello with the frame given
+# (the page's own code draws it, as it would draw one from the server).
+FAKE_SOCKET = """
+window.__frames = %s;
+window.WebSocket = class {
+  constructor() { this.readyState = 0; setTimeout(() => { this.readyState = 1; this.onopen && this.onopen(); }, 0); }
+  send(data) {
+    if (JSON.parse(data).t !== "hello") return;
+    const frame = window.__frames[Number(new URLSearchParams(location.search).get("f"))];
+    setTimeout(() => this.onmessage({data: JSON.stringify(frame)}), 0);
+  }
+  close() {}
+};
+"""
+
+
+async def match_end(pages: Pages, port: int) -> None:
+    """The end of a match on the page: a real finished match's scene (first game of a best of
+    three), then the same end for a duplicate board and as a forfeit; its lines those
+    the scene gives the chats (`result_lines`), screenshot at 360 px."""
+    m = Match.new(preset("classic", target="3"), 2)
+    for _ in range(3000):
+        if m.phase == Phase.MATCH_OVER:
+            break
+        act = m.system_action()
+        if act is None:
+            act = m.auto_action(m.to_act()[0], rng_seed=m.version)
+        assert act is not None
+        m.apply(act)
+    seats = [SeatInfo(f"P{s + 11}") for s in range(4)]
+    sc = table_scene(m.public_view(), match_id=99, status="finished", preset="classic", seats=seats)
+    assert sc.result is not None
+    game = replace(sc.result, series=SeriesScore((1, 0) if sc.result.winner == 0 else (0, 1), False))
+    board = replace(sc.result, board=BoardScore(3, 1, 45, declarers_score(45)))
+    assert sc.summary is not None
+    forfeit = Result(1 - sc.result.winner, sc.levels, "forfeit")
+    scenes = [replace(sc, result=game), replace(sc, result=board, summary=board_summary(sc.summary)),
+              replace(sc, result=forfeit)]
+    frames = [{"type": "state", "match": 99, "version": x.version, "status": "finished", "seat": 0, "lang": "en",
+               "scene": scene_json(Scene(x, 0, "en"))} for x in scenes]
+
+    def go() -> None:
+        pages.d.switch_to.new_window("tab")
+        pages.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_SOCKET % json.dumps(frames)})
+        pages.d.get(f"http://127.0.0.1:{port}/static/table.css")  # the origin, for its storage
+        pages.tabs[4] = pages.d.current_window_handle
+    await pages.run(go)
+    for f, x in enumerate(scenes):
+        await pages.js(4, "localStorage.setItem('tractor.lang', 'en');")
+        await pages.run(pages.d.get, f"http://127.0.0.1:{port}/?m=99&f={f}")
+        for lang in LANGS if f == 0 else ("en",):  # a board's line, a forfeit: the chats' words, in English here
+            if lang != "en":
+                await pages.tap(4, "#lang")
+            await pages.speaks(4, lang)
+            for _ in range(100):
+                if await pages.js(4, "return window.tractor.summary();"):
+                    break
+                await asyncio.sleep(0.05)
+            assert x.result is not None and x.summary is not None
+            more = result_lines(x.result, x.seats, lang)  # a line the hand's end said already, once
+            want = [line for line in summary_lines(x.summary, x.seats, lang) if line not in more] + more
+            lines = await pages.js(4, "return [...document.querySelectorAll('#summary div')].map(d => d.textContent);")
+            assert lines == want, (lines, want)
+            layout = await pages.shot(4, f"phone-{('match', 'board', 'forfeit')[f]}-over-{lang}.png")
+            assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
+    await pages.js(4, "localStorage.removeItem('tractor.lang');")
+
+
 def free_port() -> int:
     import socket
     with socket.socket() as s:
@@ -479,6 +559,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         assert not await pages.js(0, "return window.tractor.summary();")
         layout = await pages.shot(0, "phone-next-hand-en.png")
         assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
+        await match_end(pages, port)
         assert await leaks(rig, match_id, sent) == []
         for s in range(4):  # the page's own files and socket are all it needs under its policy
             assert await pages.js(s, "return window.__csp;") == [], s

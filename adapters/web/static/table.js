@@ -1,6 +1,8 @@
 // The web table's page: draws the scene the server pushes (each one a state the table reached, the same
 // scene the chats and the terminal draw) in the words of the chats' catalogs, and sends a seat's acts.
-// No build step: plain JavaScript, served as it is.
+// No build step: plain JavaScript, served as it is. One file past 400 lines: the page is one closure
+// (its state, the socket, the drawing, replays and input share it), and splitting it would need a
+// loader or a build step the page does without.
 "use strict";
 (() => {
   const SUIT = {S: "♠", H: "♥", D: "♦", C: "♣"};
@@ -232,6 +234,26 @@
     return out;
   }
 
+  // the end of the match as the group is told it: a board's score (a board has no winner at its
+  // table), else the winners, the final levels and why, and where it belongs to a best of three, its count
+  function resultLines(r) {
+    const b = r.board;
+    if (b) return [`<b>${w("board.table_done", {n: b.number === null ? "?" : b.number,
+      dir: w(b.declarers === 0 ? "dup.dir_NS" : "dup.dir_EW"), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score})}</b>`];
+    if (r.reason === "forfeit") return [`<b>${w("result.match_title")}</b>`,
+      w("forfeit.done", {team: team(1 - r.winner), winner: team(r.winner)}),
+      w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])})];
+    const out = [`<b>${w("result.match_title")}</b>`, w("result.match_winner", {team: team(r.winner),
+      who: T().seats.filter((f) => f.team === r.winner).map((f) => seatLabel(f.seat)).join(", ")}),
+      w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])}),
+      r.reason === "target" ? w("result.final_level", {team: team(r.winner), level: rank(r.levels[r.winner])}) :
+        w("result.reason", {reason: w("reason." + r.reason)})];
+    const x = r.series;
+    if (x) out.push(x.over ? w("series.over", {team: team(r.winner), w0: x.wins[0], w1: x.wins[1]}) :
+      w("series.next", {game: x.wins[0] + x.wins[1] + 1, team0: team(0), team1: team(1), w0: x.wins[0], w1: x.wins[1]}));
+    return out;
+  }
+
   function drawSummary() {
     const t = T(), s = t.summary, el = $("summary");
     el.hidden = !(s && summaryOpen === s.hand_no) && !t.result;
@@ -241,11 +263,10 @@
     if (el.hidden) return;
     let lines = s ? summaryLines(s) : [];
     const r = t.result;
-    if (r) lines = lines.concat([`<b>${w("result.match_title")}</b>`, w("result.match_winner", {team: team(r.winner),
-      who: t.seats.filter((f) => f.team === r.winner).map((f) => seatLabel(f.seat)).join(", ")}),
-      w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])}),
-      r.reason === "target" ? w("result.final_level", {team: team(r.winner), level: rank(r.levels[r.winner])}) :
-        w("result.reason", {reason: w("reason." + r.reason)})]);
+    if (r) { // the match's lines after the hand's, a line the hand's end said already (the levels) once
+      const more = resultLines(r);
+      lines = lines.filter((x) => !more.includes(x)).concat(more);
+    }
     const f = s && s.final_trick; // the hand's last trick, which decides the kitty's multiplier
     el.innerHTML = lines.map((x) => `<div>${x}</div>`).join("") + (f && !r ? `<p class="final">${w("web.last_trick")}: ` +
       f.plays.map((p) => `${esc(seatLabel(p.seat))} ` + p.cards.map((c) => mini(c, p.seat === f.winner ? " win" : "")).join("")).join(" · ") +
