@@ -3,7 +3,8 @@
 Four simulated people play through the real python-telegram-bot client, the real host, engine and
 SQLite store, against the strict fake Bot API server (flood limits, query time limits). A person
 notices it is their turn only from what reaches them: the private turn notice (a new message,
-which rings their phone), or the group's table naming them. They then think for 1-3 s and play,
+which rings their phone), or the mention of them in the play the person before them posted from the
+group. They then think for 1-3 s and play,
 two plays in three from the group (inline mode), one in three with their private hand's buttons.
 
     python -m benchmarks.telegram_turns [--hands 1] [--scale 1.0] [--seed 6] [--match]
