@@ -27,6 +27,9 @@ EXE = Path(sys.executable).parent / "tractor-host"
 ENTER = "\r"
 TAB = "\t"
 UP, DOWN, RIGHT, LEFT = "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D"
+#: Every timeout is a guard, met at once when the program is well: it is stretched this much so that a
+#: machine busy with other runs (a load of 8 on 2 cores starts the program in seconds) fails no test.
+SLACK = 3.0
 
 
 class Terminal:
@@ -66,7 +69,7 @@ class Terminal:
     def wait(self, what: str | Callable[[str], bool], timeout: float = 8.0) -> str:
         """Waits until the screen shows `what` (a regular expression, or a test of the text); the text."""
         test = what if callable(what) else (lambda text: re.search(what, text) is not None)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * SLACK
         while True:
             if test(self.text):
                 return self.text
@@ -89,7 +92,7 @@ class Terminal:
 
     def end(self, timeout: float = 8.0) -> int:
         """Waits for the program to exit (reading the screen meanwhile); its exit code."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * SLACK
         while self._pump(deadline):
             if time.monotonic() >= deadline:
                 self.close()

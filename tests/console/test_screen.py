@@ -103,3 +103,22 @@ def test_a_ctrl_c_among_typed_ahead_keys_still_interrupts() -> None:
     finally:
         os.close(r)
         os.close(w)
+
+
+def test_keys_typed_while_the_screen_is_drawn_anew_are_kept_and_a_blind_enter_is_not() -> None:
+    """Between two prompts (the table changed and the screen is drawn anew) nobody reads the terminal:
+    what was typed then goes on the half-typed line, an Enter after it sends the line, and an Enter
+    on an empty line (which would play a suggestion not yet on the screen) is dropped, as are arrows."""
+    r, w = os.pipe()
+    try:
+        reader = TerminalLines(lambda: [], lambda: "", fd=r)
+        reader.partial = "pl"
+        os.write(w, "ay ♠A\x1b[Cx\x7f".encode())
+        assert reader._typed_while_redrawn() is None and reader.partial == "play ♠A"
+        os.write(w, b" AS\r")
+        assert reader._typed_while_redrawn() == "play ♠A AS\n" and reader.partial == ""
+        os.write(w, b"\r\x1b[D")
+        assert reader._typed_while_redrawn() is None and reader.partial == ""
+    finally:
+        os.close(r)
+        os.close(w)

@@ -276,3 +276,20 @@ def test_the_end_of_the_match_stays_with_its_result_until_you_go_on(tmp_path: Pa
         assert term.end() == 0
     finally:
         term.close()
+
+
+@pytest.mark.slow
+def test_a_line_typed_while_the_cards_arrive_is_kept_whole(tmp_path: Path) -> None:
+    """`lang zht` is typed in bits as the screen is drawn anew for the next cards (no bit waits for a
+    prompt): none is lost, and the line switches the table to 繁體中文."""
+    term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), "deal=0.3", "ai_declare=5"])
+    try:
+        cards = _count(term.wait(lambda t: _count(t) is not None, 15))
+        for key in ["la", "ng", " z", "ht", ENTER]:
+            term.wait(lambda t, was=cards: _count(t) not in (None, was))  # the next cards are being drawn
+            cards = _count(term.text)
+            term.type(key)
+        term.wait("你的手牌")
+        _leave(term)
+    finally:
+        term.close()
