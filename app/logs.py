@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from urllib.parse import quote, unquote, urlsplit
 
@@ -134,8 +135,8 @@ def guard_all(redactor: Redactor = REDACTOR) -> None:
 
 def configure(argv: Iterable[str] = ()) -> None:
     """Sets up logging for the process: level, format, the redactor on every handler, Python's
-    warnings and uncaught exceptions routed through it. `argv`: the command line, whose
-    database URL may carry a password."""
+    warnings and uncaught exceptions (the main thread's and any other's) routed through it.
+    `argv`: the command line, whose database URL may carry a password."""
     REDACTOR.add(*secrets_of(os.environ, argv))
     level = os.environ.get("TRACTOR_LOG", "WARNING").upper()
     if os.environ.get("TRACTOR_LOG_FORMAT", "").lower() != "json":
@@ -151,6 +152,7 @@ def configure(argv: Iterable[str] = ()) -> None:
     logging.captureWarnings(True)  # a library's warning goes through the scrubbed handlers too
     guard_all()
     sys.excepthook = _log_uncaught
+    threading.excepthook = _log_thread_uncaught
 
 
 def quiet_libraries(level: str) -> None:
@@ -166,3 +168,13 @@ def quiet_libraries(level: str) -> None:
 
 def _log_uncaught(kind: type[BaseException], exc: BaseException, tb: object) -> None:
     logging.getLogger("tractor").critical("uncaught exception", exc_info=(kind, exc, tb))  # type: ignore[arg-type]
+
+
+def _log_thread_uncaught(args: threading.ExceptHookArgs) -> None:
+    """A thread's uncaught exception (an AI's, a library's): Python would print it to stderr
+    unscrubbed; it goes through the scrubbed handlers instead."""
+    if args.exc_type is SystemExit:
+        return
+    name = args.thread.name if args.thread is not None else "?"
+    logging.getLogger("tractor").error("uncaught exception in thread %s", name,
+                                       exc_info=(args.exc_type, args.exc_value, args.exc_traceback))  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import configparser
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -75,6 +76,18 @@ def test_the_backup_timer_runs_the_backup_script() -> None:
     timer = unit("tractor-backup.timer")
     assert timer["Timer"]["OnCalendar"] and timer["Timer"]["Persistent"] == "true"
     assert timer["Install"]["WantedBy"] == "timers.target"
+
+
+def test_the_guide_makes_every_folder_the_units_may_write() -> None:
+    """systemd refuses to start a unit (status 226/NAMESPACE) whose ReadWritePaths does not
+    exist, and `make install` makes no data/ folder: the guide's commands must make each one."""
+    guide = (ROOT / "docs" / "operating.md").read_text()
+    commands = [line for block in re.findall(r"```\n(.*?)```", guide, re.S) for line in block.splitlines()]
+    made = {word for line in commands if re.search(r"\b(mkdir -p|install -d)\b", line)
+            for word in shlex.split(line.split("#")[0]) if word.startswith("/")}
+    for name in ("tractor-host.service", "tractor-backup.service"):
+        for folder in unit(name)["Service"]["ReadWritePaths"].split():
+            assert folder.lstrip("-") in made, f"{name}: nothing in docs/operating.md makes {folder}"
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")

@@ -4,15 +4,19 @@ wrong token; everything the process wrote (stdout, stderr), what /metrics and /r
 every message the bot sent, and what the web table served an onlooker (the page, its socket's
 frames, a refusal) are searched for the bot token, the web secret and the password.
 
-These run the real command as a process (real time): the logging under test is what `main` sets
-up, and only a process shows what reaches its stderr. They wait on its lines and on the fakes'
+These run the real command as a process (real time), and the tracebacks' test a few lines of
+Python with logging set up as `main` sets it up: the logging under test is what `main` sets up,
+and only a process shows what reaches its stderr. They wait on its lines and on the fakes'
 state, never a fixed time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote
@@ -24,7 +28,7 @@ from app import logs
 from fakes.discord_api import FakeDiscord, FakeUser
 from fakes.telegram_api import FakeTelegram
 from fakes.telegram_rig import until
-from tests.app.process import RunProcess, free_port
+from tests.app.process import OURS, ROOT, RunProcess, free_port
 from tests.persistence.conftest import pg_server, pg_url
 from tests.web.client import Client
 
@@ -201,3 +205,34 @@ async def test_a_database_that_cannot_be_reached_is_named_without_its_password()
     assert bot.stderr[-1].startswith(f"tractor-host: cannot open the database postgresql://tractor:***@127.0.0.1:{port}")
     assert "Traceback" not in bot.text
     assert not leaks(bot.lines, [TG_TOKEN, PASSWORD])
+
+
+TRACEBACKS = f"""
+import logging, threading
+from app import logs
+logs.configure(["--db", "postgresql://u:{quote(PASSWORD, safe='')}@db/t"])
+try:
+    raise ValueError("POST https://api.telegram.org/bot{TG_TOKEN}/getMe failed")
+except ValueError:
+    logging.getLogger("lib").exception("a library's fault")
+def fails():
+    raise OSError("{DC_TOKEN}")
+thread = threading.Thread(target=fails)
+thread.start()
+thread.join()
+raise RuntimeError("connect to postgresql://u:{PASSWORD}@db/t refused; Authorization: Bot {DC_TOKEN}")
+"""
+
+
+async def test_tracebacks_are_written_without_the_secrets_in_them() -> None:
+    """A logged exception, one raised in a thread (an AI's or a library's) and one that ends the
+    process: each traceback is written whole, and the secrets in their messages are not."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", TRACEBACKS, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if not k.startswith(OURS)} | {"TELEGRAM_BOT_TOKEN": TG_TOKEN})
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    text = (out + err).decode()
+    assert proc.returncode != 0 and text.count("Traceback (most recent call last)") == 3, text
+    assert "ValueError" in text and "OSError" in text and "RuntimeError" in text
+    found = leaks([text], [TG_TOKEN, DC_TOKEN, PASSWORD])
+    assert not found, found

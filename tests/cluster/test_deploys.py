@@ -36,6 +36,8 @@ async def test_five_database_restarts_under_load_lose_no_press(pg_server: object
     print(report.text())
     assert report.restarts == 5
     assert report.not_ready.get("database unreachable", 0) > 0  # /readyz said so while it was away
+    # and /metrics counted the lost connections and the calls made again through them
+    assert report.store.get("tractor_store_errors_total", 0) > 0 and report.store.get("tractor_store_retries_total", 0) > 0
     assert report.acknowledged > 20
     assert report.unanswered == [] and report.answered_twice == [] and report.applied_unacked == []
     assert report.lost == [] and report.doubled == [] and report.stuck == []

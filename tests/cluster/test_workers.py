@@ -197,6 +197,41 @@ async def test_readiness_says_no_while_the_database_is_away_or_the_worker_drains
         assert line in text, line
 
 
+async def test_the_oldest_unhandled_update_is_measured_until_it_is_stored(
+        workers: Workers, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/metrics' tractor_oldest_unhandled_update_seconds: how long the oldest update in hand has
+    waited for the database; 0 again once it is stored. The wait is set, not slept: the update
+    is made seven seconds older than it is while the database holds it."""
+    w1 = await workers.start("w1")
+    await open_lobbies(workers, w1.host, 1)
+    asked, held = asyncio.Event(), asyncio.Event()
+    seen = w1.store.seen_key
+
+    async def slow(key: str) -> bool:  # a database that takes its time
+        asked.set()
+        await held.wait()
+        return await seen(key)
+
+    monkeypatch.setattr(w1.store, "seen_key", slow)
+
+    def oldest(text: str) -> float:
+        [line] = [ln for ln in text.splitlines() if ln.startswith("tractor_oldest_unhandled_update_seconds ")]
+        return float(line.split()[1])
+
+    async with TestClient(TestServer(worker_app(w1.host, w1.store, w1.cluster))) as client:
+        ev, rec = event(workers, "command", "u2", "g0", "join-u2", name="join")
+        handling = asyncio.create_task(w1.host.handle(ev))
+        await asyncio.wait_for(asked.wait(), 10)
+        for receipt in list(w1.host.unsettled):
+            w1.host.unsettled[receipt] -= 7.0
+        assert 7.0 <= oldest(await (await client.get("/metrics")).text()) < 60.0
+        held.set()
+        await asyncio.wait_for(handling, 10)
+        await w1.host.settle()  # the table stored the join
+        assert oldest(await (await client.get("/metrics")).text()) == 0.0
+    assert rec.texts  # the join was answered
+
+
 async def test_a_dead_worker_is_seen_at_once_and_its_tables_taken_before_its_leases_run_out(
         workers: Workers) -> None:
     w1 = await workers.start("w1", ttl=3600)  # leases that would outlast the test

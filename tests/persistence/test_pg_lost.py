@@ -60,3 +60,31 @@ async def test_many_calls_at_once_on_a_small_pool_each_get_their_own_connection(
         await store.close()
     assert [r[0]["n"] for r in rows] == list(range(30))
     assert store.health.errors == 0
+
+
+async def test_appends_go_on_through_killed_connections_each_landing_once(pg_url: str) -> None:
+    """The server ends every session of the store five times while actions are appended one after
+    another (as `pg_terminate_backend` does, and as a restart does to each): every append is
+    answered "applied" once, the log holds each once in order, and the store counted the lost
+    connections and the attempts made again (what /metrics shows, app/web.py)."""
+    store = await PostgresStore.open(pg_url, max_size=3)
+    killer = await asyncpg.connect(pg_url)
+    try:
+        seats = [{"kind": "human", "user_id": str(i), "name": f"P{i}"} for i in range(4)]
+        match_id = await store.create_match("telegram", "-5", {"preset": "classic"}, seats, 3, {})
+        results = []
+        for seq in range(30):
+            if seq % 6 == 3:  # every session of the store ends, idle and busy alike
+                ended = await killer.fetchval(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                    " WHERE application_name = 'tractor-host' AND datname = current_database()")
+                assert ended >= 1
+            results.append(await store.append_action(match_id, seq, {"t": "deal", "n": seq}, f"key-{seq}"))
+        stored = await store.get_match(match_id)
+    finally:
+        await killer.close()
+        await store.close()
+    assert results == ["applied"] * 30
+    assert stored is not None and [a["n"] for a in stored.actions] == list(range(30))
+    assert store.health.errors >= 5 and store.health.retries >= 5 and store.health.gave_up == 0
+    assert store.health.down_since is None  # reachable again, and said so
