@@ -15,9 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from adapters.console.app import YOU
+from adapters.console.platform import NAME
 from app.console import play_console
 from app.store import open_store
+from persistence.store import SqliteStore
 from tests.console.pty_screen import ENTER, RIGHT, TAB, Terminal
+from tests.scenarios.doors import ANN_SEAT, deal_until, write_match
 
 FAST = ["deal=0.01", "ai_declare=0.05", "next=0.05"]
 PRESS = re.compile(r"\bpress\b|按回车|按「|按一下|arrive privately", re.I)
@@ -290,6 +294,34 @@ def test_a_line_typed_while_the_cards_arrive_is_kept_whole(tmp_path: Path) -> No
             cards = _count(term.text)
             term.type(key)
         term.wait("你的手牌")
+        _leave(term)
+    finally:
+        term.close()
+
+
+async def _a_match_where_your_throw_fails(db: Path) -> None:
+    """A classic match at its 51st action: you (seat ①) lead, holding ♠9 and ♠A without a pair, and
+    ②Cy holds ♠10, which beats the ♠9."""
+    store = await SqliteStore.open(str(db))
+    try:
+        deal = deal_until(1, lambda m: len(m.actions) == 50)
+        await write_match(store, NAME, "table-1", {ANN_SEAT: YOU}, deal)
+    finally:
+        await store.close()
+
+
+@pytest.mark.slow
+def test_a_failed_throw_says_who_beats_it_and_with_what(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite3"
+    asyncio.run(_a_match_where_your_throw_fails(db))
+    term = Terminal(["run", "--db", str(db)])
+    try:
+        term.wait(r"Going on with your unfinished match #1 ")
+        term.wait(lambda t: "⏎ play" in _hand_part(t) and _last(t) == ">")
+        term.line("play 9s as")
+        text = term.wait(lambda t: "throw failed" in " ".join(t.split()))
+        said = " ".join(text.split())
+        assert re.search(r"①Ann's throw failed: ②Cy 🤖 has ♠10, so ①Ann plays ♠9", said), said
         _leave(term)
     finally:
         term.close()
