@@ -22,6 +22,7 @@ from app.store import open_store
 from persistence.store import SqliteStore
 from tests.console.pty_screen import ENTER, RIGHT, TAB, Terminal
 from tests.scenarios.doors import ANN_SEAT, deal_until, write_match
+from tests.scenarios.seen import TEXT_TO_CODE
 
 FAST = ["deal=0.01", "ai_declare=0.05", "next=0.05"]
 PRESS = re.compile(r"\bpress\b|按回车|按「|按一下|arrive privately", re.I)
@@ -119,6 +120,11 @@ def test_the_first_screen_says_your_seat_partner_and_the_playing_order(tmp_path:
         term.type("\x15", "qu", TAB)  # Ctrl-U; where a command goes, Tab completes commands
         term.wait(lambda t: seen.append(_last(t)) is None and _last(t) == "> quit")
         assert not any("play quit" in line for line in seen), seen
+        # and a card of your hand where a card goes
+        card = TEXT_TO_CODE[re.findall(r"[♠♥♦♣](?:10|[2-9JQKA])", _hand_part(term.text).split("\n", 2)[2])[0]]
+        term.type("\x15", "play " + card.lower(), TAB)
+        term.wait(lambda t: f"> play {card}" in t.splitlines())
+        term.type("\x15")
         _leave(term)
     finally:
         term.close()
