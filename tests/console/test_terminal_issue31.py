@@ -331,3 +331,20 @@ def test_a_failed_throw_says_who_beats_it_and_with_what(tmp_path: Path) -> None:
         _leave(term)
     finally:
         term.close()
+
+
+@pytest.mark.slow
+def test_the_line_under_the_prompt_speaks_your_language_and_offers_only_what_you_may_do(tmp_path: Path) -> None:
+    """The bottom line (prompt_toolkit's toolbar, drawn at a terminal that answers where its cursor is)
+    under zh_CN: in Chinese, and during play it offers play, not `declare 2H`."""
+    term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), *FAST], lang="zh_CN.UTF-8", cpr=True)
+    try:
+        term.wait("最后")
+        term.line("过")
+        text = term.wait(lambda t: "⏎" in _hand_part(t) and "退出" in _last(t))
+        bar = _last(text)
+        assert "出 AS AS" in bar and "帮助" in bar, bar
+        assert not re.search(r"[A-Za-z]{3,}", bar) and "亮" not in bar, bar  # no English word, no declaring
+        _leave(term)
+    finally:
+        term.close()
