@@ -25,6 +25,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 WAKE = "\x00wake"  # what a prompt that was interrupted by a change of the table returns
 INTERRUPT = "\x00interrupt"
 KEY = "\x00key:"  # an arrow or space on an empty line, read as "\x00key:left" (right, pick)  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
+BLIND_ENTER = "\x00blind-enter"  # an Enter on an empty line, typed while no prompt was shown
 
 
 class PipeLines:
@@ -152,21 +153,22 @@ class TerminalLines:
 
     def _typed_while_redrawn(self) -> str | None:
         """The keys typed while the screen was drawn anew (no prompt was reading): their characters
-        go on the half-typed line, and an Enter after them sends it; an Enter on an empty line is
-        dropped, because it would play a suggestion the person has not seen yet. Arrows and other
-        keys meant for the screen before are dropped too. The line to send, else None."""
-        line = self.partial
+        go on the half-typed line, and an Enter after them sends it. An Enter on an empty line comes
+        back as `BLIND_ENTER`: it may make way for a hand's end on the screen, but never plays the
+        suggestion, which the person has not seen yet. Arrows and other keys meant for the screen
+        before are dropped. The line to send (or `BLIND_ENTER`), else None."""
+        line, sent = self.partial, None
         for ch in _keys_text(self._pending()):
             if ch in "\r\n":
-                if line.strip():
-                    self.partial = ""
-                    return line + "\n"
+                if sent is None:
+                    sent = line + "\n" if line.strip() else BLIND_ENTER
+                line = ""  # what follows is the next half-typed line
             elif ch in "\x7f\b":
                 line = line[:-1]
             elif ch.isprintable():
                 line += ch
         self.partial = line
-        return None
+        return sent
 
     def typed_ahead(self) -> str:
         """What was typed while nobody asked (the others were playing): taken out, so it is not played blind."""

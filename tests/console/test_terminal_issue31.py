@@ -158,8 +158,10 @@ def test_one_key_plays_the_suggestion_a_whole_hand_through_and_its_end_stays(tmp
         plays = 0
         cards = None
         for _ in range(60):
+            # typed once the prompt is back: a ⏎ typed while the screen is drawn anew plays nothing
             text = term.wait(lambda t, was=cards: (("⏎ play" in _hand_part(t) or "⏎ bury" in _hand_part(t))
-                                                   and _count(t) != was) or "⏎ goes on to the next hand." in t, 10)
+                                                   and _count(t) != was and _last(t) == ">")
+                             or "⏎ goes on to the next hand." in t, 10)
             assert not PRESS.search(text), text
             if "Hand 1 is over" in text:
                 break
@@ -237,7 +239,7 @@ def test_the_arrows_walk_over_your_hand_and_space_picks_a_card_to_play(tmp_path:
         cards = None
         for _ in range(30):
             text = term.wait(lambda t, was=cards: ("⏎ play" in _hand_part(t) or "⏎ bury" in _hand_part(t))
-                             and _count(t) != was, 10)
+                             and _count(t) != was and _last(t) == ">", 10)
             cards = _count(text)
             single = re.search(r"⏎ play (\S+) — ", _hand_part(text))
             if single is None:
