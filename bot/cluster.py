@@ -478,7 +478,7 @@ def encode(event: Incoming) -> dict[str, object]:
         "text": event.text, "extra": dict(event.extra),
         "intent": None if event.intent is None else codec.to_json(event.intent),
         "user": [event.user.platform, event.user.user_id, event.user.name, event.user.language],
-        "where": [event.where.platform, event.where.chat_id, event.where.private],
+        "where": [event.where.platform, event.where.chat_id, event.where.private], "alone": event.alone,
     }
 
 
@@ -504,5 +504,5 @@ def decode(data: dict[str, object], reply: Replier | None) -> Incoming:
         Where(str(wp), str(wid), bool(private)), str(data["key"]), name=str(data["name"]),
         args=tuple(str(a) for a in _items(data["args"])), text=str(data["text"]),
         intent=None if data.get("intent") is None else codec.from_json(data["intent"]),
-        reply=reply, extra={str(k): str(v) for k, v in extra.items()},
+        reply=reply, extra={str(k): str(v) for k, v in extra.items()}, alone=bool(data.get("alone", False)),
     )

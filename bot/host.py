@@ -405,9 +405,10 @@ class Host:
         return self.user_langs.get((user.platform, user.user_id)) or normalize_lang(user.language)
 
     def _lang_for(self, event: Incoming) -> str:
-        """Private chats: the person's language; groups: the chat's, else the person's."""
+        """Private chats and answers to the person alone (`Incoming.alone`): the person's language;
+        groups: the chat's, else the person's."""
         chat = self.chats.get((event.where.platform, event.where.chat_id), {}).get("lang")
-        if event.where.private or chat not in LANGS:
+        if event.where.private or event.alone or chat not in LANGS:
             return self.user_lang(event.user) or self.chat_lang(event.where.platform, event.where.chat_id)
         return str(chat)
 

@@ -167,6 +167,8 @@ class Incoming:
     `reply` lets the host answer this very event (a callback answer, an
     ephemeral reply); it may be None. `receipt`, when the platform redelivers
     unconfirmed updates, is settled once the event is stored or could not be.
+    `alone`: the adapter's answer reaches this person alone even in a group (Discord's ephemeral
+    replies), so the host answers in the person's language rather than the group's.
     """
 
     kind: Literal["command", "press", "text", "inline_query", "chosen"]
@@ -180,6 +182,7 @@ class Incoming:
     reply: Replier | None = None
     extra: dict[str, str] = field(default_factory=dict)
     receipt: Receipt | None = field(default=None, compare=False, repr=False)
+    alone: bool = False
 
     def __post_init__(self) -> None:
         if self.kind == "text" and self.intent is None:

@@ -102,6 +102,7 @@ import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
 
 from fakes.discord_rules import (
+    COMPONENT,
     INVALID_LIMIT,
     InvalidRequests,
     callback_problem,
@@ -449,6 +450,9 @@ class FakeInteraction:
     replayed: int = 0
     answered_at: float | None = None
     choices: list[JSON] = field(default_factory=list)
+    # What the person was shown in answer (`FakeDiscord.wordless`): a reply or follow-up with
+    # something in it, an edit through this token, or an edit of the message the press was on.
+    words: list[str] = field(default_factory=list)
 
     @property
     def ephemeral_reply(self) -> bool:
@@ -526,6 +530,7 @@ class FakeDiscord:
         self.undelivered: list[tuple[str, JSON]] = []  # events whose shard had no session
         self.channel_guild: dict[int, int] = {channel_id: guild_id}  # a guild's text channels
         self.threads: dict[int, int] = {}  # thread id -> its parent channel (`add_thread`)
+        self._pressed_on: dict[int, list[FakeInteraction]] = {}  # message id -> presses it has not answered
         # What the bot may do in the guild's channels, as invited (`README.md`'s integer by default,
         # set by the tests that read it): a post in a thread needs Send Messages in Threads (1 << 38).
         self.bot_permissions = bot_permissions
@@ -773,6 +778,15 @@ class FakeDiscord:
     def unanswered(self) -> list[FakeInteraction]:
         """Interactions never answered, or answered after Discord's 3-second window."""
         return [i for i in self.interactions.values() if i.callback_type is None or i.late]
+
+    def wordless(self) -> list[FakeInteraction]:
+        """Presses answered without a word: Discord acknowledged them (no "This interaction failed"),
+        yet the person saw nothing come of them: no reply or follow-up with something in it, no edit
+        through its token, and the message pressed never changed. (A change of that message counts
+        whoever made it: a test asks once the press has settled.) Commands are left out: their words
+        may be a message to the whole channel (help, rules), which no token ties to them."""
+        return [i for i in self.interactions.values()
+                if i.type == COMPONENT and i.callback_type is not None and not i.late and not i.words]
 
     def expire_tokens(self) -> None:
         """Make every interaction token seen so far stale, as after 15 minutes."""
@@ -1298,6 +1312,13 @@ class FakeDiscord:
             message.attachments = list(body["_files"])
         message.loading = False
         self._record_version(message)
+        for press in self._pressed_on.pop(message.id, []):
+            self._said(press, message)
+
+    @staticmethod
+    def _said(interaction: FakeInteraction, message: FakeMessage) -> None:
+        if not message.loading and (text := message.text()):
+            interaction.words.append(text)
 
     def _record_version(self, message: FakeMessage) -> None:
         message.history.append(message.text())
@@ -1356,6 +1377,7 @@ class FakeDiscord:
             message.interaction_id, message.interaction_user = interaction.id, interaction.user.payload()
             interaction.original_id = message.id
             interaction.owned.add(message.id)
+            self._said(interaction, message)
             info.update(response_message_id=str(message.id), response_message_loading=message.loading,
                         response_message_ephemeral=bool(flags & EPHEMERAL))
             resource["message"] = message.payload(self._guild_seen(interaction), self.bot_user)
@@ -1367,7 +1389,10 @@ class FakeDiscord:
             target = self.messages[interaction.message_id]
             if ctype == UPDATE_MESSAGE:
                 self._update_message(target, data)
+                self._said(interaction, target)
                 resource["message"] = target.payload(self.guild_of(target.channel_id), self.bot_user)
+            else:  # answered once the message it was pressed on changes
+                self._pressed_on.setdefault(target.id, []).append(interaction)
         elif ctype == AUTOCOMPLETE:
             interaction.choices = list(data.get("choices", []))
         elif ctype != MODAL:
@@ -1429,6 +1454,7 @@ class FakeDiscord:
         if empty({**_showing(message), **body}):
             return self._empty(f"edit of message {message.id}")
         self._update_message(message, body)
+        self._said(interaction, message)
         return _json(message.payload(self._guild_seen(interaction), self.bot_user))
 
     async def _delete_webhook_message(self, request: web.Request) -> web.Response:
@@ -1458,12 +1484,14 @@ class FakeDiscord:
         if interaction.callback_type == DEFERRED_MESSAGE and original is not None and original.loading:
             # Discord: the first follow-up after a deferred reply fills that reply (its flags stay)
             self._update_message(original, body)
+            self._said(interaction, original)
             return _json(original.payload(guild, self.bot_user))
         flags = int(body.get("flags", 0)) & EPHEMERAL
         visible = interaction.user.id if flags or not interaction.guild else None
         message = self._new_message(interaction.channel_id, body, visible_to=visible, via="followup", flags=flags)
         message.interaction_id, message.interaction_user = interaction.id, interaction.user.payload()
         interaction.owned.add(message.id)
+        self._said(interaction, message)
         return _json(message.payload(guild, self.bot_user))
 
     # ---- REST: channels and DMs -----------------------------------------------

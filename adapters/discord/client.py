@@ -22,6 +22,7 @@ from adapters.discord.components import (
     is_ours,
 )
 from adapters.discord.inbound import Inbound
+from adapters.discord.pace import CHANNEL_WRITES, ChannelPace
 from adapters.discord.private import Recent
 from bot.commands import Registry
 
@@ -50,6 +51,9 @@ class TractorClient(discord.Client):
         options.setdefault("chunk_guilds_at_startup", False)
         super().__init__(**options)
         self.identify_gate = identify_gate
+        # every write to a channel's messages within the channel's limit, before discord.py knows it
+        self.pace = ChannelPace(CHANNEL_WRITES[0], CHANNEL_WRITES[1] * scale)
+        self.http.request = self.pace.wrap(self.http.request)  # type: ignore[method-assign,assignment]
         self.identify_wait = IDENTIFY_WAIT * scale  # real seconds (DiscordConfig.scale)
         # Each interaction's payload as it came, for a worker that drives its table to answer it
         # (discord.py keeps only the parsed object): the parser is wrapped, no other way in.

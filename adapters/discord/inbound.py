@@ -188,7 +188,7 @@ class Inbound:
         reply = Reply(self, interaction, mode, where, ticket)
         await self.platform.tickets.keep(interaction.user.id, int(interaction.channel_id or 0))
         event = Incoming("command", user_of(interaction), where, key=str(interaction.id), name=name, args=args,
-                         reply=reply, extra=self._extra(interaction))
+                         reply=reply, extra=self._extra(interaction), alone=True)
         await self._feed(event, reply)
 
     def _not_theirs(self, interaction: discord.Interaction[Any]) -> bool:
@@ -207,7 +207,7 @@ class Inbound:
             if reply is None:
                 return
             event = Incoming("press", user_of(interaction), reply.where, key=str(interaction.id), intent=intent,
-                             reply=reply, extra=self._extra(interaction))
+                             reply=reply, extra=self._extra(interaction), alone=True)
             await self._feed(event, reply)
 
     async def on_select(self, interaction: discord.Interaction[Any], toggles: list[str]) -> None:
@@ -222,7 +222,7 @@ class Inbound:
                 return
             for n, intent in enumerate(intents):
                 event = Incoming("press", user_of(interaction), reply.where, key=f"{interaction.id}.{n}",
-                                 intent=intent, reply=reply, extra=self._extra(interaction))
+                                 intent=intent, reply=reply, extra=self._extra(interaction), alone=True)
                 await self._feed(event, reply)
 
     async def refuse_unknown(self, interaction: discord.Interaction[Any]) -> None:

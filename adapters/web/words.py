@@ -20,14 +20,16 @@ PAGE_KEYS = (
     N_("web.select_first"), N_("web.kitty"), N_("web.points"), N_("web.no_hand"), N_("web.go_on"),
     N_("web.refused_forged"), N_("web.refused_expired"), N_("web.refused_malformed"), N_("web.refused_no_table"),
     N_("web.refused_not_seated"), N_("web.review"), N_("web.next_flag"), N_("web.no_review"),
-    N_("web.refused_flood"), N_("web.refused_replaced"),
+    N_("web.refused_flood"), N_("web.refused_replaced"), N_("web.team_level"), N_("web.stake"), N_("web.next_step"),
+    N_("web.declared"),
     # an act refused before it reaches the table (`WebTable.act`), each with its own words
     N_("web.refused_onlooker"), N_("web.refused_bad_act"), N_("web.refused_bad_cards"), N_("web.refused_bad_version"),
     N_("web.refused_bad_frame"),
 )
 #: The chats' texts the page draws too, by prefix.
 SHARED_PREFIXES = ("btn.", "table.", "result.", "team.", "phase.", "reason.", "seat.", "hand.trumps",
-                   "hand.trump_so_far", "hand.kitty", "refuse.")
+                   "hand.trump_so_far", "hand.kitty", "refuse.", "series.over", "series.next", "board.table_done",
+                   "dup.dir_")
 
 
 @cache

@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from bot.commands import Arg, Call, Choice, Command, Number, Person, Place, Text, Who
+from bot.commands import Arg, Call, Choice, Command, Number, Person, Place, Who
 from bot.feature import Context, Feature, TableView
 from bot.i18n import N_, tr
 from bot.league.bridge import record
-from bot.league.commands import MAX_HISTORY, league_command
+from bot.league.commands import ALL_WORDS, MAX_HISTORY, NEW_WORDS, league_command
 from bot.league.standings import METHOD_ALIASES, METHODS
 
 log = logging.getLogger(__name__)
@@ -31,15 +31,19 @@ class League(Feature):
 
     def commands(self) -> Sequence[Command]:
         group = N_("league.group_only")
-        rest = Text(100, rest=True)
         method = Choice(METHODS, aliases=dict(METHOD_ALIASES), open=True)
+        # Words a person may give in any order (typed: `standings 10 all pairs`): the first is checked
+        # as one of these or let through (a count), the feature reads them all; a menu offers them.
+        standing = Choice(("all", "pairs", *METHODS), open=True)
+        every = Choice(("all",), aliases={w: "all" for w in ALL_WORDS if w != "all"})
+        new = Choice(("new",), aliases={w: "new" for w in NEW_WORDS if w != "new"})
 
         def command(name: str, summary: str, *args: Arg, place: Place = "group", who: Who = "anyone") -> Command:
             return Command(name, summary, args, place=place, who=who, section="league", wrong_place=group,
                            handler=self.command)
 
         return (
-            command("standings", N_("help.cmd.standings"), Arg("what", N_("help.arg.standings.what"), rest)),
+            command("standings", N_("help.cmd.standings"), Arg("what", N_("help.arg.standings.what"), standing)),
             command("stats", N_("help.cmd.stats"), Arg("player", N_("help.arg.stats.player"), Person()),
                     place="anywhere"),
             command("history", N_("help.cmd.history"),
@@ -47,10 +51,11 @@ class League(Feature):
             command("replay", N_("help.cmd.replay"),
                     Arg("match", N_("help.arg.replay.match"), Number(1, 10**12, integer=True), required=True),
                     Arg("hand", N_("help.arg.replay.hand"), Number(1, 10_000, integer=True))),
-            command("season", N_("help.cmd.season"), Arg("what", N_("help.arg.season.what"), rest)),
+            command("season", N_("help.cmd.season"), Arg("what", N_("help.arg.season.what"), new),
+                    Arg("method", N_("help.arg.ranking.method"), method)),
             command("ranking", N_("help.cmd.ranking"), Arg("method", N_("help.arg.ranking.method"), method)),
             # every match of the chat, names included, in one file: a server admin's tool
-            command("export", N_("help.cmd.export"), Arg("what", N_("help.arg.export.what"), rest), who="admin"),
+            command("export", N_("help.cmd.export"), Arg("what", N_("help.arg.export.what"), every), who="admin"),
         )
 
     async def command(self, call: Call) -> None:

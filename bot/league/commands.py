@@ -33,6 +33,7 @@ DEFAULT_HISTORY = 10
 MAX_HISTORY = 30
 ALL_WORDS = frozenset({"all", "alltime", "全部", "总榜", "历史", "總榜", "歷史"})
 PAIR_WORDS = frozenset({"pairs", "pair", "partners", "搭档", "搭檔", "对家", "對家"})
+NEW_WORDS = frozenset({"new", "新", "新赛季", "新賽季"})
 
 
 @dataclass(frozen=True)
@@ -320,7 +321,7 @@ async def _history(league: LeagueStore, where: Where, args: tuple[str, ...], lan
 async def _season(
     league: LeagueStore, where: Where, user: User, args: tuple[str, ...], lang: str, is_admin: bool
 ) -> LeagueReply:
-    if args and args[0].lower() in ("new", "新", "新赛季", "新賽季"):
+    if args and args[0].lower() in NEW_WORDS:
         if not is_admin:
             return LeagueReply(t("admins_only", lang))
         method = parse_method(args[1]) if len(args) > 1 else None

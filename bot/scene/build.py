@@ -8,6 +8,8 @@ what comes out. Nothing here knows a platform, a language or a table actor.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from functools import cache
 
 from bot.scene.types import (
     Cards,
@@ -20,6 +22,7 @@ from bot.scene.types import (
     Result,
     SeatFace,
     SeatInfo,
+    Stake,
     Status,
     Summary,
     TableScene,
@@ -32,6 +35,8 @@ from engine.actions import Bury, Chao, Declare, Pass, Revolt, SeatAction
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
 from engine.match import Match
+from engine.rules import PRESETS, Rules
+from engine.scoring import level_change
 from engine.views import (
     HandPublic,
     HandSummary,
@@ -71,12 +76,13 @@ def lobby_scene(*, match_id: int, preset: str, seats: Sequence[SeatInfo | None],
 
 def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
                 seats: Sequence[SeatInfo | None], clock: Clock | None = None,
-                next_dealer: int | None = None, final_trick: Trick | None = None) -> TableScene:
+                next_dealer: int | None = None, final_trick: Trick | None = None, board: bool = False) -> TableScene:
     """The public part of every viewer's scene, from the engine's public view.
 
     `clock`: the running deadline; `next_dealer`: who deals next, while a finished hand waits for the
     next one (`Match.next_dealer`); `final_trick`: the last hand's last trick, once the next hand has
-    begun (the view no longer holds it)."""
+    begun (the view no longer holds it); `board`: a duplicate board, scored by its points alone (no
+    levels at stake)."""
     declarer_seats = pub.get("declarers")
     dealer = pub.get("dealer")
     declarers = team_of(declarer_seats[0]) if declarer_seats else team_of(dealer) if dealer is not None else None
@@ -113,11 +119,34 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
         won=tuple(_won(t, declarer_seats) for t in tricks),
         points=(points[0], points[1]),
         defender_points=int(pub.get("defender_points", 0)),
+        stake=None if board else _stake(pub, declarers),
         turn=_turn(pub, status, clock),
         summary=summary,
         result=result_of(pub.get("result")),
         time_up=bool(pub.get("time_up")),
     )
+
+
+#: Points in play: two decks of five 5s, 10s and Ks a suit.
+ALL_POINTS = 200
+
+
+@cache
+def _level_rules(table: str) -> Rules:
+    """Rules that score by `table` (all `level_change` reads of them)."""
+    return replace(PRESETS["classic"], level_table=table)  # type: ignore[arg-type]
+
+
+def _stake(pub: PublicView, declarers: int | None) -> Stake | None:
+    """While cards are played: the outcome at the defenders' points so far, and the next step."""
+    if pub.get("phase") != Phase.PLAYING or declarers is None:
+        return None
+    rules = _level_rules(str((pub.get("rules_options") or {}).get("level_table", "classic")))
+    points = int(pub.get("defender_points", 0))
+    now = level_change(rules, points)
+    next_at = next((p for p in range(points - points % 5 + 5, ALL_POINTS + 1, 5) if level_change(rules, p) != now), None)
+    side, up = now
+    return Stake(declarers if side == "declarers" else 1 - declarers, side, up, next_at)
 
 
 def _plays(trick: Iterable[TrickPlay]) -> tuple[Played, ...]:

@@ -243,6 +243,18 @@ def summary_text(s: Summary, seats: Sequence[SeatFace], lang: str) -> str:
 
 def result_text(r: Result, seats: Sequence[SeatFace], lang: str) -> str:
     """The end of the match: the winners and the final levels."""
+    return "\n".join(result_lines(r, seats, lang, series=False))
+
+
+def result_lines(r: Result, seats: Sequence[SeatFace], lang: str, *, series: bool = True) -> list[str]:
+    """The end of the match as the group is told it: a board's score (a board has no winner at its
+    own table), else the winners, the final levels and why, then (`series`) a best of three's count,
+    which the chats say in a message of their own as the next game opens."""
+    b = r.board
+    if b is not None:
+        return [tr(lang, "board.table_done", n=b.number if b.number is not None else "?",
+                   dir=tr(lang, N_("dup.dir_NS") if b.declarers == 0 else N_("dup.dir_EW")), points=b.points,
+                   score=f"{b.score:+d}")]
     members = [seat_label(f, lang) for f in seats if f.team == r.winner]
     lines = [tr(lang, "result.match_title"),
              tr(lang, "result.match_winner", team=team_text(r.winner, lang), who=", ".join(members)),
@@ -252,4 +264,9 @@ def result_text(r: Result, seats: Sequence[SeatFace], lang: str) -> str:
                         level=rank_text(r.levels[r.winner])))
     else:
         lines.append(tr(lang, "result.reason", reason=tr(lang, f"reason.{r.reason}")))
-    return "\n".join(lines)
+    x = r.series
+    if series and x is not None:
+        names = {f"team{t}": team_text(t, lang) for t in (0, 1)}
+        lines.append(tr(lang, "series.over", team=team_text(r.winner, lang), w0=x.wins[0], w1=x.wins[1]) if x.over
+                     else tr(lang, "series.next", game=sum(x.wins) + 1, w0=x.wins[0], w1=x.wins[1], **names))
+    return lines

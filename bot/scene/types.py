@@ -136,12 +136,46 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
+class Stake:
+    """What the defenders' points would mean if the hand ended now, the kitty aside: who would win
+    it and by how many levels, and the points at which that would change next (None: no more steps).
+    Players of the game watch this line as the hand goes (rbtying/shengji's "next threshold")."""
+
+    winner: int  # team
+    side: Side
+    levels_up: int
+    next_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesScore:
+    """A best of three after this game: the games each team has won (this one counted), and
+    whether that decides it."""
+
+    wins: tuple[int, int]
+    over: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BoardScore:
+    """A duplicate board's result at this table, as the event scores it: the side that declared,
+    the defenders' points and the declarers' score (a board has no winner at its own table)."""
+
+    number: int | None
+    declarers: int  # team
+    points: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
-    """The end of the match."""
+    """The end of the match, and the line of what it belongs to (a best of three, a board)."""
 
     winner: int  # team
     levels: tuple[str, str]
     reason: MatchEnd
+    series: SeriesScore | None = None
+    board: BoardScore | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +207,7 @@ class TableScene:
     won: tuple[Won, ...] = ()  # who won each completed trick of the hand, in order
     points: tuple[int, int] = (0, 0)  # points won in tricks, by team
     defender_points: int = 0  # the defenders' total (kitty and penalties included at the end)
+    stake: Stake | None = None  # while cards are played: the hand's outcome at these points
     turn: Turn = Turn()
     summary: Summary | None = None  # the last finished hand (shown at its end)
     result: Result | None = None

@@ -295,8 +295,9 @@ class Table:
         return self.seats.lang(s, self.lang)
 
     def lang_for(self, ev: Incoming) -> str:
-        """The language to answer `ev` in: the person's own in their private chat, else the table's."""
-        if ev.where.private:
+        """The language to answer `ev` in: the person's own in their private chat or where the answer
+        reaches them alone (`Incoming.alone`), else the table's."""
+        if ev.where.private or ev.alone:
             return self.host.user_lang(ev.user) or self.lang
         return self.lang
 

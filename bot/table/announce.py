@@ -5,7 +5,6 @@ committed (`bot.table.commit`); a hand's result is said by the actor's step once
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from bot.cardtext import cards_text, suit_text
@@ -14,9 +13,9 @@ from bot.intents.types import PlayCards
 from bot.scene.build import summary_of
 from bot.scene.text import summary_text
 from bot.table.commit import Committed, TableEvent
+from bot.table.scenes import board_score, board_summary
 from bot.views import last_trick_text, match_result_text, seat_label
 from engine.actions import Bury, Revolt
-from engine.boards import declarers_score
 from engine.views import DeclarationView
 
 SIDES = (N_("dup.dir_NS"), N_("dup.dir_EW"))  # who declared a board, by team
@@ -109,23 +108,19 @@ async def hand_result(table: TableOps) -> None:
         sc = table.screen.scenes.public()  # the summary every door shows, the next dealer included
         summary = sc.summary if sc.summary is not None and sc.summary.hand_no == finished else summary_of(res)
         if table.meta.board is not None:  # a board: its points and kitty, no deal won or levels climbed
-            summary = dataclasses.replace(summary, winner=None, side=None, levels_up=0, knocked_to=None,
-                                          levels_after=None, next_dealer=None)
+            summary = board_summary(summary)
         await table.say(summary_text(summary, sc.seats, table.lang))
 
 
 def board_result_text(t: TableCore) -> str:
     """A board table's end: its result as duplicate scores it (the declarers' side, the defenders'
     points, the declarers' score with 002's 光头 rule), where a match would name a winner."""
-    m, info = t.match, t.meta.board
-    if m is None or info is None or not m.history:
+    b = board_score(t.match, t.meta) if t.match is not None else None
+    if b is None:
         return ""
-    h = m.history[0]
-    points, team = int(h["defender_points"]), int(h["declarer_team"])
     lang = t.lang
-    return tr(lang, "board.table_done", n=info.number if info.number is not None else "?",
-              dir=tr(lang, SIDES[team]), points=points,
-              score=f"{declarers_score(points):+d}")
+    return tr(lang, "board.table_done", n=b.number if b.number is not None else "?",
+              dir=tr(lang, SIDES[b.declarers]), points=b.points, score=f"{b.score:+d}")
 
 
 async def choice_not_played(table: TableOps, ev: Incoming) -> None:

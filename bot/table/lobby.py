@@ -83,7 +83,7 @@ async def leave(table: TableOps, ev: Incoming) -> None:
 
 async def addbot(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     """An AI of the given level takes the first free seat."""
-    lang = table.lang
+    lang = table.lang_for(ev)
     if table.status != "lobby":
         await table.answer(ev, tr(lang, "join.not_lobby"))
         return
@@ -106,18 +106,18 @@ async def addbot(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
 
 async def kick(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     """The creator or a chat admin frees a seat; in a running match an AI keeps it."""
-    lang = table.lang
+    lang, answer_lang = table.lang, table.lang_for(ev)
     allowed = ev.user.user_id == table.meta.creator or ev.extra.get("admin") == "1"
     if not allowed:
-        await table.answer(ev, tr(lang, "kick.not_allowed"))
+        await table.answer(ev, tr(answer_lang, "kick.not_allowed"))
         return
     if not args or not args[0].isdigit() or not 1 <= int(args[0]) <= 4:
-        await table.answer(ev, tr(lang, "kick.usage"))
+        await table.answer(ev, tr(answer_lang, "kick.usage"))
         return
     s = int(args[0]) - 1
     seat = table.seats[s]
     if seat.empty:
-        await table.answer(ev, tr(lang, "kick.usage"))
+        await table.answer(ev, tr(answer_lang, "kick.usage"))
         return
     if table.status == "lobby":
         table.seats[s] = EMPTY
@@ -130,11 +130,11 @@ async def start(table: TableOps, ev: Incoming) -> None:
     """Deals the first hand once four are seated and every person can be reached privately."""
     lang = table.lang
     if table.status != "lobby":
-        await table.answer(ev, tr(lang, "join.not_lobby"))
+        await table.answer(ev, tr(table.lang_for(ev), "join.not_lobby"))
         return
     n = sum(1 for seat in table.seats if not seat.empty)
     if n < 4:
-        await table.answer(ev, tr(lang, "start.need_four", n=n))
+        await table.answer(ev, tr(table.lang_for(ev), "start.need_four", n=n))
         return
     refusal = await table.host.board_start(table)  # a board: nobody may be dealt it twice
     if refusal is not None:
@@ -175,23 +175,23 @@ async def start(table: TableOps, ev: Incoming) -> None:
 
 async def vote(table: TableOps, ev: Incoming, what: str) -> None:
     """pause / resume / abandon: done once a majority of the seated people asked for it."""
-    lang = table.lang
+    lang, answer_lang = table.lang, table.lang_for(ev)
     s = table.seat_of(ev.user.user_id)
     if s is None:
-        await table.answer(ev, tr(lang, "err.not_seated"))
+        await table.answer(ev, tr(answer_lang, "err.not_seated"))
         return
     if what == "abandon" and table.status == "lobby":
         await table.close("abandoned", {"reason": "abandoned"})
         await table.say(tr(lang, "abandon.done"))
         return
     if table.match is None:
-        await table.answer(ev, tr(lang, "err.not_playing"))
+        await table.answer(ev, tr(answer_lang, "err.not_playing"))
         return
     if what == "resume" and table.status != "paused":
-        await table.answer(ev, tr(lang, "resume.not_paused"))
+        await table.answer(ev, tr(answer_lang, "resume.not_paused"))
         return
     if what == "pause" and table.status == "paused":
-        await table.answer(ev, tr(lang, "err.paused"))
+        await table.answer(ev, tr(answer_lang, "err.paused"))
         return
     votes = table.meta.votes.setdefault(what, [])
     if s not in votes:

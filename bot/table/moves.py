@@ -56,7 +56,7 @@ async def on_intent(table: TableOps, ev: Incoming, intent: it.Intent) -> None:
     Play the selection) counts while the hand it was drawn on is unchanged."""
     act, drawn = intent.act, intent.drawn
     assert drawn is not None  # the host binds every intent it hands a table
-    lang = table.lang
+    lang = table.lang_for(ev)
     if isinstance(act, it.LobbyJoin | it.LobbyLeave | it.LobbyStart | it.LobbyAddBot):
         await table.on_command(ev, LOBBY_COMMANDS[type(act)], ())
         return
@@ -118,6 +118,9 @@ async def _act(table: TableOps, ev: Incoming, s: int, act: it.HandAct) -> None:
         await screen.save_drawn()
         await table.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
     elif isinstance(act, it.ClearSelection):
+        if not sel:  # else the press would change nothing and say nothing
+            await table.answer(ev, tr(lang, "err.nothing_chosen"))
+            return
         sel.clear()
         await screen.save_drawn()
         await table.answer(ev, "✓")
@@ -175,10 +178,10 @@ async def seat_at_match(table: TableOps, ev: Incoming) -> int | None:
     """
     s = table.seat_of(ev.user.user_id)
     if s is None:
-        await table.answer(ev, tr(table.lang, "err.not_seated"))
+        await table.answer(ev, tr(table.lang_for(ev), "err.not_seated"))
         return None
     if table.match is None:
-        await table.answer(ev, tr(table.lang, "err.not_playing"))
+        await table.answer(ev, tr(table.lang_for(ev), "err.not_playing"))
         return None
     return s
 

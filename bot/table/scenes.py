@@ -11,14 +11,27 @@ so this module imports no table actor.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Protocol
 
 from bot.ai import move_seed
 from bot.scene.build import choices, final_trick_of, hand_scene, lobby_scene, table_scene
-from bot.scene.types import Clock, ClockKind, Scene, Status, TableScene, Trick
+from bot.scene.types import (
+    BoardScore,
+    Clock,
+    ClockKind,
+    Scene,
+    SeriesScore,
+    Status,
+    Summary,
+    TableScene,
+    Trick,
+)
 from bot.table.seats import Seats
 from bot.table.state import TableMeta
 from engine import Match
+from engine.boards import declarers_score
+from engine.formats import best_of_three_winner
 from engine.views import PublicView, SeatView
 
 #: The deadlines a table shows, in the order they are looked for.
@@ -68,6 +81,32 @@ def clock_of(t: SceneSource) -> Clock | None:
     return None
 
 
+def series_after(meta: TableMeta, winner: int) -> SeriesScore | None:
+    """A best of three's games won once this game's winner is counted (`bot.features.opening` deals
+    the next game from the same count)."""
+    series = meta.series
+    if series is None:
+        return None
+    wins = list(series.wins)
+    wins[winner] += 1
+    return SeriesScore((wins[0], wins[1]), best_of_three_winner([0] * wins[0] + [1] * wins[1]) is not None)
+
+
+def board_summary(s: Summary) -> Summary:
+    """A board's hand: its points and kitty, no deal won or levels climbed (it is scored by its points)."""
+    return replace(s, winner=None, side=None, levels_up=0, knocked_to=None, levels_after=None, next_dealer=None)
+
+
+def board_score(m: Match, meta: TableMeta) -> BoardScore | None:
+    """A board table's result as duplicate scores it (`bot.table.announce.board_result_text` says it)."""
+    info = meta.board
+    if info is None or not m.history:
+        return None
+    h = m.history[0]
+    points = int(h["defender_points"])
+    return BoardScore(info.number, int(h["declarer_team"]), points, declarers_score(points))
+
+
 class Scenes:
     """A table's scenes, the public part kept while nothing it shows has changed."""
 
@@ -93,7 +132,13 @@ class Scenes:
             if self._final is None or self._final[0] != t.match.hand_no:  # once a hand, from the match
                 self._final = (t.match.hand_no, final_trick_of(t.match.previous_public()))
             sc = table_scene(t.public(), match_id=t.id, status=status, preset=t.preset_name, seats=infos,
-                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=self._final[1])
+                             clock=clock, next_dealer=t.match.next_dealer(), final_trick=self._final[1],
+                             board=t.meta.board is not None)
+            if t.meta.board is not None and sc.summary is not None:
+                sc = replace(sc, summary=board_summary(sc.summary))
+            if sc.result is not None:
+                sc = replace(sc, result=replace(sc.result, series=series_after(t.meta, sc.result.winner),
+                                                board=board_score(t.match, t.meta)))
         self._key, self._public = key, sc
         return sc
 

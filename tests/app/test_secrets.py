@@ -122,6 +122,50 @@ async def test_a_telegram_session_at_debug_shows_no_secret(pg_url: str) -> None:
     assert not found, found
 
 
+async def test_a_telegram_webhook_session_at_debug_shows_no_secret(pg_url: str) -> None:
+    """Webhook mode: the secret Telegram must send back is a parameter of setWebhook, which the
+    Bot API client logs at DEBUG with its parameters. Updates are posted to the webhook as Telegram
+    posts them, one with a wrong secret (refused)."""
+    fake = FakeTelegram(token=TG_TOKEN)
+    await fake.start()
+    fake.add_group(GROUP)
+    fake.add_user(PEOPLE[0], "P0", opened=True)
+    hook, http = free_port(), free_port()
+    env = {"TELEGRAM_BOT_TOKEN": TG_TOKEN, "TELEGRAM_API_BASE_URL": fake.api_root,
+           "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/tg", "TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1",
+           "TELEGRAM_WEBHOOK_PORT": str(hook), "TELEGRAM_WEBHOOK_SECRET": WEBHOOK_SECRET,
+           "TRACTOR_DATABASE_URL": with_password(pg_url), "TRACTOR_WORKER": "w-hook", "TRACTOR_LOG": "DEBUG",
+           "TRACTOR_HTTP": f"127.0.0.1:{http}"}
+    bot = await RunProcess(env).start()
+    statuses: list[int] = []
+    try:
+        await bot.wait_line(lambda line: "listening (webhook)" in line)
+        async with aiohttp.ClientSession() as session:
+            for i, text in enumerate(("/help", "/frobnicate")):
+                fake.command(PEOPLE[0], GROUP, text)
+                async with session.post(f"{fake.api_root}/bot{TG_TOKEN}/getUpdates", json={"timeout": 0}) as r:
+                    update = (await r.json())["result"][-1]
+                for secret in ("wrong-secret", WEBHOOK_SECRET):
+                    async with session.post(f"http://127.0.0.1:{hook}/tg", json=update,
+                                            headers={"X-Telegram-Bot-Api-Secret-Token": secret}) as r:
+                        statuses.append(r.status)
+                await until(lambda i=i: len(fake.chat_messages(GROUP)) > i)  # type: ignore[misc]
+        status, metrics = await _get(http, "/metrics")
+        assert status == 200
+        assert await bot.stop() == 0
+    finally:
+        await bot.kill()
+        await fake.stop()
+    assert statuses == [403, 200, 403, 200]
+    assert "setWebhook" in bot.text and "DEBUG" in bot.text  # the call that carried the secret was logged
+    said = [m.text for m in fake.messages.values()]
+    found = leaks([*bot.lines, metrics, *said], [TG_TOKEN, PASSWORD, WEBHOOK_SECRET])
+    # the webhook's secret goes to Telegram in setWebhook, as it must; nothing else does
+    found += leaks([json.dumps(c.params) for c in fake.calls if c.method != "setWebhook"], [WEBHOOK_SECRET])
+    found += leaks([json.dumps(c.params) for c in fake.calls], [TG_TOKEN, PASSWORD])
+    assert not found, found
+
+
 async def _web_table_session(port: int, group_messages: Iterable[Any]) -> list[str]:
     """The web table as an onlooker sees it from the group's link: the page, the socket's frames, an
     act it may not make, and a forged link refused. Everything the server answered."""

@@ -136,7 +136,7 @@ def test_the_terminal_speaks_chinese_commands_included_and_help_fits_the_screen(
     try:
         term.wait("最后")  # the last chance to declare
         term.line("过")
-        text = term.wait(lambda t: "没看懂" in t or "⏎" in _hand_part(t), 10)
+        text = term.wait(lambda t: "没看懂" in t or "⏎" in _hand_part(t), 30)
         assert "没看懂" not in text
         term.line("帮助")
         text = term.wait("补全牌名")
@@ -161,7 +161,7 @@ def test_one_key_plays_the_suggestion_a_whole_hand_through_and_its_end_stays(tmp
             # typed once the prompt is back: a ⏎ typed while the screen is drawn anew plays nothing
             text = term.wait(lambda t, was=cards: (("⏎ play" in _hand_part(t) or "⏎ bury" in _hand_part(t))
                                                    and _count(t) != was and _last(t) == ">")
-                             or "⏎ goes on to the next hand." in t, 10)
+                             or "⏎ goes on to the next hand." in t, 30)
             assert not PRESS.search(text), text
             if "Hand 1 is over" in text:
                 break
@@ -239,7 +239,7 @@ def test_the_arrows_walk_over_your_hand_and_space_picks_a_card_to_play(tmp_path:
         cards = None
         for _ in range(30):
             text = term.wait(lambda t, was=cards: ("⏎ play" in _hand_part(t) or "⏎ bury" in _hand_part(t))
-                             and _count(t) != was and _last(t) == ">", 10)
+                             and _count(t) != was and _last(t) == ">", 30)
             cards = _count(text)
             single = re.search(r"⏎ play (\S+) — ", _hand_part(text))
             if single is None:
@@ -272,7 +272,7 @@ def test_the_end_of_the_match_stays_with_its_result_until_you_go_on(tmp_path: Pa
         seen = ""
         for _ in range(400):
             text = term.wait(lambda t, was=seen: t != was and _last(t) == ">" and (
-                "last chance" in t or "⏎" in t or "The match is over" in t), 10)
+                "last chance" in t or "⏎" in t or "The match is over" in t), 30)
             seen = text
             if "The match is over" in text:
                 break
@@ -296,7 +296,7 @@ def test_a_line_typed_while_the_cards_arrive_is_kept_whole(tmp_path: Path) -> No
     prompt): none is lost, and the line switches the table to 繁體中文."""
     term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), "deal=0.3", "ai_declare=5"])
     try:
-        cards = _count(term.wait(lambda t: _count(t) is not None, 15))
+        cards = _count(term.wait(lambda t: _count(t) is not None))
         for key in ["la", "ng", " z", "ht", ENTER]:
             term.wait(lambda t, was=cards: _count(t) not in (None, was))  # the next cards are being drawn
             cards = _count(term.text)

@@ -62,6 +62,36 @@ async def test_every_command_and_option_is_described_in_each_language(rig: Rig) 
     assert [c["value"] for c in rules["choices"]] == ["all"]
 
 
+STRUCTURED = ("board", "daily", "duplicate", "standings", "history", "season", "export", "tournament")
+#: Free words left where no list could name them: a board's, a duplicate's or a tournament's id or
+#: name after the action (the action itself is offered).
+FREE = {"more"}
+
+
+async def test_structured_options_offer_their_values(rig: Rig) -> None:
+    """Finding 11: the league's and the boards' commands took one free-text `args`."""
+    fake = rig.fake
+    found = {}
+    for group in fake.commands:
+        for sub in group["options"]:
+            if sub["name"] in STRUCTURED:
+                found[sub["name"]] = sub
+    assert set(found) == set(STRUCTURED)
+    for name, sub in found.items():
+        assert sub["options"], name
+        for option in sub["options"]:
+            typed = option["type"] in (4, 6) or option.get("choices") or option.get("autocomplete")
+            assert typed or option["name"] in FREE, (name, option)
+    assert [c["value"] for c in next(o for o in found["export"]["options"])["choices"]] == ["all"]
+    season = {o["name"]: o for o in found["season"]["options"]}
+    assert [c["value"] for c in season["what"]["choices"]] == ["new"] and season["method"]["autocomplete"]
+    offered = await fake.autocomplete(ALICE, "standings", "what", "p", command="league")
+    assert [c["value"] for c in offered] == ["pairs", "plain"]
+    for name in ("board", "daily", "duplicate"):
+        action = next(o for o in found[name]["options"] if o["name"] == "action")
+        assert action["autocomplete"], name
+
+
 async def test_a_choice_offered_as_one_types(rig: Rig) -> None:
     offered = await rig.fake.autocomplete(ALICE, "tournament", "action", "s", command="league")
     assert {c["value"] for c in offered} == {"show", "start"}

@@ -85,7 +85,7 @@ async def test_restarts_and_dead_tokens_cost_no_click(fake_discord: FakeDiscord,
     await play_until(rig, lambda: hand_over(rig))
 
     assert (rig.extra, _told_to_press(fake)) == ([], [])
-    assert fake.unanswered() == [] and fake.protocol_errors == []
+    assert fake.unanswered() == [] and fake.protocol_errors == [] and fake.wordless() == []
     assert rig.runner.inbound.errors == [] and rig.runner.client.errors == []
     assert leaks(fake) == []
     await rig.shutdown()

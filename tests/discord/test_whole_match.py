@@ -57,7 +57,7 @@ async def test_a_whole_match_with_restarts_expiry_and_a_second_channel(fake_disc
     assert stored.result.get("winner_team") in (0, 1)
     for person in PEOPLE:  # no hand ever went to the other channel
         assert all(m.channel_id == fake.channel_id for m in fake.private_messages(person) if m.components)
-    assert fake.unanswered() == []
+    assert fake.unanswered() == [] and fake.wordless() == []  # every press left its person words
     assert fake.protocol_errors == []
     assert rig.runner.inbound.errors == [] and rig.runner.client.errors == []
     assert leaks(fake) == []

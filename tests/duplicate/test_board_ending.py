@@ -8,6 +8,7 @@ running score, said in that room's chat alone.
 
 from __future__ import annotations
 
+from bot.scene.text import result_lines, summary_lines
 from persistence.board_store import BoardStore
 from tests.duplicate.conftest import chat, texts_to
 from tests.host.conftest import Rig
@@ -37,6 +38,12 @@ async def test_a_daily_board_table_ends_with_its_result_not_a_winner(rig: Rig) -
             assert not any(w in t for w in NO_MATCH_WORDS), t
     # then the comparison with the field, the daily board's running figure
     assert said[-1].startswith("Daily board 1: N-S")
+    # the scene every door draws (the web page, the terminal) ends the same way: the board's line,
+    # and a hand's end without a deal won or levels climbed
+    sc = table.screen.scenes.public()
+    assert sc.result is not None and sc.summary is not None
+    assert result_lines(sc.result, sc.seats, "en") == done
+    assert not any(w in line for line in summary_lines(sc.summary, sc.seats, "en") for w in NO_MATCH_WORDS)
 
 
 async def test_a_team_match_room_hears_the_running_score_and_the_other_room_nothing_early(rig: Rig) -> None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from bot.i18n import tr
 from bot.intents import codec
-from bot.intents.types import Drawn, Pass, PlayCards
+from bot.intents.types import Declare, Drawn, Pass, PlayCards
 from bot.table import Table
 from tests.host.conftest import PACED, Rig, make_rig
-from tests.host.helpers import find, hand_message, open_table, send
+from tests.host.helpers import buttons, find, hand_message, open_table, send
 from tests.host.test_drawn_views import _to_a_persons_turn
 
 
@@ -102,6 +102,34 @@ async def test_a_press_is_answered_once_stored_before_the_table_speaks() -> None
         assert await send(rig, ev) == ["✓"]
         assert said_when_answered == [sent_before]  # nothing sent or edited before the answer
         assert len(rig.platform.log) > sent_before  # and the table spoke after it
+    finally:
+        await rig.host.stop()
+        await rig.store.close()
+
+
+async def test_the_same_declaration_pressed_twice_is_refused_by_its_key() -> None:
+    """A declaration stays good on an unchanged hand (it names its cards), so nothing but the
+    press's key tells the second press of the same button from a new intent: it is refused as a
+    repeat ("already done"), not judged again by the engine as a declaration that beats nothing."""
+    rig = await make_rig(PACED)
+    try:
+        table = await _declaring(rig)
+        found = [(uid, act) for uid in ("u1", "u2", "u3", "u4") for _, act, _ in
+                 buttons(hand_message(rig, table, table.seat_of(uid))) if isinstance(act, Declare)]  # type: ignore[arg-type]
+        assert found, "nobody can declare on this deal"
+        uid, act = found[0]
+        s = table.seat_of(uid)
+        assert s is not None
+        button = find(hand_message(rig, table, s), act)
+        first, again = rig.d.press(uid, button), rig.d.press(uid, button)  # two updates, one button
+        await rig.host.handle(first)
+        await rig.host.handle(again)
+        await rig.host.settle()
+        assert first.reply.texts == ["✓"]  # type: ignore[union-attr]
+        assert again.reply.texts == [tr("en", "err.duplicate")]  # type: ignore[union-attr]
+        stored = await rig.store.get_match(table.id)
+        assert stored is not None
+        assert sum(1 for a in stored.actions if a.get("t") == "declare" and a.get("seat") == s) == 1
     finally:
         await rig.host.stop()
         await rig.store.close()

@@ -113,6 +113,30 @@ def test_playing_the_trick_at_each_seat_the_last_trick_and_points_by_team() -> N
     assert sc.summary is None
 
 
+def test_the_stake_says_what_the_defenders_points_would_mean_now_and_the_next_step() -> None:
+    m = Match.new(preset("classic"), 11)
+    assert scene_of(m).stake is None  # nothing at stake before cards are played
+    until(m, lambda x: x.phase == Phase.PLAYING and int(x.public_view()["defender_points"]) > 0)
+    pub = m.public_view()
+    points, declarers = int(pub["defender_points"]), pub["declarers"]
+    assert declarers is not None
+    dteam = declarers[0] % 2
+    # the classic table (document 000): 0 -> +5, 5-15 -> +3, 20-75 -> +1 for the declarers; from 80 the
+    # defenders take the deal, +1 from 120, +2 from 160, +3 from 180, +4 from 190, +5 at 200
+    steps = [(0, "declarers", 5), (5, "declarers", 3), (20, "declarers", 1), (80, "defenders", 0),
+             (120, "defenders", 1), (160, "defenders", 2), (180, "defenders", 3), (190, "defenders", 4),
+             (200, "defenders", 5)]
+    i = max(j for j, (low, _, _) in enumerate(steps) if points >= low)
+    side, up = steps[i][1], steps[i][2]
+    stake = scene_of(m).stake
+    assert stake is not None, points
+    assert (stake.side, stake.levels_up) == (side, up)
+    assert stake.winner == (dteam if side == "declarers" else 1 - dteam)
+    assert stake.next_at == (steps[i + 1][0] if i + 1 < len(steps) else None)
+    board = table_scene(pub, match_id=7, status="active", preset="classic", seats=SEATS, board=True)
+    assert board.stake is None  # a duplicate board is scored by its points, no levels at stake
+
+
 def test_paused_waits_for_nobody() -> None:
     m = Match.new(preset("classic"), 11)
     until(m, lambda x: x.phase == Phase.PLAYING)

@@ -19,6 +19,10 @@ async def test_best_of_three_plays_until_a_side_has_two_games(rig: Rig) -> None:
         stored = await rig.store.get_match(table.id)
         assert stored is not None and stored.status == "finished"
         wins[stored.result["winner_team"]] += 1
+        # the table's own end (what the web page and the terminal draw) counts this game in the series
+        sc = table.screen.scenes.public()
+        assert sc.result is not None and sc.result.series is not None
+        assert list(sc.result.series.wins) == wins and sc.result.series.over == (max(wins) == 2)
         nxt = rig.host.by_chat.get(("fake", "g1"))
         if max(wins) == 2:
             assert nxt is None

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -32,8 +34,14 @@ from adapters.web.server import WebTable
 from app.features import build_host
 from bot.cardtext import card_text
 from bot.host import Host
-from bot.scene.text import summary_lines
+from bot.scene.build import table_scene
+from bot.scene.text import result_lines, summary_lines
+from bot.scene.types import BoardScore, Scene, SeatInfo, SeriesScore
+from bot.scene.wire import scene_json
 from bot.settings import TableSettings
+from bot.table.scenes import board_summary
+from engine import Match, Phase, preset
+from engine.boards import declarers_score
 from tests.web.conftest import TOKEN, WebRig, init_data, leaks, make_web_rig, open_table
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
@@ -43,6 +51,7 @@ if not (CHROMIUM and DRIVER):
     pytest.skip("chromium or chromedriver missing", allow_module_level=True)
 
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import ElementClickInterceptedException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -92,7 +101,7 @@ const sock = (auth, opened) => new Promise((resolve) => {
   const ws = new WebSocket(url), got = [];
   ws.onopen = () => { ws.send(JSON.stringify({t: "hello", auth, match})); opened(ws, got); };
   ws.onmessage = (e) => { got.push(JSON.parse(e.data)); if (ws.onframe) ws.onframe(got); };
-  ws.onclose = (e) => resolve({code: e.code, got});
+  ws.onclose = (e) => resolve({code: e.code, got, closed: performance.now()});
 });
 const said = (r) => r.got.filter((m) => m.type !== "state");
 (async () => {
@@ -101,7 +110,7 @@ const said = (r) => r.got.filter((m) => m.type !== "state");
     t0 = performance.now();
     for (let i = 0; i < 5000; i++) ws.send(JSON.stringify({t: "act", a: "play", cards: ["XX"], key: "f" + i}));
   });
-  const floodMs = performance.now() - t0;
+  const floodMs = flood.closed - t0;
   const nested = await sock({link}, (ws) => {
     ws.send("[".repeat(10000));
     ws.onframe = (got) => { if (got.some((m) => m.type === "notice")) ws.close(); };
@@ -177,7 +186,14 @@ class Pages:
         def go() -> None:
             if self.d.current_window_handle != self.tabs[seat]:
                 self.d.switch_to.window(self.tabs[seat])
-            self.d.find_element(By.CSS_SELECTOR, css).click()
+            el = self.d.find_element(By.CSS_SELECTOR, css)
+            try:
+                el.click()
+            except ElementClickInterceptedException:
+                # a card of the last row under the actions (they stay at the bottom of the screen):
+                # as a person would, scroll it up into the middle, then tap
+                self.d.execute_script("arguments[0].scrollIntoView({block: 'center'});", el)
+                el.click()
         await self.run(go)
 
     async def tap_cards(self, seat: int, cards: list[str]) -> None:
@@ -203,7 +219,7 @@ class Pages:
         await self.run(go)
 
     async def shot(self, seat: int, name: str) -> dict[str, Any]:
-        layout = await self.js(seat, LAYOUT)
+        layout = await self.js(seat, "window.scrollTo(0, 0);" + LAYOUT)  # the screen as the page opens
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         await self.run(self.d.save_screenshot, str(ARTIFACTS / name))
         return dict(layout)
@@ -230,9 +246,12 @@ async def hostile(rig: WebRig, pages: Pages, match_id: int, uid: str) -> dict[st
         pages.d.switch_to.window(pages.tabs[3])
         return pages.d.execute_async_script(HOSTILE, link, group, match_id)
     got = await pages.run(go)
-    burst = rig.web.limits.socket_burst
+    limits = rig.web.limits
     assert got["flood"]["code"] == 4429 and got["flood"]["refused"] == ["flood"], got["flood"]
-    assert got["flood"]["answered"] <= burst - 1, got["flood"]
+    # the burst less the hello, and what the bucket refilled while the flood lasted (a busy machine
+    # reads the frames slowly)
+    allowed = limits.socket_burst - 1 + math.ceil(limits.socket_rate * got["flood"]["ms"] / 1000)
+    assert got["flood"]["answered"] <= allowed, got["flood"]
     assert got["nested"] == ["bad_frame"] and got["burst"] == [1] * 40, got
     for _ in range(250):  # the hostile sockets are gone: the four pages are left
         if len(rig.web.connections) == 4:
@@ -240,6 +259,90 @@ async def hostile(rig: WebRig, pages: Pages, match_id: int, uid: str) -> dict[st
         await asyncio.sleep(0.02)
     assert sorted(c.seat for c in rig.web.connections) == [0, 1, 2, 3]
     return dict(got["flood"])
+
+
+async def play_to_screen(pages: Pages, plays: list[tuple[int, int]]) -> dict[str, float]:
+    """Play-to-screen latency over the hand, from the pages' own timelines: from a play leaving its
+    page (the tap's send) to each of the four pages having drawn the first state after it (4 receipts
+    a play, on one clock: the pages share the machine's). Every play must have reached every page."""
+    lines = {s: await pages.js(s, "return window.tractor.timeline();") for s in range(4)}
+    got: list[float] = []
+    for s, v in plays:
+        sent = [t for a, at, t in lines[s]["sent"] if a == "play" and at == v]
+        assert sent, (s, v)
+        for other in range(4):
+            shown = [t for at, t in lines[other]["shown"] if at > v]
+            assert shown, (other, v)
+            got.append(min(shown) - sent[-1])
+    got.sort()
+    pick = lambda q: round(got[min(len(got) - 1, int(q * len(got)))], 1)  # noqa: E731
+    return {"plays": len(plays), "receipts": len(got), "median": pick(0.5), "p99": pick(0.99), "max": round(got[-1], 1)}
+
+
+# A stand-in for the page's socket: it opens at once and answers the hello with the frame given
+# (the page's own code draws it, as it would draw one from the server).
+FAKE_SOCKET = """
+window.__frames = %s;
+window.WebSocket = class {
+  constructor() { this.readyState = 0; setTimeout(() => { this.readyState = 1; this.onopen && this.onopen(); }, 0); }
+  send(data) {
+    if (JSON.parse(data).t !== "hello") return;
+    const frame = window.__frames[Number(new URLSearchParams(location.search).get("f"))];
+    setTimeout(() => this.onmessage({data: JSON.stringify(frame)}), 0);
+  }
+  close() {}
+};
+"""
+
+
+async def match_end(pages: Pages, port: int) -> None:
+    """The end of a match on the page: a real finished match's scene (first game of a best of
+    three), then the same end for a duplicate board; each in the three languages, its lines those
+    the scene gives the chats (`result_lines`), screenshot at 360 px."""
+    m = Match.new(preset("classic", target="3"), 2)
+    for _ in range(3000):
+        if m.phase == Phase.MATCH_OVER:
+            break
+        act = m.system_action()
+        if act is None:
+            act = m.auto_action(m.to_act()[0], rng_seed=m.version)
+        assert act is not None
+        m.apply(act)
+    seats = [SeatInfo(f"P{s + 11}") for s in range(4)]
+    sc = table_scene(m.public_view(), match_id=99, status="finished", preset="classic", seats=seats)
+    assert sc.result is not None
+    game = replace(sc.result, series=SeriesScore((1, 0) if sc.result.winner == 0 else (0, 1), False))
+    board = replace(sc.result, board=BoardScore(3, 1, 45, declarers_score(45)))
+    assert sc.summary is not None
+    scenes = [replace(sc, result=game), replace(sc, result=board, summary=board_summary(sc.summary))]
+    frames = [{"type": "state", "match": 99, "version": x.version, "status": "finished", "seat": 0, "lang": "en",
+               "scene": scene_json(Scene(x, 0, "en"))} for x in scenes]
+
+    def go() -> None:
+        pages.d.switch_to.new_window("tab")
+        pages.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_SOCKET % json.dumps(frames)})
+        pages.d.get(f"http://127.0.0.1:{port}/static/table.css")  # the origin, for its storage
+        pages.tabs[4] = pages.d.current_window_handle
+    await pages.run(go)
+    for f, x in enumerate(scenes):
+        await pages.js(4, "localStorage.setItem('tractor.lang', 'en');")
+        await pages.run(pages.d.get, f"http://127.0.0.1:{port}/?m=99&f={f}")
+        for lang in LANGS if f == 0 else ("en",):  # the board's line: the chats' words, in English here
+            if lang != "en":
+                await pages.tap(4, "#lang")
+            await pages.speaks(4, lang)
+            for _ in range(100):
+                if await pages.js(4, "return window.tractor.summary();"):
+                    break
+                await asyncio.sleep(0.05)
+            assert x.result is not None and x.summary is not None
+            more = result_lines(x.result, x.seats, lang)  # a line the hand's end said already, once
+            want = [line for line in summary_lines(x.summary, x.seats, lang) if line not in more] + more
+            lines = await pages.js(4, "return [...document.querySelectorAll('#summary div')].map(d => d.textContent);")
+            assert lines == want, (lines, want)
+            layout = await pages.shot(4, f"phone-{'board' if f else 'match'}-over-{lang}.png")
+            assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
+    await pages.js(4, "localStorage.removeItem('tractor.lang');")
 
 
 def free_port() -> int:
@@ -289,6 +392,7 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         refused = reconnected = restarted = shot = keyboard = laid_out = declared = chaoed = False
         flooded: dict[str, Any] = {}
         actions = 0
+        plays: list[tuple[int, int]] = []  # (seat, version it played at): the latency's plays
         for _ in range(600):
             table = rig.host.tables[match_id]
             m = table.match
@@ -376,6 +480,8 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 declared = declared or act.t == "declare"
                 chaoed = chaoed or act.t == "chao"
             actions += 1
+            if act.t == "play":
+                plays.append((s, version))
             trick = table.match.public_view()["trick"]
             if act.t == "play" and trick and not laid_out:  # the trick lies on the table, each play at its seat
                 laid_out = True
@@ -386,6 +492,13 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
                 shown = {seat: text for _, seat, text in where}
                 assert shown[s] == "".join(card_text(c) for c in cards), where
                 assert dict((seat, slot) for slot, seat, _ in where)[s] == "slot-left", where  # the one before me
+                # both teams, who defends, and what the defenders' points would mean now (the scene's stake)
+                stake = table.screen.scenes.public().stake
+                assert stake is not None and stake.side == "declarers" and stake.next_at is not None
+                shown_stake = await pages.js(nxt, "return document.getElementById('stake').textContent;")
+                assert shown_stake.startswith("If it ended now:") and f"at {stake.next_at}" in shown_stake, shown_stake
+                layout = await pages.shot(nxt, "phone-trick-en.png")
+                assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
             tricks = table.match.public_view()["tricks_played"]
             if not table.match.public_view()["trick"] or act.t != "play":  # a trick (or phase) ends: every page shows it
                 for other in range(4):
@@ -439,11 +552,13 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
         assert not await pages.js(0, "return window.tractor.summary();")
         layout = await pages.shot(0, "phone-next-hand-en.png")
         assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
+        await match_end(pages, port)
         assert await leaks(rig, match_id, sent) == []
         for s in range(4):  # the page's own files and socket are all it needs under its policy
             assert await pages.js(s, "return window.__csp;") == [], s
+        latency = await play_to_screen(pages, plays)
         (ARTIFACTS / "summary.json").write_text(json.dumps({"actions": actions, "frames": sum(map(len, sent.values())),
-                                                                  "flood": flooded}))
+                                                                  "flood": flooded, "latency_ms": latency}))
     finally:
         await asyncio.to_thread(driver.quit)
         await runner.cleanup()

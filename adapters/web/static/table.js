@@ -18,6 +18,12 @@
   let ws = null, retry = 0, refused = null, keys = 0, deadlineAt = null, recall = false;
   let summaryOpen = 0, summaryDone = 0; // the hand whose summary is shown, and the last one put away
   const pending = new Map();
+  // When this page sent each act and first drew each version (ms, wall clock, the last 400): the
+  // play-to-screen latency the browser test measures across the four pages of a table.
+  const timeline = {sent: [], shown: []};
+  let lastShown = -1;
+  const mark = (list, entry) => { list.push(entry); if (list.length > 400) list.shift(); };
+  const now = () => performance.timeOrigin + performance.now();
 
   const auth = tg ? {tg: tg.initData} : {link: hashParams.get("k") || ""};
   let matchId = parseInt(params.get("m") || "", 10);
@@ -111,6 +117,7 @@
     if (!ws || ws.readyState !== 1) { say(w("web.reconnecting"), true); return; }
     const key = `${Date.now().toString(36)}.${++keys}`;
     pending.set(key, a);
+    mark(timeline.sent, [a, st ? st.version : null, now()]);
     ws.send(JSON.stringify({t: "act", a, cards: cards || [], key, v: st ? st.version : undefined}));
   }
 
@@ -141,7 +148,10 @@
         before === t.summary.hand_no)) summaryOpen = t.summary.hand_no; // the end of a hand stays until put away
     deadlineAt = t.turn.clock ? performance.now() / 1000 + t.turn.clock.seconds : null;
     if (!wasMyTurn && can().play && tg && tg.HapticFeedback) tg.HapticFeedback.impactOccurred("light");
-    load(lang()).then(draw);
+    load(lang()).then(() => {
+      draw();
+      if (msg.version > lastShown) { lastShown = msg.version; mark(timeline.shown, [msg.version, now()]); }
+    });
   }
 
   // ----- drawing -----
@@ -165,10 +175,17 @@
     }
     $("info").textContent = [w("web.hand", {hand: t.hand_no}), w("web.level", {level: rank(t.level)}),
       w("web.trump", {trump: trumpText(t.trump)}), t.status === "paused" ? w("table.paused") : w("phase." + t.phase)].join(" · ");
+    // each team on its own: its level, then whether it declares or defends and its points (the
+    // defenders' count, penalties included, is the one that decides the hand)
     const defenders = t.declarers === null ? null : 1 - t.declarers;
-    $("score").innerHTML = [0, 1].map((k) => `<span class="team${k}">${w("web.team_points",
-      {team: team(k), level: rank(t.levels[k]), points: k === defenders ? t.defender_points : t.points[k]})}` +
-      (k === defenders ? ` <b>${w("web.defends")}</b>` : k === t.declarers ? ` ${w("web.declares")}` : "") + "</span>").join(" · ");
+    $("score").innerHTML = [0, 1].map((k) => `<div class="team team${k}${k === defenders ? " defends" : ""}">` +
+      `<div>${w("web.team_level", {team: team(k), level: rank(t.levels[k])})}</div><div>` +
+      (k === defenders ? `<b>${w("web.defends")}</b> · ` : k === t.declarers ? `${w("web.declares")} · ` : "") +
+      `${w("web.points", {points: k === defenders ? t.defender_points : t.points[k]})}</div></div>`).join("");
+    const k = t.stake;
+    $("stake").hidden = !k;
+    if (k) $("stake").textContent = w("web.stake", {outcome: outcome(k.winner, k.side, k.levels_up)}) +
+      (k.next_at === null ? "" : " " + w("web.next_step", {points: k.next_at}));
     const waiting = t.turn.seats, shown = recall && t.last_trick ? t.last_trick.plays : t.trick;
     const played = new Map(shown.map((p) => [p.seat, p.cards]));
     for (let s = 0; s < 4; s++) {
@@ -183,7 +200,7 @@
     }
     const d = t.trump.declared;
     $("center-note").textContent = t.result ? w("result.match_title") : d && t.phase !== "playing" && !t.trick.length ?
-      `${seatLabel(d.seat)}: ${cardsText(d.cards)}` : "";
+      w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) : "";
     const last = t.last_trick;
     $("last").hidden = !last;
     $("last").setAttribute("aria-pressed", String(recall && !!last));
@@ -193,33 +210,62 @@
     drawSummary(); drawHand(); drawActions(); tick();
   }
 
+  // who wins a hand and how, as the chats say it: keeps or takes over the deal, and the levels climbed
+  function outcome(winner, side, up) {
+    const key = up ? (side === "declarers" ? "result.declarers_win" : "result.defenders_win") :
+      (side === "declarers" ? "result.declarers_hold" : "result.defenders_take_over");
+    return w(key, {team: team(winner), n: up});
+  }
+
   function summaryLines(s) {
     const out = [w("result.hand_title", {hand: s.hand_no})];
     if (s.reason !== "played") out.push(w("reason." + s.reason));
     out.push(w("result.points", {points: s.defender_points}));
     if (s.kitty.length) out.push(w(s.kitty_multiplier > 0 ? "result.kitty_won" : "result.kitty",
-      {cards: s.kitty.map((c) => mini(c)).join(" "), points: s.kitty_points, mult: s.kitty_multiplier}, ["cards"]));
+      {cards: `<span class="kitty">${s.kitty.map((c) => mini(c)).join(" ")}</span>`, points: s.kitty_points,
+        mult: s.kitty_multiplier}, ["cards"]));
     if (s.penalties) out.push(w("result.penalty", {points: s.penalties}));
-    if (s.winner !== null && s.side !== null) {
-      const key = s.levels_up ? (s.side === "declarers" ? "result.declarers_win" : "result.defenders_win") :
-        (s.side === "declarers" ? "result.declarers_hold" : "result.defenders_take_over");
-      out.push(w(key, {team: team(s.winner), n: s.levels_up}));
-    }
+    if (s.winner !== null && s.side !== null) out.push(`<b>${outcome(s.winner, s.side, s.levels_up)}</b>`);
     if (s.knocked_to) out.push(w("result.knocked", {level: rank(s.knocked_to)}));
     if (s.levels_after) out.push(w("result.levels", {a: rank(s.levels_after[0]), b: rank(s.levels_after[1])}));
     if (s.next_dealer !== null) out.push(w("result.next_dealer", {who: seatLabel(s.next_dealer)}));
     return out;
   }
 
+  // the end of the match as the group is told it: a board's score (a board has no winner at its
+  // table), else the winners, the final levels and why, and where it belongs to a best of three, its count
+  function resultLines(r) {
+    const b = r.board;
+    if (b) return [`<b>${w("board.table_done", {n: b.number === null ? "?" : b.number,
+      dir: w(b.declarers === 0 ? "dup.dir_NS" : "dup.dir_EW"), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score})}</b>`];
+    const out = [`<b>${w("result.match_title")}</b>`, w("result.match_winner", {team: team(r.winner),
+      who: T().seats.filter((f) => f.team === r.winner).map((f) => seatLabel(f.seat)).join(", ")}),
+      w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])}),
+      r.reason === "target" ? w("result.final_level", {team: team(r.winner), level: rank(r.levels[r.winner])}) :
+        w("result.reason", {reason: w("reason." + r.reason)})];
+    const x = r.series;
+    if (x) out.push(x.over ? w("series.over", {team: team(r.winner), w0: x.wins[0], w1: x.wins[1]}) :
+      w("series.next", {game: x.wins[0] + x.wins[1] + 1, team0: team(0), team1: team(1), w0: x.wins[0], w1: x.wins[1]}));
+    return out;
+  }
+
   function drawSummary() {
     const t = T(), s = t.summary, el = $("summary");
     el.hidden = !(s && summaryOpen === s.hand_no) && !t.result;
+    // the end of a hand is a view of its own: it takes the table's place until it is put away
+    $("table").hidden = !el.hidden;
+    if (!el.hidden) { $("last").hidden = true; $("stake").hidden = true; }
     if (el.hidden) return;
     let lines = s ? summaryLines(s) : [];
-    if (t.result) lines = lines.concat([w("result.match_title"), w("result.match_winner", {team: team(t.result.winner),
-      who: t.seats.filter((f) => f.team === t.result.winner).map((f) => seatLabel(f.seat)).join(", ")}),
-      w("result.levels", {a: rank(t.result.levels[0]), b: rank(t.result.levels[1])})]);
-    el.innerHTML = lines.map((x) => `<div>${x}</div>`).join("") +
+    const r = t.result;
+    if (r) { // the match's lines after the hand's, a line the hand's end said already (the levels) once
+      const more = resultLines(r);
+      lines = lines.filter((x) => !more.includes(x)).concat(more);
+    }
+    const f = s && s.final_trick; // the hand's last trick, which decides the kitty's multiplier
+    el.innerHTML = lines.map((x) => `<div>${x}</div>`).join("") + (f && !r ? `<p class="final">${w("web.last_trick")}: ` +
+      f.plays.map((p) => `${esc(seatLabel(p.seat))} ` + p.cards.map((c) => mini(c, p.seat === f.winner ? " win" : "")).join("")).join(" · ") +
+      "</p>" : "") +
       (t.result ? "" : `<button type="button" id="go-on" class="primary">${w("web.go_on")}</button>`);
     if (!t.result) $("go-on").onclick = () => { summaryDone = summaryOpen; summaryOpen = 0; draw(); };
   }
@@ -383,5 +429,5 @@
   LANGS.forEach((l) => load(l).catch(() => {})); // all three, so that a switch of language draws at once
   if (params.get("replay")) openReplay(parseInt(params.get("replay"), 10) || 0); else connect();
   window.tractor = {state: () => st, selected: () => [...selected], online: () => !!ws && ws.readyState === 1,
-    lang: () => lang(), summary: () => !$("summary").hidden};
+    lang: () => lang(), summary: () => !$("summary").hidden, timeline: () => timeline};
 })();
