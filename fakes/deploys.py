@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import random
 import signal
 import time
@@ -286,6 +287,22 @@ async def _finish(c: Deliveries, conn: asyncpg.Pool, ts: list[Table], report: De
                                     if (c.answered.get(k) or [""])[0] != "✓")
 
 
+#: How a worker's log line begins (fakes/worker_child.py's format): anything else continues a traceback.
+_LEVELS = ("debug ", "info ", "warning ", "error ", "critical ")
+
+
+def _errors(output: list[str]) -> list[str]:
+    """A worker's error lines, each with the last line of its traceback (the exception and its
+    message), so that a failed run says why and not only that."""
+    found: list[str] = []
+    for i, line in enumerate(output):
+        if not line.startswith("error"):
+            continue
+        tail = list(itertools.takewhile(lambda ln: not ln.startswith(_LEVELS), output[i + 1:]))
+        found.append(f"{line} <- {tail[-1]}" if tail else line)
+    return found
+
+
 async def _run(url: str, workers: int, tables: int, seed: int, pace: tuple[float, float], final: float,
                disturb: Callable[[Deliveries, asyncpg.Pool, list[Table], DeployReport], Awaitable[None]],
                ) -> DeployReport:
@@ -307,8 +324,8 @@ async def _run(url: str, workers: int, tables: int, seed: int, pace: tuple[float
                     if w.alive:
                         await w.kill()
                 for w in c.workers:
-                    report.errors += [line for line in w.output if line.startswith("error")
-                                      and "lease lost" not in line and "lost table" not in line]
+                    report.errors += [line for line in _errors(w.output)
+                                      if "lease lost" not in line and "lost table" not in line]
                 # a delivery that was taken though it was refused (its commit's answer lost) is taken
                 # again: its answers must agree (Telegram shows the first; a person must not be told
                 # "done" and "not done" for one press)

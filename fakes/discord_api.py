@@ -137,11 +137,17 @@ _HANDLER_TASKS = ("discord.py: ", "CommandTree-invoker", "discord-ui-view-dispat
                   "discord-ui-modal-")
 
 
+#: How long a wait on the fake's events may take before it counts as a hang: it ends as soon as the
+#: event comes, so this only has to outlast a loaded machine (30 s did not, for the 10,000-press fuzz
+#: at a load of 20).
+HANG_S = 90.0
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-async def handled(timeout: float = 30.0) -> None:
+async def handled(timeout: float = HANG_S) -> None:
     """Until the discord.py clients on the running loop have run every handler of the events they
     read: each runs in a task discord.py names when it parses the event (after `delivered`, they all
     exist). Handlers that start handlers are waited for too."""
@@ -699,7 +705,7 @@ class FakeDiscord:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
-    async def until(self, predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    async def until(self, predicate: Callable[[], bool], what: str, timeout: float = HANG_S) -> None:
         """Waits until `predicate` holds, evaluated on the server's loop each time the fake's state
         changes (a request ends, an event is sent, a heartbeat or a session comes or goes). The
         timeout only tells a stuck test from a slow one."""
@@ -715,18 +721,18 @@ class FakeDiscord:
         except TimeoutError:
             raise AssertionError(f"fake Discord: {what}, not within {timeout} s") from None
 
-    async def answered(self, timeout: float = 30.0) -> None:
+    async def answered(self, timeout: float = HANG_S) -> None:
         """Until every interaction a session got has been answered, or refused as late: the bot has
         read and handled it. (One the bot is meant to ignore never is: see `delivered`.)"""
         await self.until(lambda: not any(i.delivered and i.callback_type is None and not i.late
                                          for i in self.interactions.values()),
                          "interactions unanswered", timeout)
 
-    async def quiet(self, timeout: float = 30.0) -> None:
+    async def quiet(self, timeout: float = HANG_S) -> None:
         """Until no request of the bot is open here."""
         await self.until(lambda: self._open_requests == 0, "requests still open", timeout)
 
-    async def delivered(self, timeout: float = 30.0) -> None:
+    async def delivered(self, timeout: float = HANG_S) -> None:
         """Until every live session's client has read every event sent to it so far. Discord may ask
         for a heartbeat at any time (op 1); the client answers at once, and a heartbeat carries the
         sequence number of the last event it read (discord.py runs an event's parser, which starts
@@ -742,7 +748,7 @@ class FakeDiscord:
         await self._until(lambda: all(ws.closed or self._read_seq.get(ws, -1) >= seq for ws, seq in wanted.items()),
                           "a client did not read its gateway events", timeout)
 
-    async def settle(self, timeout: float = 30.0) -> None:
+    async def settle(self, timeout: float = HANG_S) -> None:
         """Until the bot is done with what Discord sent it: every gateway event read and its discord.py
         handlers run (on the caller's loop: the bot's), and no request of the bot open here; again
         while that brought new requests. Edits the bot's own queues hold back are its to flush."""

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import os
+import sys
+import threading
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def _uncaught_hooks() -> Iterator[None]:
+    """`tractor-host`'s main, which a few tests run in-process, routes uncaught exceptions (the main
+    thread's and any other's) through its scrubbed logs (app/logs.py). Each test hands pytest's own
+    hooks back, so that a thread's exception in a later test is still reported by pytest."""
+    hooks = sys.excepthook, threading.excepthook
+    yield
+    sys.excepthook, threading.excepthook = hooks
 
 
 def pytest_unconfigure(config: object) -> None:

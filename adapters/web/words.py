@@ -29,7 +29,7 @@ PAGE_KEYS = (
 #: The chats' texts the page draws too, by prefix.
 SHARED_PREFIXES = ("btn.", "table.", "result.", "team.", "phase.", "reason.", "seat.", "hand.trumps",
                    "hand.trump_so_far", "hand.kitty", "refuse.", "series.over", "series.next", "board.table_done",
-                   "dup.dir_")
+                   "dup.dir_", "forfeit.done")
 
 
 @cache

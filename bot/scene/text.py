@@ -255,6 +255,10 @@ def result_lines(r: Result, seats: Sequence[SeatFace], lang: str, *, series: boo
         return [tr(lang, "board.table_done", n=b.number if b.number is not None else "?",
                    dir=tr(lang, N_("dup.dir_NS") if b.declarers == 0 else N_("dup.dir_EW")), points=b.points,
                    score=f"{b.score:+d}")]
+    if r.reason == "forfeit":  # as the group was told it, with the levels as they stood
+        return [tr(lang, "result.match_title"),
+                tr(lang, "forfeit.done", team=team_text(1 - r.winner, lang), winner=team_text(r.winner, lang)),
+                tr(lang, "result.levels", a=rank_text(r.levels[0]), b=rank_text(r.levels[1]))]
     members = [seat_label(f, lang) for f in seats if f.team == r.winner]
     lines = [tr(lang, "result.match_title"),
              tr(lang, "result.match_winner", team=team_text(r.winner, lang), who=", ".join(members)),

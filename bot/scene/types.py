@@ -173,7 +173,7 @@ class Result:
 
     winner: int  # team
     levels: tuple[str, str]
-    reason: MatchEnd
+    reason: MatchEnd | Literal["forfeit"]
     series: SeriesScore | None = None
     board: BoardScore | None = None
 

@@ -281,6 +281,7 @@ class Table:
         elif isinstance(message, Ruling):
             if not self.closed:
                 await award(self, message.team, message.why)
+                self.host.live.publish(self)  # an open page sees the match end
             return
         await advance(self)
         self.host.live.publish(self)

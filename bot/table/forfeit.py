@@ -31,6 +31,8 @@ async def award(table: TableOps, forfeit_team: int, why: str) -> None:
     """Ends the match now as a forfeit by `forfeit_team` (a lobby's no-show or a concession)."""
     lang = table.lang
     result = forfeit_result(table, forfeit_team, why)
+    table.meta.forfeited = forfeit_team  # the table's last scene says so (a web page open on it)
+    await table.save_meta()
     await table.close("finished", result)
     await table.say(tr(lang, "forfeit.done", team=tr(lang, f"team.{forfeit_team}"),
                        winner=tr(lang, f"team.{1 - forfeit_team}")))

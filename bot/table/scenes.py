@@ -20,6 +20,7 @@ from bot.scene.types import (
     BoardScore,
     Clock,
     ClockKind,
+    Result,
     Scene,
     SeriesScore,
     Status,
@@ -136,6 +137,9 @@ class Scenes:
                              board=t.meta.board is not None)
             if t.meta.board is not None and sc.summary is not None:
                 sc = replace(sc, summary=board_summary(sc.summary))
+            ft = t.meta.forfeited
+            if sc.result is None and ft is not None and status == "finished":  # ended as a forfeit
+                sc = replace(sc, result=Result(1 - ft, sc.levels, "forfeit"))
             if sc.result is not None:
                 sc = replace(sc, result=replace(sc.result, series=series_after(t.meta, sc.result.winner),
                                                 board=board_score(t.match, t.meta)))

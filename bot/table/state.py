@@ -22,7 +22,7 @@ JSON: TypeAlias = str | int | float | bool | list["JSON"] | dict[str, "JSON"] | 
 #: The keys `TableMeta` reads; any other is kept in `extra`.
 KNOWN = frozenset({"preset", "creator", "creator_name", "options", "format", "settings", "board", "tournament",
                    "series", "reserved", "quiet", "votes", "notes", "unreachable", "announced_hand",
-                   "table_hand", "start_wanted", "time_limit_left"})
+                   "table_hand", "start_wanted", "time_limit_left", "forfeited"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +111,7 @@ class TableMeta:
     table_hand: int | None = None  # the hand the group's table message is for (one message a hand)
     start_wanted: bool = False  # a start waits for someone to open the bot
     time_limit_left: float | None = None  # the match clock's seconds left, while paused
+    forfeited: int | None = None  # the team that forfeited the match (it ended so)
     extra: dict[str, JSON] = field(default_factory=dict)  # keys of others, kept as stored
 
     @classmethod
@@ -143,6 +144,7 @@ class TableMeta:
             table_hand=_int(raw.get("table_hand")),
             start_wanted=bool(raw.get("start_wanted")),
             time_limit_left=_float(raw.get("time_limit_left")),
+            forfeited=_int(raw.get("forfeited")),
             extra={k: v for k, v in raw.items() if k not in KNOWN and _is_json(v)},
         )
 
@@ -151,7 +153,8 @@ class TableMeta:
         out: dict[str, JSON] = dict(self.extra)
         out["settings"] = {k: v for k, v in self.settings.to_dict().items() if _is_json(v)}
         for key, value in (("preset", self.preset), ("creator", self.creator), ("format", self.format),
-                           ("table_hand", self.table_hand), ("time_limit_left", self.time_limit_left)):
+                           ("table_hand", self.table_hand), ("time_limit_left", self.time_limit_left),
+                           ("forfeited", self.forfeited)):
             if value is not None:
                 out[key] = value
         for key, ref in (("board", self.board), ("tournament", self.tournament), ("series", self.series)):

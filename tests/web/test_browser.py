@@ -5,8 +5,13 @@ They tap cards and press the buttons (one play is made with the keyboard); one p
 catches up; the bot restarts mid-hand and every page goes on. A hostile client inside one page floods
 a socket, sends nested JSON and opens 40 sockets at once; the pages play on, and nothing the pages
 load is blocked by their Content-Security-Policy. Screenshots of the phone layout (360 px,
-33 cards while burying) in English and Chinese are kept in test-artifacts/web/ and checked: every card
-inside the hand's area, nothing wider than the screen.
+33 cards while burying; a trick; the end of a hand and of a match in zh, zh-Hant and en) are kept in
+test-artifacts/web/ and checked: every card inside the hand's area, nothing wider than the screen,
+every tap target 44 px. The end of a match (a series' game, a board, a forfeit) is drawn by a fifth
+tab from real finished scenes; the pages' own timelines give the play-to-screen latency.
+
+It runs past 400 lines because it is one browser session (starting Chromium is the costly part), so
+every check of the page a person would make shares it; the scripts run inside the pages sit here too.
 
 Real time, because the browser is a process of its own: the test looks at the pages every few
 hundredths of a second until they show what it waits for (the host's timers still run on its fake clock)."""
@@ -36,7 +41,7 @@ from bot.cardtext import card_text
 from bot.host import Host
 from bot.scene.build import table_scene
 from bot.scene.text import result_lines, summary_lines
-from bot.scene.types import BoardScore, Scene, SeatInfo, SeriesScore
+from bot.scene.types import BoardScore, Result, Scene, SeatInfo, SeriesScore
 from bot.scene.wire import scene_json
 from bot.settings import TableSettings
 from bot.table.scenes import board_summary
@@ -297,7 +302,7 @@ window.WebSocket = class {
 
 async def match_end(pages: Pages, port: int) -> None:
     """The end of a match on the page: a real finished match's scene (first game of a best of
-    three), then the same end for a duplicate board; each in the three languages, its lines those
+    three), then the same end for a duplicate board and as a forfeit; its lines those
     the scene gives the chats (`result_lines`), screenshot at 360 px."""
     m = Match.new(preset("classic", target="3"), 2)
     for _ in range(3000):
@@ -314,7 +319,9 @@ async def match_end(pages: Pages, port: int) -> None:
     game = replace(sc.result, series=SeriesScore((1, 0) if sc.result.winner == 0 else (0, 1), False))
     board = replace(sc.result, board=BoardScore(3, 1, 45, declarers_score(45)))
     assert sc.summary is not None
-    scenes = [replace(sc, result=game), replace(sc, result=board, summary=board_summary(sc.summary))]
+    forfeit = Result(1 - sc.result.winner, sc.levels, "forfeit")
+    scenes = [replace(sc, result=game), replace(sc, result=board, summary=board_summary(sc.summary)),
+              replace(sc, result=forfeit)]
     frames = [{"type": "state", "match": 99, "version": x.version, "status": "finished", "seat": 0, "lang": "en",
                "scene": scene_json(Scene(x, 0, "en"))} for x in scenes]
 
@@ -327,7 +334,7 @@ async def match_end(pages: Pages, port: int) -> None:
     for f, x in enumerate(scenes):
         await pages.js(4, "localStorage.setItem('tractor.lang', 'en');")
         await pages.run(pages.d.get, f"http://127.0.0.1:{port}/?m=99&f={f}")
-        for lang in LANGS if f == 0 else ("en",):  # the board's line: the chats' words, in English here
+        for lang in LANGS if f == 0 else ("en",):  # a board's line, a forfeit: the chats' words, in English here
             if lang != "en":
                 await pages.tap(4, "#lang")
             await pages.speaks(4, lang)
@@ -340,7 +347,7 @@ async def match_end(pages: Pages, port: int) -> None:
             want = [line for line in summary_lines(x.summary, x.seats, lang) if line not in more] + more
             lines = await pages.js(4, "return [...document.querySelectorAll('#summary div')].map(d => d.textContent);")
             assert lines == want, (lines, want)
-            layout = await pages.shot(4, f"phone-{'board' if f else 'match'}-over-{lang}.png")
+            layout = await pages.shot(4, f"phone-{('match', 'board', 'forfeit')[f]}-over-{lang}.png")
             assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
     await pages.js(4, "localStorage.removeItem('tractor.lang');")
 

@@ -241,3 +241,21 @@ async def test_a_buttons_link_changes_once_an_hour_not_at_every_redraw(web_rig: 
     assert web_rig.web.table_link("telegram", 5) == web_rig.web.table_link("telegram", 5)
     now[0] += 3600
     assert web_rig.web.seat_link("telegram", 5, "1") != first
+
+
+async def test_a_match_forfeited_ends_on_every_page_with_its_result(web_rig: WebRig) -> None:
+    """A team concedes (both its people say `forfeit`): the table closes, and every open page is
+    sent the match's end, the forfeit and the levels as they stood, as the group is told it."""
+    match_id, clients = await seated(web_rig)
+    table = web_rig.host.tables[match_id]
+    levels = list(table.match.public_view()["levels"])
+    team = table.seat_of("1") % 2
+    for uid in PEOPLE:
+        s = table.seat_of(uid)
+        if s is not None and s % 2 == team:
+            await send(web_rig, web_rig.d.command(uid, "forfeit"))
+    await web_rig.host.settle()
+    for c in clients.values():
+        st = await c.until(lambda s: s.get("status") == "finished")
+        assert st["scene"]["table"]["result"] == {"winner": 1 - team, "levels": levels, "reason": "forfeit",
+                                                  "series": None, "board": None}

@@ -1,6 +1,8 @@
 // The web table's page: draws the scene the server pushes (each one a state the table reached, the same
 // scene the chats and the terminal draw) in the words of the chats' catalogs, and sends a seat's acts.
-// No build step: plain JavaScript, served as it is.
+// No build step: plain JavaScript, served as it is. One file past 400 lines: the page is one closure
+// (its state, the socket, the drawing, replays and input share it), and splitting it would need a
+// loader or a build step the page does without.
 "use strict";
 (() => {
   const SUIT = {S: "♠", H: "♥", D: "♦", C: "♣"};
@@ -238,6 +240,9 @@
     const b = r.board;
     if (b) return [`<b>${w("board.table_done", {n: b.number === null ? "?" : b.number,
       dir: w(b.declarers === 0 ? "dup.dir_NS" : "dup.dir_EW"), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score})}</b>`];
+    if (r.reason === "forfeit") return [`<b>${w("result.match_title")}</b>`,
+      w("forfeit.done", {team: team(1 - r.winner), winner: team(r.winner)}),
+      w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])})];
     const out = [`<b>${w("result.match_title")}</b>`, w("result.match_winner", {team: team(r.winner),
       who: T().seats.filter((f) => f.team === r.winner).map((f) => seatLabel(f.seat)).join(", ")}),
       w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])}),
