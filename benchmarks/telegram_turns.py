@@ -3,7 +3,8 @@
 Four simulated people play through the real python-telegram-bot client, the real host, engine and
 SQLite store, against the strict fake Bot API server (flood limits, query time limits). A person
 notices it is their turn only from what reaches them: the private turn notice (a new message,
-which rings their phone), or the group's table naming them. They then think for 1-3 s and play,
+which rings their phone), or the mention of them in the play the person before them posted from the
+group. They then think for 1-3 s and play,
 two plays in three from the group (inline mode), one in three with their private hand's buttons.
 
     python -m benchmarks.telegram_turns [--hands 1] [--scale 1.0] [--seed 6] [--match]
@@ -80,13 +81,16 @@ def _kind(call: ApiCall) -> str:
 
 
 def _told_at(fake: FakeTelegram, uid: int, since: float) -> float | None:
-    """When a message first told `uid` it is their turn after `since`: the private notice."""
+    """When a message first told `uid` it is their turn after `since`: the private notice, or the
+    mention of them in a play the person before them posted from the group."""
+    told = [at for at, _, who in fake.mentions if who == uid and at >= since][:1]
     for call in fake.calls:
         if call.at < since or not call.ok or call.method != "sendMessage":
             continue
         if int(call.params.get("chat_id", 0) or 0) == uid and str(call.params.get("text", "")).startswith(NOTICE):
-            return call.at
-    return None
+            told.append(call.at)
+            break
+    return min(told) if told else None
 
 
 CLICKS = ("callback_query", "inline_query", "chosen_inline_result")

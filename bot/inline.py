@@ -50,7 +50,8 @@ async def choices(ctx: Context, user: User, where: Where, query: str) -> list[In
         if m.check(exact) is None and not any(Counter(a.cards) == wanted for a in legal):
             legal.insert(0, exact)  # the typed cards are a legal play the list left out
     return play_choices(table.seat_view(s), legal, lang, match_id=table.id, version=m.version, limit=ALL_PLAYS,
-                        seats=table.seats.infos(), group_lang=table.lang)
+                        seats=table.seats.infos(), group_lang=table.lang, people=table.seats.people(),
+                        takes=m.takes_trick)
 
 
 def why_none(ctx: Context, user: User, where: Where) -> str:

@@ -13,7 +13,7 @@ have no scene (announcements, replays, hints).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.cardtext import card_text, cards_text
@@ -45,6 +45,19 @@ class InlineChoice:
     description: str
     token: str
     message: str = ""  # what the chosen result posts in the group as the player's message (else the title)
+    # The person `message` names as playing next, and where (characters of `message`): the post
+    # mentions them, so their client tells them it is their turn without a message from the bot.
+    mention: Mention | None = None
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A person named in a text, so that their client notifies them: `text[start:start + length]`."""
+
+    user_id: str
+    name: str
+    start: int
+    length: int
 
 
 # ----- texts for callers without a scene -----
@@ -211,19 +224,25 @@ def lobby_view(scene: Scene, *, join_url: str | None = None, started: str | None
 
 def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_id: int,
                  version: int, limit: int = 50, seats: Sequence[SeatInfo | None] = (),
-                 group_lang: str | None = None) -> list[InlineChoice]:
+                 group_lang: str | None = None, people: Sequence[str | None] = (),
+                 takes: Callable[[Play], int | None] | None = None) -> list[InlineChoice]:
     """The seat's legal plays as inline choices (its own cards only; shown to that person alone).
 
     With `seats`, each choice also says what its message in the group will read once chosen:
     who plays what and, while the trick goes on, who plays next (the group's table message is
-    then only redrawn when the trick is complete).
+    then only redrawn when the trick is complete), or, for a play that completes it, who takes it
+    (`takes`: the engine's answer for that play). With `people` (each seat's user id, None for an
+    AI), the person who plays or leads next is mentioned, which tells them it is their turn
+    (`names_next`); not the player themselves, nor anyone after the hand's last trick.
     """
     hand = list(v.get("hand") or [])
     seat = int(v["seat"])
     glang = group_lang or lang
     after = None
-    if seats and len(v.get("trick") or []) < 3:  # this play leaves the trick open: the next seat plays
-        after = seat_label((seat + 1) % 4, seats, glang)
+    nxt = (seat + 1) % 4
+    if seats and names_next(v):  # this play leaves the trick open: the next seat plays
+        after = seat_label(nxt, seats, glang)
+    person = people[nxt] if after and nxt < len(people) else None
     out: list[InlineChoice] = []
     for a in legal:
         if not isinstance(a, Play):
@@ -231,16 +250,34 @@ def play_choices(v: SeatView, legal: Sequence[SeatAction], lang: str, *, match_i
         idx = card_indices(hand, list(a.cards))
         if idx is None or len(idx) > 40:
             continue
-        message = ""
+        message, mention = "", None
         if seats:
             who, cards = seat_label(seat, seats, glang), cards_text(list(a.cards))
-            message = (tr(glang, "inline.posted_next", who=who, cards=cards, next=after) if after
-                       else tr(glang, "inline.posted", who=who, cards=cards))
+            taker = takes(a) if takes is not None and not after else None
+            named, to = after, person
+            if after:
+                message = tr(glang, "inline.posted_next", who=who, cards=cards, next=after)
+            elif taker is not None:
+                named = seat_label(taker, seats, glang)
+                message = tr(glang, "inline.posted_takes", who=who, cards=cards, winner=named)
+                last = len(a.cards) >= len(hand)  # the hand's last trick: nobody leads after it
+                to = people[taker] if taker != seat and not last and taker < len(people) else None
+            else:
+                message = tr(glang, "inline.posted", who=who, cards=cards)
+            at = message.rfind(named) if named and to else -1
+            if named and to and at >= 0:
+                mention = Mention(to, named, at, len(named))
         out.append(InlineChoice(cards_text(list(a.cards)), tr(lang, "inline.play", n=len(idx)),
-                                codec.pack(Drawn(match_id, version), it.PlayCards(a.cards)), message))
+                                codec.pack(Drawn(match_id, version), it.PlayCards(a.cards)), message, mention))
         if len(out) >= limit:
             break
     return out
+
+
+def names_next(v: SeatView | PublicView) -> bool:
+    """Whether a play made now leaves the trick open, so that its message in the group names (and
+    mentions) who plays next: true before the trick's fourth play (which names who takes it)."""
+    return len(v.get("trick") or []) < 3
 
 
 def rules_summary(rules: Mapping[str, object], lang: str) -> str:

@@ -512,6 +512,14 @@ class Hand:
         check_follow(faces, self.hands[seat], self.lead, self.order)
         return None
 
+    def winner_if(self, seat: int, faces: Sequence[int]) -> int | None:
+        """The seat that takes the trick if ``seat`` plays ``faces`` (a legal follow) as its fourth
+        play; None when no trick would be completed by it."""
+        if self.phase != PLAYING or len(self.trick) != 3 or self.lead is None or self.order is None:
+            return None
+        seats = [s for s, _ in self.trick] + [seat]
+        return seats[trick_winner([p for _, p in self.trick] + [tuple(faces)], self.lead, self.order)]
+
     def play(self, seat: int, faces: Sequence[int]) -> list[dict[str, Any]]:
         """Play cards; returns the public events (a failed throw, a trick won, the hand over)."""
         return self.do_play(seat, faces, self.check_play(seat, faces))

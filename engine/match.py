@@ -39,6 +39,7 @@ from .cards import (
     NUM_FACES,
     POINTS,
     cards_str,
+    parse_cards,
     rank_str,
 )
 from .declare import Declaration
@@ -448,6 +449,12 @@ class Match:
                     yield Play(seat, tuple(cards_str(o)))
         if h.can_revolt(seat):
             yield Revolt(seat)
+
+    def takes_trick(self, action: Play) -> int | None:
+        """Who takes the trick if this legal play completes it (None: it does not complete one)."""
+        if self.result is not None:
+            return None
+        return self.hand.winner_if(action.seat, parse_cards(action.cards))
 
     def bury_choice(self, seat: int) -> BuryChoice | None:
         """What ``seat`` buries from, when it is the one to bury now; else ``None``."""

@@ -112,6 +112,7 @@ class FakeMessage:
     deleted: bool = False
     edits: int = 0
     thread: int | None = None  # the forum topic it is in (None: a chat without topics, or General)
+    entities: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -205,6 +206,9 @@ class FakeTelegram:
         self.webhook: str | None = None
         self.pending_polls = 0
         self.pushed_at: dict[int, float] = {}
+        # (when, chat, user) of each mention in a message a person's client posted (a chosen inline
+        # result): Telegram notifies the mentioned person, as a message from the bot would
+        self.mentions: list[tuple[float, int, int]] = []
         self.admins: dict[int, set[int]] = {}
         self.forums: dict[int, set[int]] = {}  # forum groups: their topics' thread ids
         #: The bot's "/" menus by (scope type, chat, user, language), as setMyCommands left them.
@@ -443,10 +447,12 @@ class FakeTelegram:
         answer = self.inline_answers[query_id]
         result = next(r for r in answer["results"] if r["id"] == result_id)
         user = self.users[user_id]
-        text = result.get("input_message_content", {}).get("message_text", "")
-        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict(), thread=thread)
+        content = result.get("input_message_content", {})
+        text = content.get("message_text", "")
+        msg = FakeMessage(chat_id, self._next_message_id(chat_id), text, None, user.to_dict(), thread=thread,
+                          entities=list(content.get("entities") or []))
         self.messages[(chat_id, msg.message_id)] = msg
-        return self._push(
+        update_id = self._push(
             {
                 "chosen_inline_result": {
                     "result_id": result_id,
@@ -455,6 +461,10 @@ class FakeTelegram:
                 }
             }
         )
+        for entity in msg.entities:  # the mentioned person's client notifies them, as the post arrives
+            if entity.get("type") == "text_mention" and int(entity["user"]["id"]) in self.users:
+                self.mentions.append((self.pushed_at[update_id], chat_id, int(entity["user"]["id"])))
+        return update_id
 
     # -- looking at what the bot did ---------------------------------------
 
@@ -857,6 +867,9 @@ class FakeTelegram:
         if isinstance(button, dict) and "start_parameter" in button and not (
                 1 <= len(str(button["start_parameter"])) <= 64):
             raise _ApiError(400, "Bad Request: START_PARAM_INVALID")
+        for r in results:
+            content = r.get("input_message_content") or {}
+            _check_entities(str(content.get("message_text", "")), content.get("entities") or [])
         ids = [r.get("id", "") for r in results]
         if len(set(ids)) != len(ids) or any(not 1 <= len(i.encode()) <= 64 for i in ids):
             raise _ApiError(400, "Bad Request: RESULT_ID_INVALID")
@@ -878,6 +891,26 @@ class FakeTelegram:
         """Whether the query's answer comes after Telegram stopped waiting for it."""
         asked = self._query_at.get(query_id)
         return asked is not None and self.clock() - asked > self.answer_within
+
+
+ENTITY_TYPES = frozenset({"mention", "hashtag", "cashtag", "bot_command", "url", "email", "phone_number", "bold",
+                          "italic", "underline", "strikethrough", "spoiler", "blockquote", "expandable_blockquote",
+                          "code", "pre", "text_link", "text_mention", "custom_emoji"})
+
+
+def _check_entities(text: str, entities: list[dict[str, Any]]) -> None:
+    """Telegram's check of a message's entities: known types, inside the text (in UTF-16 units), and a
+    text_mention names a user."""
+    size = len(text.encode("utf-16-le")) // 2
+    for e in entities:
+        offset, length = e.get("offset"), e.get("length")
+        if e.get("type") not in ENTITY_TYPES:
+            raise _ApiError(400, "Bad Request: can't parse entities: unsupported entity type")
+        if not isinstance(offset, int) or not isinstance(length, int) or offset < 0 or length < 1 \
+                or offset + length > size:
+            raise _ApiError(400, "Bad Request: ENTITY_BOUNDS_INVALID")
+        if e["type"] == "text_mention" and not isinstance((e.get("user") or {}).get("id"), int):
+            raise _ApiError(400, "Bad Request: can't parse entities: text_mention without a user")
 
 
 class _ApiError(Exception):

@@ -28,9 +28,12 @@ class FloodLimits:
     # announcement never waits behind a busy table.
     group_edits_per_minute: int = 14
     global_per_second: int = 25
-    # Of those, edits of group messages (table messages, which coalesce while they wait) may use
-    # only this many, so that under pressure sends and private hands go first.
-    global_group_edits_per_second: int = 22
+    # Of those, edits (which coalesce while they wait: a newer edit of the same message replaces a
+    # waiting one) may use only this many, so that under pressure new messages (a turn notice, an
+    # announcement) go first; and edits of group messages (table messages) only the second figure,
+    # so that a player's own hand goes before the group's table.
+    global_edits_per_second: int = 20
+    global_group_edits_per_second: int = 18
     max_retries: int = 5
     # Network trouble (timeouts, 5xx, dropped connections): wait retry_base, doubling up to
     # retry_cap real seconds, between the attempts of one call.

@@ -83,7 +83,9 @@ class FloodGate:
             if len(window) >= cap:
                 waits.append(_nth_latest(window, cap).at + 60.0 * second - now)
         _prune(self._overall, now - second)
-        cap = lim.global_group_edits_per_second if edit and chat_id < 0 else lim.global_per_second
+        cap = lim.global_per_second
+        if edit:
+            cap = lim.global_group_edits_per_second if chat_id < 0 else lim.global_edits_per_second
         if len(self._overall) >= cap:
             waits.append(_nth_latest(self._overall, cap).at + second - now)
         wait = max(waits)

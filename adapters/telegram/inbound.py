@@ -20,6 +20,7 @@ from telegram import (
     InputTextMessageContent,
     MaybeInaccessibleMessage,
     Message,
+    MessageEntity,
     Update,
 )
 from telegram import User as TgUser
@@ -40,6 +41,7 @@ from adapters.telegram.render import MAX_CALLBACK_BYTES
 from adapters.telegram.repliers import CALLBACK_ANSWER_DEADLINE, CallbackReplier, ChatReplier
 from bot.intents import codec
 from bot.platform import Incoming, Receipt, User, Where
+from bot.views import Mention
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +59,12 @@ class InlineChoiceLike(Protocol):
 
     @property
     def token(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def mention(self) -> Mention | None: ...
 
 
 class HostPort(Protocol):
@@ -243,8 +251,9 @@ class Inbound:
                 id=self.platform.aliases.encode(c.token),
                 title=c.title,
                 description=c.description or None,
-                # posted in the group as the player's own message (not counted against the bot's limits)
-                input_message_content=InputTextMessageContent(getattr(c, "message", "") or c.title),
+                # posted in the group as the player's own message (not counted against the bot's limits);
+                # it mentions who plays next, whose client then tells them it is their turn
+                input_message_content=InputTextMessageContent(c.message or c.title, entities=_mention(c)),
             )
             for c in choices
         ]
@@ -292,6 +301,18 @@ class Inbound:
         if chat_type in ("sender", "private") or group is None:
             return Where(PLATFORM, str(user_id), private=True)
         return Where(PLATFORM, group, private=False)
+
+
+def _mention(choice: InlineChoiceLike) -> list[MessageEntity] | None:
+    """The next player named in a chosen result's message as a mention (offsets in UTF-16 units)."""
+    m = choice.mention
+    if m is None or not m.user_id.isdigit():
+        return None
+    text = choice.message
+    offset = len(text[:m.start].encode("utf-16-le")) // 2
+    length = len(text[m.start:m.start + m.length].encode("utf-16-le")) // 2
+    who = TgUser(id=int(m.user_id), first_name=m.name or "?", is_bot=False)
+    return [MessageEntity(MessageEntity.TEXT_MENTION, offset, length, user=who)]
 
 
 def _topic(message: MaybeInaccessibleMessage) -> int | None:

@@ -352,6 +352,12 @@ class Table:
             elif ev.kind in ("press", "text"):
                 self.screen.plays_inline.discard(s)  # they are looking at their private hand again
         if message.intent is not None:
+            # a choice posted in the group mentions who plays next (the notices' `posted_at`; the table
+            # is drawn once the queue is empty, and the version says whether that play was the last move)
+            posted = ev.kind == "chosen" and (not ev.where.private or ev.extra.get("posted") == "group")
+            notices = self.screen.notices
+            notices.posted_at = self.match.version if posted and self.match is not None else None
+            notices.posted_by = s
             await on_intent(self, ev, message.intent)
         elif ev.intent is not None and isinstance(ev.intent.act, Command):  # a command typed as a line
             await self.on_command(ev, ev.intent.act.name, ev.intent.act.args)

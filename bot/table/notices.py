@@ -8,6 +8,12 @@ private chat has its own budget (about one message a second), so the notice goes
 A person playing on the web table is told there instead: no notice while a page of their seat is
 shown, nor for `bot.live.WEB_GRACE` seconds after the last one closed or was hidden.
 
+Nor after a play chosen from the group's inline list: the person's own client posted it ("①Ann: ♠A
+→ ②Bo to play", or "→ ③Cy takes the trick" for a trick's last play) with a mention of whoever plays
+next, whose client rings for it at once, without a message the bot must send (and later delete)
+inside Telegram's 30 a second. A play made any other way, or a trick taken by the one who completed
+it, is followed by the notice.
+
 Why the notices are kept by the screen's redraw (`Screen.render`) and do not subscribe to `Committed`
 themselves: whom the table waits for, and whether they can be told here, changes without a commit
 too (a web page of the seat shown or hidden, a pause, a kick, a restart with a notice still stored,
@@ -68,6 +74,11 @@ class TurnNotices:
         # seat -> the turn whose notice could not go out (the platform is failing): not tried again
         # for that turn, so a table drawn again and again during an outage does not wait on it each time
         self.failed: dict[int, tuple[object, ...]] = {}
+        # The version the last play chosen from the group's inline list was made at (set by the actor
+        # as it takes that choice): its post mentioned who plays next, if it was the last move.
+        self.posted_at: int | None = None
+        self.posted_by: int | None = None  # and the seat that chose it
+        self.in_group: dict[int, tuple[object, ...]] = {}  # seat -> the turn a post's mention told them of
 
     def _turn_key(self) -> tuple[object, ...]:
         pub = self.table.public()
@@ -100,6 +111,7 @@ class TurnNotices:
         want = self.waiting()
         key = self._turn_key()
         messages = self.screen.messages
+        stale: list[tuple[int, str]] = []
         for s in range(4):
             mid = messages.get(slot(s))
             if mid is None:
@@ -108,11 +120,30 @@ class TurnNotices:
             if s in want and (known is None or known == key):
                 self.turn_of[s] = key  # after a restart: the stored notice is this turn's
                 continue
-            await self._delete(s, mid)
+            messages.pop(slot(s), None)
+            self.turn_of.pop(s, None)
+            stale.append((s, mid))
+        for s in list(self.in_group):
+            if s not in want or self.in_group[s] != key:
+                del self.in_group[s]
         for s in sorted(want):
-            if slot(s) in messages or self.failed.get(s) == key:
+            if slot(s) in messages or self.failed.get(s) == key or self.in_group.get(s) == key:
+                continue
+            if self._mentioned(want):
+                self.in_group[s] = key
                 continue
             await self._send(s, key)
+        for s, mid in stale:  # after the new notices: the person now waited for is told first
+            await self._delete(s, mid)
+
+    def _mentioned(self, want: set[int]) -> bool:
+        """Whether the inline play just applied told the one person waited for now, by the mention in
+        its post (`views.play_choices`): it was the only move since, the hand is still being played,
+        and that person is not the one who posted it (who plays next in the trick, or who took it)."""
+        m = self.table.game
+        pub = self.table.public()
+        return (self.posted_at is not None and m.version == self.posted_at + 1 and len(want) == 1
+                and pub.get("phase") == Phase.PLAYING and self.posted_by not in want)
 
     async def _send(self, s: int, key: tuple[object, ...]) -> None:
         t = self.table
@@ -134,9 +165,8 @@ class TurnNotices:
 
     async def _delete(self, s: int, mid: str) -> None:
         t = self.table
-        self.screen.messages.pop(slot(s), None)
-        self.turn_of.pop(s, None)
-        await t.host.store.set_message(t.id, slot(s), None)
+        if slot(s) not in self.screen.messages:  # (else the slot holds a newer notice already)
+            await t.host.store.set_message(t.id, slot(s), None)
         try:
             await t.platform.delete(t.private_where(s), mid)
         except PlatformError:

@@ -112,6 +112,11 @@ class Seats(list[Seat]):
         return [None if seat.empty else SeatInfo(seat.name or "?", is_ai=seat.kind == SeatKind.AI, away=seat.away)
                 for seat in self]
 
+    def people(self) -> list[str | None]:
+        """Each seat's user id while a person plays it themselves (None: empty, an AI, away, kicked)."""
+        return [seat.user_id if seat.human and not seat.kicked and not self.ai_driven(s) else None
+                for s, seat in enumerate(self)]
+
     def humans(self) -> list[int]:
         return [s for s, seat in enumerate(self) if seat.human]
 

@@ -14,6 +14,7 @@ from telegram.warnings import PTBDeprecationWarning
 from adapters.telegram.config import FloodLimits, TelegramConfig
 from adapters.telegram.run import TelegramRunner
 from bot.platform import Incoming, User, Where
+from bot.views import Mention
 from fakes.telegram_api import FakeTelegram, Limits
 
 warnings.filterwarnings("ignore", category=PTBDeprecationWarning)
@@ -28,6 +29,8 @@ class Choice:
     title: str
     description: str
     token: str
+    message: str = ""
+    mention: Mention | None = None
 
 
 @dataclass

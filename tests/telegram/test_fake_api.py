@@ -12,6 +12,8 @@ from telegram import (
     InlineKeyboardMarkup,
     InlineQueryResultArticle,
     InputTextMessageContent,
+    MessageEntity,
+    User,
 )
 from telegram import Update as TgUpdate
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
@@ -168,6 +170,28 @@ async def test_inline_query_and_chosen_result(harness: Harness) -> None:
     assert chosen.chosen_inline_result is not None
     assert chosen.chosen_inline_result.result_id == "p:1"
     assert chosen.chosen_inline_result.query == "play"
+
+
+async def test_a_chosen_results_mention_notifies_and_bad_entities_are_refused(harness: Harness) -> None:
+    """A text_mention in a chosen result's message is posted with it (Telegram notifies that person);
+    entities outside the text (counted in UTF-16 units, "①" and "♠" are one each) are refused."""
+    query_id = harness.fake.inline_query(2, "")
+    update = await harness.next_update()
+    assert update.inline_query is not None
+    text = "①Bo: ♠A → ②Ann"  # "②Ann" starts at 10
+
+    def mention(offset: int, length: int) -> list[InlineQueryResultArticle]:
+        who = MessageEntity(MessageEntity.TEXT_MENTION, offset, length, user=User(1, "Ann", False))
+        return [InlineQueryResultArticle(id="p", title="♠A",
+                                         input_message_content=InputTextMessageContent(text, entities=[who]))]
+
+    with pytest.raises(BadRequest, match=r"(?i)entity_bounds_invalid"):
+        await update.inline_query.answer(mention(10, 5), cache_time=0)
+    await update.inline_query.answer(mention(10, 4), cache_time=0)
+    harness.fake.choose_inline(2, query_id, "p", GROUP)
+    posted = harness.fake.chat_messages(GROUP, from_bot=False)[-1]
+    assert posted.text == text and posted.entities[0]["user"]["id"] == 1
+    assert [(chat, uid) for _, chat, uid in harness.fake.mentions] == [(GROUP, 1)]
 
 
 async def test_photo_and_document(harness: Harness) -> None:

@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 from telegram.error import BadRequest
 
+from bot.cardtext import card_text
 from bot.i18n import tr
+from bot.intents import codec
+from bot.intents.types import PlaySelection
 from bot.scene.text import SEAT_MARK
 from bot.settings import SETTING_RANGES, TableSettings
 from bot.views import seat_label, trick_text
@@ -231,4 +234,53 @@ async def test_the_lobby_message_says_the_match_began_and_has_no_buttons_left(tm
         new = [m.text for m in fake.chat_messages(OWN_GROUP)[before:]]
         assert tr(lang, "start.ok") not in new and new[0].startswith(tr(lang, "table.title", preset="classic", hand=1)), new
         assert "lobby" not in table.messages
+        assert rig.errors == [] and fake.rejected_429 == 0
+
+
+async def test_a_stored_chat_timer_out_of_range_is_ignored_with_a_note(tmp_path: Path) -> None:
+    """Item 2, options: a chat's stored default out of range (kept from before the ranges) is left out,
+    and `/new` in that group says so, naming the range; the table takes the default and the chat's
+    good timers, and the bad one is dropped from the chat's settings."""
+    async with booted(str(tmp_path / "t.sqlite3")) as rig:
+        fake = rig.fake
+        fake.add_group(OWN_GROUP)
+        fake.add_user(ANN, "Ann", opened=True, language="en")
+        await rig.store.set_chat("telegram", str(OWN_GROUP), {"lang": "en", "timers": {"next": "1e308", "turn": "45"}})
+        before = len(fake.chat_messages(OWN_GROUP))
+        await rig.command(ANN, OWN_GROUP, "/new classic")
+        table = rig.host.by_chat[("telegram", str(OWN_GROUP))]
+        said = "\n".join(m.text for m in fake.chat_messages(OWN_GROUP)[before:])
+        assert "next=1e308" in said and SETTING_RANGES["next"].range_text("en") in said, said
+        assert table.settings.next == rig.host.defaults.next and table.settings.turn == 45
+        assert (await rig.store.get_chat("telegram", str(OWN_GROUP)))["timers"] == {"turn": "45"}
+        assert rig.errors == [] and fake.rejected_429 == 0
+
+
+async def test_a_play_button_pressed_again_at_a_later_turn_plays_nothing(tmp_path: Path) -> None:
+    """Item 2, a press made for an earlier turn: a person plays with their hand's buttons, then, at
+    their next turn, presses that Play again (an old keyboard, a double tap that arrives late). It is
+    refused with a short reason and nothing is played; the current hand is shown."""
+    async with booted(str(tmp_path / "t.sqlite3"), settings=SETTINGS) as rig:
+        fake = rig.fake
+        table = await seated(rig)
+        seat = await to_play(rig, table)
+        uid, hand_mid = PEOPLE[seat], int(table.messages[f"hand{seat}"])
+        card = table.match.auto_action(seat).cards[0]
+        toggle = next(b for b in fake.buttons_on(uid, hand_mid) if b["text"] == card_text(card))
+        await rig.handled(fake.press(uid, uid, hand_mid, toggle["callback_data"])[0])
+        await rig.runner.platform.outboxes.drain_chat(uid)  # the hand shows the card picked, and Play
+        play = next(b["callback_data"] for b in fake.buttons_on(uid, hand_mid)
+                    if isinstance(codec.parse(b["callback_data"])[1], PlaySelection))
+        version = table.match.version
+        await rig.handled(fake.press(uid, uid, hand_mid, play)[0])
+        assert table.match.version == version + 1
+        while int(table.match.public_view()["turn"]) != seat:  # the others play; the trick goes on
+            s = int(table.match.public_view()["turn"])
+            await rig.handled(fake.send_text(PEOPLE[s], PEOPLE[s], typed(table.match.auto_action(s))))
+        version, hand = table.match.version, list(table.match.view(seat)["hand"])
+        update, query = fake.press(uid, uid, hand_mid, play, check=False)
+        await rig.handled(update)
+        answer = fake.callback_answers[query]["text"]
+        assert answer and answer != "✓" and len(answer) < 200, answer
+        assert table.match.version == version and table.match.view(seat)["hand"] == hand
         assert rig.errors == [] and fake.rejected_429 == 0

@@ -96,10 +96,21 @@ def test_a_group_window_also_counts_from_the_answer() -> None:
 def test_group_edits_leave_room_in_the_second_for_sends_and_private_hands() -> None:
     """Under pressure a table edit waits (and coalesces with the next) while a player's own hand
     and announcements still go out."""
-    g, _ = gate(global_per_second=25, global_group_edits_per_second=22)
+    g, _ = gate(global_per_second=25, global_edits_per_second=20, global_group_edits_per_second=18)
     edits = sum(send_all(g, -1000 - i, 1, edit=True) for i in range(30))
-    assert edits == 22
+    assert edits == 18
     assert g.delay(-2000, edit=True) > 0
-    assert send_all(g, PERSON, 1) == 1  # a private hand edit
+    assert send_all(g, PERSON, 2, edit=True) == 2  # private hand edits
+    assert g.delay(PERSON + 1, edit=True) > 0
     assert send_all(g, -2000, 2) == 2  # announcements in a group
+    assert sum(send_all(g, PERSON + k, 1) for k in range(1, 5)) == 3  # turn notices
     assert g.delay(-3000) > 0  # and then the second is full for everyone
+
+
+def test_new_messages_keep_a_share_of_the_second_that_edits_cannot_take() -> None:
+    """Issue 29, tables per token: hand edits of many players fill the bot's second, and the next
+    player's turn notice (a new message, which cannot coalesce) still goes out at once."""
+    g, _ = gate(global_per_second=25, global_edits_per_second=20)
+    edits = sum(send_all(g, 5000 + i, 2, edit=True) for i in range(40))
+    assert edits == 20
+    assert sum(send_all(g, 9000 + i, 1) for i in range(10)) == 5  # notices to five people
