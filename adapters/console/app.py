@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal, TextIO
 
-from adapters.console.lines import KEY, PipeLines, TerminalLines
+from adapters.console.lines import BLIND_ENTER, KEY, PipeLines, TerminalLines
 from adapters.console.platform import NAME, ConsolePlatform, ConsoleReply, Panels
 from adapters.console.screen import FullScreen, PlainScreen, bar_text
 from bot.cardtext import card_text, cards_text
@@ -333,6 +333,9 @@ async def _play(session: ConsoleSession, screen: PlainScreen | FullScreen, reade
             continue  # the table changed while you were typing: drawn again, your line kept
         if not line:
             return True
+        if line == BLIND_ENTER:  # typed as the screen was drawn anew: it goes on from a hand's end, never plays
+            screen.go_on()
+            continue
         if line.startswith(KEY):
             screen.picking.key(line.removeprefix(KEY))
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import select
 import threading
 from collections.abc import Callable, Iterable
@@ -24,6 +25,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 WAKE = "\x00wake"  # what a prompt that was interrupted by a change of the table returns
 INTERRUPT = "\x00interrupt"
 KEY = "\x00key:"  # an arrow or space on an empty line, read as "\x00key:left" (right, pick)  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
+BLIND_ENTER = "\x00blind-enter"  # an Enter on an empty line, typed while no prompt was shown
 
 
 class PipeLines:
@@ -114,17 +116,21 @@ class TerminalLines:
         self.partial = ""
         self.fd = fd
         self.interrupted = False
+        self.woke = False  # the last read left its prompt because the table changed
 
     async def read(self, wake: asyncio.Event) -> str | None:
+        if self.woke:
+            self.woke = False
+            line = self._typed_while_redrawn()
+            if line is not None:
+                return line
         prompt = asyncio.ensure_future(self.session.prompt_async("> ", default=self.partial,
                                                                  bottom_toolbar=self.toolbar))
         waker = asyncio.ensure_future(wake.wait())
         try:
             done, _ = await asyncio.wait({prompt, waker}, return_when=asyncio.FIRST_COMPLETED)
-            if prompt not in done:
-                self.partial = self.session.default_buffer.text
-                if self.session.app.is_running:
-                    self.session.app.exit(result=WAKE)
+            if prompt not in done and self.session.app.is_running:
+                self.session.app.exit(result=WAKE)
             try:
                 line = await prompt
             except EOFError:
@@ -135,6 +141,9 @@ class TerminalLines:
             self.interrupted = False
             raise KeyboardInterrupt
         if line == WAKE:
+            # taken once the prompt is gone: a key it still handled on its way out is in the line
+            self.partial = self.session.default_buffer.text
+            self.woke = True
             return None
         if line.startswith(KEY):
             self.partial = ""
@@ -142,10 +151,33 @@ class TerminalLines:
         self.partial = ""
         return line + "\n"
 
+    def _typed_while_redrawn(self) -> str | None:
+        """The keys typed while the screen was drawn anew (no prompt was reading): their characters
+        go on the half-typed line, and an Enter after them sends it. An Enter on an empty line comes
+        back as `BLIND_ENTER`: it may make way for a hand's end on the screen, but never plays the
+        suggestion, which the person has not seen yet. Arrows and other keys meant for the screen
+        before are dropped. The line to send (or `BLIND_ENTER`), else None."""
+        line, sent = self.partial, None
+        for ch in _keys_text(self._pending()):
+            if ch in "\r\n":
+                if sent is None:
+                    sent = line + "\n" if line.strip() else BLIND_ENTER
+                line = ""  # what follows is the next half-typed line
+            elif ch in "\x7f\b":
+                line = line[:-1]
+            elif ch.isprintable():
+                line += ch
+        self.partial = line
+        return sent
+
     def typed_ahead(self) -> str:
         """What was typed while nobody asked (the others were playing): taken out, so it is not played blind."""
+        return self._pending().decode("utf-8", "replace").strip()
+
+    def _pending(self) -> bytes:
+        """The bytes waiting at the terminal, taken out; a Ctrl-C among them still interrupts."""
         if self.fd is None:
-            return ""
+            return b""
         got = b""
         try:
             while select.select([self.fd], [], [], 0)[0]:
@@ -154,10 +186,18 @@ class TerminalLines:
                     break
                 got += chunk
         except OSError:
-            return ""
+            return b""
         if b"\x03" in got:  # a Ctrl-C that came while the terminal was not cooked is still a Ctrl-C
             raise KeyboardInterrupt
-        return got.decode("utf-8", "replace").strip()
+        return got
+
+
+ESCAPE = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|O.|.)?")
+
+
+def _keys_text(got: bytes) -> str:
+    """Keys as typed, without the escape sequences of arrows and function keys."""
+    return ESCAPE.sub("", got.decode("utf-8", "replace"))
 
 
 async def _first(get: object, wake: asyncio.Event) -> str | None:

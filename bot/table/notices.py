@@ -13,6 +13,17 @@ Nor after a play chosen from the group's inline list: the person's own client po
 next, whose client rings for it at once, without a message the bot must send (and later delete)
 inside Telegram's 30 a second. A play made any other way, or a trick taken by the one who completed
 it, is followed by the notice.
+
+Why the notices are kept by the screen's redraw (`Screen.render`) and do not subscribe to `Committed`
+themselves: whom the table waits for, and whether they can be told here, changes without a commit
+too (a web page of the seat shown or hidden, a pause, a kick, a restart with a notice still stored,
+a person who can be reached again), so a commit subscriber would still need the redraw: two paths
+for one message. The redraw also decides the group's table from it: on Telegram the table is left
+as it is in the middle of a trick only because the person waited for was told privately, and is
+drawn when they could not be (`unnoticed`). And a notice that cannot go out marks the seat in the
+table's meta (`unreachable`, so the group is told once, restarts included), which no subscriber may
+write. The redraw runs as soon as the actor's queue is empty, right after the commit that made the
+person waited for, so a notice is not later for it.
 """
 
 from __future__ import annotations

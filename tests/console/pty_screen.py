@@ -33,19 +33,23 @@ class Terminal:
     """One `tractor-host` process at a terminal of `cols`×`rows`, with the screen it shows."""
 
     def __init__(self, args: list[str], *, lang: str = "C.UTF-8", rows: int = 24, cols: int = 80,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, cpr: bool = False) -> None:
+        """`cpr`: answer the program's cursor position requests, as a real terminal does; prompt_toolkit
+        draws the line under the prompt (its bottom toolbar) only then. Off, it is told not to ask."""
         if not EXE.exists():
             pytest.skip("the tractor-host script is not installed next to this Python")
         clean = {k: v for k, v in os.environ.items()
                  if k not in ("TELEGRAM_BOT_TOKEN", "DISCORD_BOT_TOKEN", "LC_ALL", "LC_MESSAGES", "LANGUAGE",
                               "TRACTOR_LANG", "MAKELEVEL")}
-        clean.update(LANG=lang, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", **(env or {}))
+        clean.update(LANG=lang, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="0" if cpr else "1", **(env or {}))
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.keys = 0  # keystrokes sent (a key, an arrow, Enter: one each)
         self.child = pexpect.spawn(str(EXE), args, env=clean, dimensions=(rows, cols), cwd=ROOT,
                                    preexec_fn=at_a_terminal)
         self.child.delaybeforesend = None
+        if cpr:
+            self.screen.write_process_input = self.child.send  # type: ignore[method-assign]
 
     @property
     def text(self) -> str:

@@ -8,7 +8,7 @@ from typing import cast
 
 from rich.console import Console
 
-from adapters.console.lines import CardCompleter, TerminalLines
+from adapters.console.lines import BLIND_ENTER, CardCompleter, TerminalLines
 from adapters.console.platform import Panels
 from adapters.console.screen import FullScreen, colour, table_lines
 from bot.platform import View
@@ -100,6 +100,28 @@ def test_a_ctrl_c_among_typed_ahead_keys_still_interrupts() -> None:
         os.write(w, b"pla\x03")
         with pytest.raises(KeyboardInterrupt):
             reader.typed_ahead()
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_keys_typed_while_the_screen_is_drawn_anew_are_kept_and_a_blind_enter_is_not() -> None:
+    """Between two prompts (the table changed and the screen is drawn anew) nobody reads the terminal:
+    what was typed then goes on the half-typed line, an Enter after it sends the line, and an Enter
+    on an empty line comes back as a blind one (it goes on from a hand's end but plays no suggestion
+    not yet on the screen); arrows are dropped."""
+    r, w = os.pipe()
+    try:
+        reader = TerminalLines(lambda: [], lambda: "", fd=r)
+        reader.partial = "pl"
+        os.write(w, "ay ♠A\x1b[Cx\x7f".encode())
+        assert reader._typed_while_redrawn() is None and reader.partial == "play ♠A"
+        os.write(w, b" AS\r")
+        assert reader._typed_while_redrawn() == "play ♠A AS\n" and reader.partial == ""
+        os.write(w, b"\r\x1b[D")
+        assert reader._typed_while_redrawn() == BLIND_ENTER and reader.partial == ""
+        os.write(w, b"hint\rpla")  # the keys after the Enter are the next line, begun
+        assert reader._typed_while_redrawn() == "hint\n" and reader.partial == "pla"
     finally:
         os.close(r)
         os.close(w)

@@ -15,9 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from adapters.console.app import YOU
+from adapters.console.platform import NAME
 from app.console import play_console
 from app.store import open_store
+from persistence.store import SqliteStore
 from tests.console.pty_screen import ENTER, RIGHT, TAB, Terminal
+from tests.scenarios.doors import ANN_SEAT, deal_until, write_match
+from tests.scenarios.seen import TEXT_TO_CODE
 
 FAST = ["deal=0.01", "ai_declare=0.05", "next=0.05"]
 PRESS = re.compile(r"\bpress\b|按回车|按「|按一下|arrive privately", re.I)
@@ -115,6 +120,11 @@ def test_the_first_screen_says_your_seat_partner_and_the_playing_order(tmp_path:
         term.type("\x15", "qu", TAB)  # Ctrl-U; where a command goes, Tab completes commands
         term.wait(lambda t: seen.append(_last(t)) is None and _last(t) == "> quit")
         assert not any("play quit" in line for line in seen), seen
+        # and a card of your hand where a card goes
+        card = TEXT_TO_CODE[re.findall(r"[♠♥♦♣](?:10|[2-9JQKA])", _hand_part(term.text).split("\n", 2)[2])[0]]
+        term.type("\x15", "play " + card.lower(), TAB)
+        term.wait(lambda t: f"> play {card}" in t.splitlines())
+        term.type("\x15")
         _leave(term)
     finally:
         term.close()
@@ -148,8 +158,10 @@ def test_one_key_plays_the_suggestion_a_whole_hand_through_and_its_end_stays(tmp
         plays = 0
         cards = None
         for _ in range(60):
+            # typed once the prompt is back: a ⏎ typed while the screen is drawn anew plays nothing
             text = term.wait(lambda t, was=cards: (("⏎ play" in _hand_part(t) or "⏎ bury" in _hand_part(t))
-                                                   and _count(t) != was) or "⏎ goes on to the next hand." in t, 30)
+                                                   and _count(t) != was and _last(t) == ">")
+                             or "⏎ goes on to the next hand." in t, 30)
             assert not PRESS.search(text), text
             if "Hand 1 is over" in text:
                 break
@@ -227,7 +239,7 @@ def test_the_arrows_walk_over_your_hand_and_space_picks_a_card_to_play(tmp_path:
         cards = None
         for _ in range(30):
             text = term.wait(lambda t, was=cards: ("⏎ play" in _hand_part(t) or "⏎ bury" in _hand_part(t))
-                             and _count(t) != was, 30)
+                             and _count(t) != was and _last(t) == ">", 30)
             cards = _count(text)
             single = re.search(r"⏎ play (\S+) — ", _hand_part(text))
             if single is None:
@@ -274,5 +286,67 @@ def test_the_end_of_the_match_stays_with_its_result_until_you_go_on(tmp_path: Pa
         assert term.child.isalive()  # still at the table until the person goes on
         term.type(ENTER)
         assert term.end() == 0
+    finally:
+        term.close()
+
+
+@pytest.mark.slow
+def test_a_line_typed_while_the_cards_arrive_is_kept_whole(tmp_path: Path) -> None:
+    """`lang zht` is typed in bits as the screen is drawn anew for the next cards (no bit waits for a
+    prompt): none is lost, and the line switches the table to 繁體中文."""
+    term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), "deal=0.3", "ai_declare=5"])
+    try:
+        cards = _count(term.wait(lambda t: _count(t) is not None))
+        for key in ["la", "ng", " z", "ht", ENTER]:
+            term.wait(lambda t, was=cards: _count(t) not in (None, was))  # the next cards are being drawn
+            cards = _count(term.text)
+            term.type(key)
+        term.wait("你的手牌")
+        _leave(term)
+    finally:
+        term.close()
+
+
+async def _a_match_where_your_throw_fails(db: Path) -> None:
+    """A classic match at its 51st action: you (seat ①) lead, holding ♠9 and ♠A without a pair, and
+    ②Cy holds ♠10, which beats the ♠9."""
+    store = await SqliteStore.open(str(db))
+    try:
+        deal = deal_until(1, lambda m: len(m.actions) == 50)
+        await write_match(store, NAME, "table-1", {ANN_SEAT: YOU}, deal)
+    finally:
+        await store.close()
+
+
+@pytest.mark.slow
+def test_a_failed_throw_says_who_beats_it_and_with_what(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite3"
+    asyncio.run(_a_match_where_your_throw_fails(db))
+    term = Terminal(["run", "--db", str(db)])
+    try:
+        term.wait(r"Going on with your unfinished match #1 ")
+        term.wait(lambda t: "⏎ play" in _hand_part(t) and _last(t) == ">")
+        term.line("play 9s as")
+        text = term.wait(lambda t: "throw failed" in " ".join(t.split()))
+        said = " ".join(text.split())
+        assert re.search(r"①Ann's throw failed: ②Cy 🤖 has ♠10, so ①Ann plays ♠9", said), said
+        _leave(term)
+    finally:
+        term.close()
+
+
+@pytest.mark.slow
+def test_the_line_under_the_prompt_speaks_your_language_and_offers_only_what_you_may_do(tmp_path: Path) -> None:
+    """The bottom line (prompt_toolkit's toolbar, drawn at a terminal that answers where its cursor is)
+    under zh_CN: in Chinese, and during play it offers play, not `declare 2H`."""
+    term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), *FAST], lang="zh_CN.UTF-8", cpr=True)
+    try:
+        term.wait("最后")
+        term.line("过")
+        text = term.wait(lambda t: "⏎" in _hand_part(t) and "退出" in _last(t))
+        bar = _last(text)
+        assert "出 AS AS" in bar and "帮助" in bar, bar
+        assert not re.search(r"[A-Za-z]{3,}", bar) and "亮" not in bar, bar  # no English word, no declaring
+        _leave(term)
     finally:
         term.close()

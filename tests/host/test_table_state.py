@@ -129,3 +129,32 @@ async def test_every_commit_is_published_once_in_order_and_the_end_once() -> Non
     finally:
         await rig.host.stop()
         await rig.store.close()
+
+
+async def test_what_hears_a_commit_changes_nothing_at_the_table() -> None:
+    """Issue 28, item 3: the screen, the web hub, the announcer and the host's features hear each
+    committed action and the end; none of them reaches back into the table. Over a whole match, the
+    table's match, seats, status, meta and deadlines are the same once an event was heard as before."""
+    rig = await make_rig(PACED)
+    try:
+        table = await open_table(rig, ["u1"], 3, "classic", "target=3")
+        publish = table.events.publish
+        heard: list[TableEvent] = []
+
+        def state() -> object:
+            m = table.match
+            return (m.version if m is not None else None, list(m.actions) if m is not None else None,
+                    table.seats.to_json(), table.status, table.meta.to_json(), dict(table.deadlines))
+
+        async def watched(event: TableEvent) -> None:
+            before = state()
+            await publish(event)
+            assert state() == before, event
+            heard.append(event)
+
+        table.events.publish = watched  # type: ignore[method-assign]
+        await play_out(rig, table, {"u1": "text"})
+        assert any(isinstance(e, Committed) for e in heard) and isinstance(heard[-1], Ended)
+    finally:
+        await rig.host.stop()
+        await rig.store.close()

@@ -19,7 +19,7 @@ from bot.platform import User
 from engine import Match
 from fakes.clock import FakeClock
 from persistence.memory import MemoryStore
-from tests.scenarios.doors import NAMES, SETTINGS, Deal, write_match
+from tests.scenarios.doors import ANN_SEAT, NAMES, SETTINGS, Deal, write_match
 from tests.scenarios.seen import Seen, hand_cards, summary_facts, table_facts
 
 TABLE_RULE, HAND_RULE = "=" * 40, "-" * 40
@@ -55,6 +55,8 @@ class Typed:
 
 class ConsoleDoor:
     name = "terminal"
+    people: tuple[int, ...] = (ANN_SEAT,)  # a terminal seats one person; seat 2 is an AI here
+    group_lags: bool = False
 
     def __init__(self) -> None:
         self.out = io.StringIO()
@@ -67,7 +69,7 @@ class ConsoleDoor:
 
     async def open(self, deal: Deal) -> None:
         self.lang = deal.lang
-        await write_match(self.store, NAME, "table-1", YOU, deal)
+        await write_match(self.store, NAME, "table-1", {ANN_SEAT: YOU}, deal)
         await self._boot()
 
     async def _boot(self) -> None:
@@ -109,7 +111,8 @@ class ConsoleDoor:
         await self.host.stop()
         await self._boot()
 
-    async def play(self, cards: Sequence[str]) -> None:
+    async def play(self, cards: Sequence[str], seat: int = ANN_SEAT) -> None:
+        assert seat == ANN_SEAT
         if self.pending is not None:
             self.keys.ahead = self.pending.line  # typed while the others answer this play
         await self.type("play " + cards_text(list(cards)))
@@ -141,8 +144,9 @@ class ConsoleDoor:
             out.append(line)
         return out
 
-    async def look(self) -> Seen:
+    async def look(self, seat: int = ANN_SEAT) -> Seen:
         """The newest table and hand printed, every "!" answer, every "»" announcement."""
+        assert seat == ANN_SEAT
         panels: dict[str, list[str]] = {"table": [], "hand": []}
         said: list[str] = []
         told: list[str] = []

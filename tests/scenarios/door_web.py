@@ -1,6 +1,6 @@
-"""The web page's door: the real web table (aiohttp) on a loopback port, Ann's page a scripted socket
-that sends what the page sends (a structured act with the version it was drawn from) and keeps every
-frame; what she sees is the newest state frame the page draws, and the notices it shows."""
+"""The web page's door: the real web table (aiohttp) on a loopback port, Ann's and Bob's pages scripted
+sockets that send what the page sends (a structured act with the version it was drawn from) and keep
+every frame; what each sees is the newest state frame their page draws, and the notices it shows."""
 
 from __future__ import annotations
 
@@ -20,13 +20,14 @@ from engine import Match
 from fakes.clock import FakeClock
 from persistence.store import SqliteStore
 from tests.host.fakes import RecordingPlatform
-from tests.scenarios.doors import SETTINGS, Deal, write_match
+from tests.scenarios.doors import ANN_SEAT, BOB_SEAT, SETTINGS, Deal, write_match
 from tests.scenarios.seen import Seen, web_summary
 from tests.web.client import Client
 from tests.web.conftest import TOKEN, init_data
 
-ANN = "1"
+ANN, BOB = "1", "3"
 GROUP = "g1"
+USERS = {ANN_SEAT: ANN, BOB_SEAT: BOB}
 
 
 @dataclass
@@ -39,12 +40,14 @@ class Drawn:
 
 class WebDoor:
     name = "web"
+    people: tuple[int, ...] = (ANN_SEAT, BOB_SEAT)
+    group_lags: bool = False
 
     def __init__(self, tmp: Path) -> None:
         tmp.mkdir(parents=True, exist_ok=True)
         self.db = str(tmp / "web.sqlite3")
         self.clock = FakeClock()
-        self.pages: list[Client] = []  # Ann's page, again after each restart
+        self.pages: dict[int, list[Client]] = {s: [] for s in USERS}  # each one's page, again after each restart
         self.onlookers: list[Client] = []  # a page of the group's link, looking on
         self.session: aiohttp.ClientSession | None = None
         self.server: TestServer | None = None
@@ -53,7 +56,7 @@ class WebDoor:
 
     async def open(self, deal: Deal) -> None:
         store = await SqliteStore.open(self.db, synchronous="OFF")
-        self.match_id = await write_match(store, "telegram", GROUP, ANN, deal)
+        self.match_id = await write_match(store, "telegram", GROUP, USERS, deal)
         await store.close()
         self.session = aiohttp.ClientSession()
         await self._boot()
@@ -69,9 +72,10 @@ class WebDoor:
         self.server = TestServer(web.application())
         await self.server.start_server()
         assert self.session is not None
-        page = Client(self.session, str(self.server.make_url("/ws")))
-        await page.connect({"tg": init_data(ANN, start=f"m{self.match_id}")})
-        self.pages.append(page)
+        for seat, user in USERS.items():
+            page = Client(self.session, str(self.server.make_url("/ws")))
+            await page.connect({"tg": init_data(user, start=f"m{self.match_id}")})
+            self.pages[seat].append(page)
         self.onlooker = Client(self.session, str(self.server.make_url("/ws")))
         await self.onlooker.connect({"link": web.signer.sign("telegram", self.match_id, None)})
         self.onlookers.append(self.onlooker)
@@ -79,27 +83,28 @@ class WebDoor:
 
     @property
     def page(self) -> Client:
-        return self.pages[-1]
+        return self.pages[ANN_SEAT][-1]
 
     async def drawn(self) -> None:
         """Until the page shows the table as it is now."""
         assert self.host is not None
         await self.host.settle()
         now = self.match().version
-        for page in (self.page, self.onlooker):
+        for page in (*(pages[-1] for pages in self.pages.values()), self.onlooker):
             await page.until(lambda st: st.get("version", 0) >= now)
 
     async def restart(self) -> None:
         await self._stop()  # the page loses its socket and connects again to the new process
         await self._boot()
 
-    async def act(self, cards: Sequence[str], version: int | str = "shown") -> None:
-        key = await self.page.act("play", list(cards), version=version)
-        await self.page.answer(key)
+    async def act(self, cards: Sequence[str], version: int | str = "shown", seat: int = ANN_SEAT) -> None:
+        page = self.pages[seat][-1]
+        key = await page.act("play", list(cards), version=version)
+        await page.answer(key)
         await self.drawn()
 
-    async def play(self, cards: Sequence[str]) -> None:
-        await self.act(cards)
+    async def play(self, cards: Sequence[str], seat: int = ANN_SEAT) -> None:
+        await self.act(cards, seat=seat)
 
     async def pick(self, cards: Sequence[str]) -> None:
         self.picked = tuple(cards)  # the page keeps what is picked itself, and sends it with Play
@@ -125,8 +130,8 @@ class WebDoor:
         hand = self.page.state["scene"]["hand"]["cards"]
         await self.act(hand[:1], kept)
 
-    async def look(self) -> Seen:
-        return self.seen(self.page, self.pages)
+    async def look(self, seat: int = ANN_SEAT) -> Seen:
+        return self.seen(self.pages[seat][-1], self.pages[seat])
 
     async def group(self) -> Seen:
         return self.seen(self.onlooker, self.onlookers)
@@ -148,7 +153,7 @@ class WebDoor:
         return table.game
 
     async def _stop(self) -> None:
-        for page in self.pages + self.onlookers:
+        for page in [p for pages in self.pages.values() for p in pages] + self.onlookers:
             await page.close()
         if self.server is not None:
             await self.server.close()

@@ -1,10 +1,13 @@
-"""A door as the scenarios drive it: one person (Ann, seat 0) with three AIs at a table of a known deal.
+"""A door as the scenarios drive it: the people of a table of a known deal, and AIs in the other seats.
 
-Every door puts the same match in its store (the same seed and the same actions so far, as a bot
-restarted mid-match finds it), boots the real host behind its real adapter against its fake, and then
-lets the scenario act as Ann the way a person does at that door and read back what she sees (`Seen`).
-The AIs make the engine's quick move on the loop (no worker threads), so a deal plays the same at
-every door.
+Ann (seat 0) sits at every door; where a door seats more than one person (the chats, the web page)
+her partner Bob (seat 2) is a person too and plays through the door as she does; at the terminal,
+which seats one person, seat 2 is an AI. Every door puts the same match in its store (the same seed
+and the same actions so far, as a bot restarted mid-match finds it), boots the real host behind its
+real adapter against its fake, and then lets the scenario act as each person the way a person does
+at that door and read back what each one sees (`Seen`). The AIs make the engine's quick move on the
+loop (no worker threads), and Bob the same move an AI would make in his seat, so a deal plays the
+same at every door.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from tests.scenarios.seen import Seen
 
 # No timers: the table waits for Ann, as long as she takes; nothing moves unless someone acts.
 SETTINGS = TableSettings(deal=0, declare=0, bury=0, turn=0, next=0, lobby=0, away_after=0)
-NAMES = ("Ann", "Bob", "Cy", "Di")
+NAMES = ("Ann", "Cy", "Bob", "Di")  # by seat: Bob sits across from Ann, her partner
 PRESET = "classic"
 
 
@@ -31,10 +34,6 @@ class Deal:
     seed: int
     actions: tuple[dict[str, Any], ...]
     lang: str = "en"
-
-    async def group(self) -> Seen:
-        """What the others see: the group's table and everything said in public (the web page: an
-        onlooker's page; the terminal: its one screen, whose announcements are public)."""
 
     def match(self) -> Match:
         return Match.replay(engine.preset(PRESET), self.seed, self.actions)
@@ -51,17 +50,21 @@ def deal_until(seed: int, stop: Callable[[Match], bool], lang: str = "en") -> De
     raise AssertionError("the deal never came to that")
 
 
-def seats(ann: str, lang: str) -> list[dict[str, Any]]:
-    people: list[dict[str, Any]] = [{"kind": "human", "user_id": ann, "name": NAMES[0], "lang": lang,
-                                     "away": False, "timeouts": 0}]
-    return people + [{"kind": "ai", "name": name, "level": "random"} for name in NAMES[1:]]
+ANN_SEAT, BOB_SEAT = 0, 2
 
 
-async def write_match(store: Any, platform: str, chat_id: str, ann: str, deal: Deal) -> int:
-    """The match as the store keeps it, ready for a host to resume."""
+def seats(people: dict[int, str], lang: str) -> list[dict[str, Any]]:
+    """People in the seats of `people` (seat -> their user id), AIs in the others."""
+    return [{"kind": "human", "user_id": people[s], "name": NAMES[s], "lang": lang, "away": False, "timeouts": 0}
+            if s in people else {"kind": "ai", "name": NAMES[s], "level": "random"} for s in range(4)]
+
+
+async def write_match(store: Any, platform: str, chat_id: str, people: dict[int, str], deal: Deal) -> int:
+    """The match as the store keeps it, ready for a host to resume; `people`: seat -> user id."""
     await store.set_chat(platform, chat_id, {"lang": deal.lang})
+    ann = people[ANN_SEAT]
     meta = {"preset": PRESET, "creator": ann, "creator_name": NAMES[0], "options": "", "settings": SETTINGS.to_dict()}
-    mid = int(await store.create_match(platform, chat_id, engine.preset(PRESET).to_dict(), seats(ann, deal.lang),
+    mid = int(await store.create_match(platform, chat_id, engine.preset(PRESET).to_dict(), seats(people, deal.lang),
                                        deal.seed, meta, status="active"))
     for i, action in enumerate(deal.actions):
         await store.append_action(mid, i, action, None)
@@ -73,9 +76,12 @@ class Later(Protocol):
 
 
 class Door(Protocol):
-    """One front door, driven as Ann (seat 0) uses it."""
+    """One front door, driven as its people use it: Ann (seat 0) and, where it seats more than one
+    person, Bob (seat 2). A method without `seat` acts or looks as Ann."""
 
     name: str
+    people: tuple[int, ...]  # the seats people sit in at this door (the others are AIs)
+    group_lags: bool  # the group's table is drawn once a trick; who is waited for is told privately
 
     async def open(self, deal: Deal) -> None:
         """The match in the door's store, the bot booted on it, Ann looking at it."""
@@ -83,8 +89,8 @@ class Door(Protocol):
     async def restart(self) -> None:
         """The bot process stops and a new one starts on the same store and the same platform."""
 
-    async def play(self, cards: Sequence[str]) -> None:
-        """Ann plays `cards` the way a person does at this door; returns once answered."""
+    async def play(self, cards: Sequence[str], seat: int = ANN_SEAT) -> None:
+        """The person in `seat` plays `cards` the way a person does at this door; returns once answered."""
 
     async def pick(self, cards: Sequence[str]) -> None:
         """Ann picks `cards` without playing them yet (where the door keeps picks: the chats' hands)."""
@@ -104,8 +110,9 @@ class Door(Protocol):
     async def press_on(self, kept: Later) -> None:
         """Ann presses a card on the view kept earlier, which her client still showed."""
 
-    async def look(self) -> Seen:
-        """What Ann sees now (where her hand shows only when asked for, she asks for it)."""
+    async def look(self, seat: int = ANN_SEAT) -> Seen:
+        """What the person in `seat` sees now (where a hand shows only when asked for, they ask for it);
+        `said`: what they alone were told."""
 
     async def group(self) -> Seen:
         """What the others see: the group's table and everything said in public (the web page: an
