@@ -196,7 +196,7 @@ def test_run_takes_the_terminal_tables_options_and_the_tools_say_what_they_take(
         term.wait("你坐")  # 繁體中文 at a C locale, as asked
         _leave(term)
         term = Terminal(["run", "--preset", "nonsense", "--db", str(tmp_path / "t.sqlite3")])
-        term.wait(lambda t: "the presets are chaodipi, classic, competition, super" in t.replace("\n", ""))
+        term.wait(lambda t: "the presets are chaodipi, classic, competition, duplicate, super" in t.replace("\n", ""))
         assert term.end() == 2
         term = Terminal(["db", "--help"])
         term.wait(r"backup[\s\S]*export[\s\S]*check")
