@@ -52,8 +52,8 @@ PLURALS: dict[str, str] = dict([
     P_("result.defenders_win", "{n}"),
     P_("timeout.away", "{n}"),
     P_("league.provisional_note", "{n}"),
-    P_("daily.compared", "{tables}"),
-    P_("dup.pairs_board", "{tables}"),
+    P_("daily.compared", "{others}"),
+    P_("dup.pairs_board", "{others}"),
     P_("review.head", "{count}"),
     P_("review.summary", "{count}"),
 ])
@@ -79,7 +79,7 @@ RUNTIME_KEYS: tuple[str, ...] = (
     N_("refuse.no_declaration_yet"), N_("refuse.bury_count"), N_("refuse.cannot_revolt"), N_("refuse.bad_card"),
     N_("refuse.bad_action"),
     N_("rules.has_chao"), N_("rules.has_revolution"), N_("rules.has_knockback"),
-    N_("hint.why_lead_master"), N_("hint.why_lead_top"), N_("hint.why_lead_safe"), N_("hint.why_takes"),
+    N_("hint.why_lead_master"), N_("hint.why_lead_top"), N_("hint.why_lead_safe"), N_("hint.why_lead_low"), N_("hint.why_takes"),
     N_("hint.why_partner_winning"), N_("hint.why_cannot_beat"), N_("hint.why_declare"), N_("hint.why_pass"), N_("hint.why_bury"),
     N_("hint.why_other"),
 )

@@ -23,8 +23,8 @@ from bot.intents import types as it
 from bot.intents.types import Drawn
 from bot.platform import Button, View
 from bot.scene import text as scene_text
+from bot.scene.build import board_score, seat_faces, summary_of
 from bot.scene.build import card_indices as card_indices
-from bot.scene.build import seat_faces, summary_of
 from bot.scene.types import Played, Result, Scene, Trick
 from bot.scene.types import SeatInfo as SeatInfo
 from engine.actions import Play, SeatAction
@@ -94,18 +94,22 @@ _MATCH_ENDS: dict[object, MatchEnd] = {"target": "target", "time_limit": "time_l
 
 
 def hand_result_text(res: HandSummary, seats: Sequence[SeatInfo | None], lang: str, *,
-                     next_dealer: int | None = None) -> str:
-    """A finished hand: points, kitty shown, multiplier, who goes up, levels after (and the next dealer)."""
-    return scene_text.summary_text(summary_of(res, next_dealer=next_dealer), seat_faces(seats), lang)
+                     next_dealer: int | None = None, board: bool = False) -> str:
+    """A finished hand: points, kitty shown, multiplier, who goes up, levels after (and the next dealer);
+    a board's hand: its score in place of the winner and levels."""
+    return scene_text.summary_text(summary_of(res, next_dealer=next_dealer, board=board), seat_faces(seats), lang)
 
 
-def match_result_text(result: Mapping[str, object], seats: Sequence[SeatInfo | None], lang: str) -> str:
+def match_result_text(result: Mapping[str, object], seats: Sequence[SeatInfo | None], lang: str, *,
+                      board: HandSummary | None = None, board_number: int | None = None) -> str:
     """The end of the match (an engine `MatchResult`, or one read back from a stored row): winners and
-    final levels; a part missing or damaged is told as unknown."""
+    final levels; a part missing or damaged is told as unknown. `board`: the board's one hand, whose
+    end names no winner."""
     levels = result.get("levels")
     pair = (str(levels[0]), str(levels[1])) if isinstance(levels, list) and len(levels) == 2 else ("?", "?")
     team = result.get("winner_team")
-    r = Result(team if isinstance(team, int) else 0, pair, _MATCH_ENDS.get(result.get("reason"), "target"))
+    r = Result(team if isinstance(team, int) else 0, pair, _MATCH_ENDS.get(result.get("reason"), "target"),
+               board=None if board is None else board_score(board, board_number))
     return scene_text.result_text(r, seat_faces(seats), lang)
 
 

@@ -66,8 +66,8 @@ def parse_board(text: str) -> BoardSpec:
 
 
 def board_rules(base: Rules, spec: BoardSpec) -> Rules:
-    """The rules a board is played under: the base preset, one hand, nothing that redeals it, and
-    002's own kitty (第四条 3: ×2, ×4 dug with a pair or tractor), whatever the preset's.
+    """The rules a board is played under: the base preset (``duplicate``, document 002's, unless the
+    organiser chose another), one hand, and nothing that redeals it.
 
     A revolution (革命) or a redeal would throw the fixed cards away, and 炒底
     would change a trump the board fixed, so a board turns them off; a preset
@@ -76,7 +76,7 @@ def board_rules(base: Rules, spec: BoardSpec) -> Rules:
     """
     fallback = "flip_kitty_level" if base.no_declaration == "forced_dealer" else base.no_declaration
     return dataclasses.replace(base, board=spec.to_str(), revolution=False, chao=False, no_declaration=fallback,
-                               time_limit_minutes=None, kitty_scheme="pair4")
+                               time_limit_minutes=None)
 
 
 def check_board_rules(rules: Rules) -> BoardSpec:

@@ -1,4 +1,4 @@
-"""Rules as data: one frozen configuration, four presets from the documents.
+"""Rules as data: one frozen configuration, five presets from the documents.
 
 Every field can be overridden on its own (``preset("classic", target="5")``).
 docs/rules.md says which document and section each preset value comes from.
@@ -188,7 +188,23 @@ SUPER = Rules(
     chao=True,
 )
 
-PRESETS: dict[str, Rules] = {r.name: r for r in (CLASSIC, COMPETITION, CHAODIPI, SUPER)}
+#: Document 002 (合肥 80分 competition rules), the rules boards and duplicate events are played under:
+#: its kitty (第四条 3), its tractors (第三条 2), its penalty of 10 a card shown and taken back (第六条 1),
+#: and no 革命 or 炒底, which 002 does not know. 002 scores a board against other tables, not by
+#: levels, so a match of this preset climbs classic's levels. docs/rules.md gives each point's source.
+DUPLICATE = Rules(
+    name="duplicate",
+    kitty_scheme="pair4",
+    small_joker_level_chain=False,  # "小王不能与主将 … 配成姐妹对"
+    level_offlevel_chain=False,  # "主将不能与副主将"
+    offlevel_ace_chain=False,  # "副主将不能与其它将牌配成姐妹对"
+    nt_joker_level_chain=False,  # no trump: the level cards are 副主将 (and 小王 never pairs with them)
+    throw_penalty="per_card_failed",
+    revolution=False,
+    chao=False,
+)
+
+PRESETS: dict[str, Rules] = {r.name: r for r in (CLASSIC, COMPETITION, CHAODIPI, SUPER, DUPLICATE)}
 
 
 def preset(name: str = "classic", **overrides: Any) -> Rules:

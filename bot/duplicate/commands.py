@@ -18,7 +18,16 @@ from bot.cardtext import cards_text
 from bot.commands import Number, Refusal
 from bot.duplicate import daily, events
 from bot.duplicate.events import ROOMS, TEAMS
-from bot.duplicate.tables import SOURCES, Desk, board_label, make_board, make_set, open_table, seen_text
+from bot.duplicate.tables import (
+    BOARD_PRESET,
+    SOURCES,
+    Desk,
+    board_label,
+    make_board,
+    make_set,
+    open_table,
+    seen_text,
+)
 from bot.i18n import N_, normalize_lang, tr
 from bot.platform import Incoming, User, Where
 from bot.settings import AI_LEVELS, DEFAULT_AI_LEVEL
@@ -124,7 +133,7 @@ async def _board(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...], l
             return
         opts, _ = _options(rest, desk.ctx.presets())
         source = opts.get("trump", "drawn")
-        base = opts.get("preset", "classic")
+        base = opts.get("preset", BOARD_PRESET)
         if source not in SOURCES or base not in desk.ctx.presets():
             await desk.ctx.answer(event, tr(lang, "board.usage"))
             return
@@ -331,7 +340,7 @@ async def _duplicate(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...
             await desk.ctx.answer(event, exc.text(lang) + "\n" + tr(lang, "dup.usage"))
             return
         source = opts.get("trump", "marked")
-        base = opts.get("preset", "classic")
+        base = opts.get("preset", BOARD_PRESET)
         if source not in SOURCES:
             await desk.ctx.answer(event, tr(lang, "dup.usage"))
             return
@@ -430,6 +439,11 @@ async def _duplicate(desk: Desk, event: Incoming, sub: str, rest: tuple[str, ...
     elif sub in ("score", "") and ev.kind == "pairs":
         rows = await events.event_boards(desk, ev)
         plays = await store.plays([b.id for b in rows])
+        if ev.status != "done":  # while it runs: only the boards this chat's table has played (docs/duplicate.md)
+            asked = (event.where.platform, event.where.chat_id)
+            done = {p.board_id for p in plays if (p.platform, p.chat_id) == asked and p.status == "done"}
+            rows = [b for b in rows if b.id in done]
+            plays = [p for p in plays if p.board_id in done]
         await desk.ctx.post(event, events.pairs_text(lang, ev, rows, plays))
     elif sub == "end":
         if not await _admin(desk, event, ev):

@@ -127,10 +127,21 @@ async def on_board_done(desk: Desk, table: TableView, play: PlayRow) -> None:
     mine = seat_scores(play)
     if pct is None or mine is None:
         return
-    tables = sum(1 for p in all_plays if seat_scores(p) is not None)
+    others = sum(1 for p in all_plays if seat_scores(p) is not None and p.match_id != play.match_id)
     info = table.meta.board
-    await table.say(tr(table.lang, "daily.compared", n=info.number if info is not None and info.number is not None else "?", ns=mine[0], ew=mine[1],
-                       ns_pct=f"{pct[0]:.0f}", ew_pct=f"{pct[1]:.0f}", tables=tables))
+    await table.say(field_text(table.lang, N_("daily.compared"), N_("daily.first"),
+                               info.number if info is not None and info.number is not None else "?",
+                               (pct[0], pct[1]), others))
+
+
+def field_text(lang: str, compared: str, first: str, number: object, pct: tuple[float, float], others: int) -> str:
+    """A table's board against the field, its sides named as the table names them (Team A: its
+    seats ① and ③, the score and the declaring side are in the line before): each side's
+    percentage and how many other tables it is compared with, or that none has played it yet."""
+    a, b = tr(lang, "team.0"), tr(lang, "team.1")
+    if not others:
+        return tr(lang, first, n=number, a=a, b=b)
+    return tr(lang, compared, n=number, a=a, b=b, a_pct=f"{pct[0]:.0f}", b_pct=f"{pct[1]:.0f}", others=others)
 
 
 # ----- posted to the chats that opted in -----

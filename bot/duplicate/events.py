@@ -23,9 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.duplicate.daily import field_text
 from bot.duplicate.scoring import BoardSwing, board_swing, percentages
 from bot.duplicate.tables import Desk, open_table, seat_scores
-from bot.i18n import tr
+from bot.i18n import N_, tr
 from bot.league.commands import record_match
 from bot.league.records import HandSummary, MatchRecord, SeatPlayer
 from bot.platform import User, Where
@@ -367,10 +368,10 @@ def pairs_board_text(lang: str, rows: list[BoardRow], plays: list[PlayRow], play
     mine = seat_scores(play)
     if mine is None:
         return ""
-    pct = percentages([float(s[0]) for _, s in done])
+    ns, ew = percentages([float(s[0]) for _, s in done]), percentages([float(s[1]) for _, s in done])
     idx = [p.match_id for p, _ in done].index(play.match_id)
-    return tr(lang, "dup.pairs_board", n=board.number, ns=mine[0], ew=mine[1], pct=f"{pct[idx]:.0f}",
-              tables=len(done))
+    return field_text(lang, N_("dup.pairs_board"), N_("dup.pairs_first"), board.number, (ns[idx], ew[idx]),
+                      len(done) - 1)
 
 
 async def _advance_pairs(desk: Desk, ev: EventRow, rows: list[BoardRow], plays: list[PlayRow]) -> None:

@@ -44,7 +44,11 @@ class NewBoard:
         return (self.number, self.seed, self.spec, self.source, self.drawn, self.rules)
 
 
-def make_board(seed: int, number: int, source: str, base: str = "classic", minutes: int | None = None,
+#: The preset every board is played under unless its organiser chooses another: document 002's.
+BOARD_PRESET = "duplicate"
+
+
+def make_board(seed: int, number: int, source: str, base: str = BOARD_PRESET, minutes: int | None = None,
                suit_pick: int = 0) -> NewBoard:
     """One board: board `number` is dealt by N, W, S, E in turn (002 4.1); trump as `source` says.
 
@@ -77,7 +81,7 @@ class Desk:
     league: object
 
 
-def make_set(desk: Desk, count: int, source: str, base: str = "classic", minutes: int | None = None,
+def make_set(desk: Desk, count: int, source: str, base: str = BOARD_PRESET, minutes: int | None = None,
              first: int = 1) -> list[NewBoard]:
     rng = desk.ctx.rng
     return [make_board(rng.randrange(1, 2**31), n, source, base, minutes, rng.randrange(4))

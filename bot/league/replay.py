@@ -18,6 +18,8 @@ from bot.i18n import tr
 from bot.league.texts import t
 from bot.platform import User, Where
 from bot.replays import may_replay
+from bot.scene.build import board_score, seat_faces
+from bot.scene.text import board_score_text
 from bot.views import SeatInfo, hand_result_text, last_trick_text, match_result_text, seat_label
 from engine import Match, Rules
 from engine.views import HandSummary, MatchResult
@@ -73,10 +75,14 @@ def _trump_word(trump: str | None, lang: str) -> str:
     return tr(lang, "table.no_trump") if trump == "NT" else suit_text(trump)
 
 
-def _summary_line(h: HandStory, seats: list[SeatInfo | None], lang: str) -> str:
+def _summary_line(h: HandStory, seats: list[SeatInfo | None], lang: str, board: bool) -> str:
     res = h.result
     dealer = h.dealer if h.dealer is not None else None if res is None else res.get("dealer")
     who = seat_label(int(dealer), seats, lang) if dealer is not None else "?"
+    if board and res is not None:  # a board's hand: its score, no deal won and no levels
+        return t("replay_board_line", lang, hand=h.no, dealer=who, trump=_trump_word(h.trump, lang),
+                 points=res.get("defender_points", 0),
+                 score=board_score_text(board_score(res), seat_faces(seats), lang))
     if res is None:
         outcome = t("replay_unfinished_hand", lang)
     elif res.get("reason", "played") != "played":
@@ -91,7 +97,9 @@ def _summary_line(h: HandStory, seats: list[SeatInfo | None], lang: str) -> str:
 def render(stored: StoredMatch, hand: int | None, lang: str) -> str:
     """The replay text of a stored match: hand by hand, or every trick of one hand."""
     seats = _infos(stored.seats)
-    hands, result = stories(Rules.from_dict(stored.rules), int(stored.seed), stored.actions, seats, lang)
+    rules = Rules.from_dict(stored.rules)
+    board = bool(rules.board)
+    hands, result = stories(rules, int(stored.seed), stored.actions, seats, lang)
     names = " · ".join(seat_label(i, seats, lang) for i in range(4))
     if hand is not None:
         found = [h for h in hands if h.no == hand]
@@ -102,12 +110,16 @@ def render(stored: StoredMatch, hand: int | None, lang: str) -> str:
                  tr(lang, "table.trump", trump=_trump_word(h.trump, lang))]
         lines += [f"{i}. {line}" for i, line in enumerate(h.tricks, 1)]
         if h.result is not None:
-            lines.append(hand_result_text({**h.result, "hand_no": h.no}, seats, lang))
+            lines.append(hand_result_text({**h.result, "hand_no": h.no}, seats, lang, board=board))
         return "\n".join(lines)
     lines = [t("replay_title", lang, id=stored.id, preset=stored.meta.get("preset", "?")), names]
-    lines += [_summary_line(h, seats, lang) for h in hands]
+    lines += [_summary_line(h, seats, lang, board) for h in hands]
     if result is not None:
-        lines.append(match_result_text(result, seats, lang))
+        last = hands[-1].result if hands and board else None
+        info = stored.meta.get("board")
+        number = info.get("number") if isinstance(info, dict) else None
+        lines.append(match_result_text(result, seats, lang, board=last,
+                                       board_number=number if isinstance(number, int) else None))
     elif stored.status == "abandoned":
         lines.append(t("ending_abandoned", lang))
     if hands:

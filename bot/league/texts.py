@@ -24,7 +24,7 @@ KEYS: tuple[str, ...] = (
     N_("league.pairs_title_all"), N_("league.col_pair"), N_("league.replay_usage"), N_("league.replay_not_found"),
     N_("league.replay_still_playing"), N_("league.replay_board_not_played"), N_("league.col_dup"),
     N_("league.dup_note"), N_("league.result_dup_won"), N_("league.result_dup_tie"), N_("league.stats_dup"),
-    N_("league.replay_title"), N_("league.replay_hand_line"),
+    N_("league.replay_title"), N_("league.replay_hand_line"), N_("league.replay_board_line"),
     N_("league.replay_won_declarers"), N_("league.replay_won_defenders"), N_("league.replay_unfinished_hand"),
     N_("league.replay_no_hand"), N_("league.replay_hand_title"), N_("league.replay_more"),
     N_("league.tour_round"), N_("league.tour_final"), N_("league.tour_no_store"), N_("league.tour_final_one"), N_("league.tour_semi"),

@@ -12,6 +12,7 @@ from dataclasses import replace
 from functools import cache
 
 from bot.scene.types import (
+    BoardScore,
     Cards,
     Choices,
     Clock,
@@ -32,6 +33,7 @@ from bot.scene.types import (
     Won,
 )
 from engine.actions import Bury, Chao, Declare, Pass, Revolt, SeatAction
+from engine.boards import declarers_score
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
 from engine.match import Match
@@ -93,14 +95,17 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
     hand_no = int(pub.get("hand_no", 1))
     last_trick = _last_trick(pub, tricks)
     summary_raw = pub.get("last_result")
+    board = board or bool((pub.get("rules_options") or {}).get("board"))  # the rules say so too (a replay)
     summary = None
     if summary_raw is not None:
         ended = pub.get("phase") in (Phase.HAND_OVER, Phase.MATCH_OVER)
         before = int(summary_raw.get("hand_no", 0)) == hand_no - 1
         after = next_dealer if pub.get("phase") == Phase.HAND_OVER else dealer if before else None
         summary = summary_of(summary_raw, next_dealer=after, hand_no=hand_no,
-                             final_trick=last_trick if ended else final_trick if before else None)
+                             final_trick=last_trick if ended else final_trick if before else None, board=board)
     levels = pub.get("levels") or ["2", "2"]
+    if board and pub.get("level") is not None:  # a board is played at its level: the teams' levels mean nothing
+        levels = [pub["level"], pub["level"]]
     return TableScene(
         match_id=match_id,
         version=int(pub.get("version", 0)),
@@ -122,8 +127,9 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
         stake=None if board else _stake(pub, declarers),
         turn=_turn(pub, status, clock),
         summary=summary,
-        result=result_of(pub.get("result")),
+        result=result_of(pub.get("result"), board=board_score(summary_raw) if board and summary_raw else None),
         time_up=bool(pub.get("time_up")),
+        board=board,
     )
 
 
@@ -207,14 +213,26 @@ def _turn(pub: PublicView, status: Status, clock: Clock | None) -> Turn:
     return Turn(seats, clock if seats else None)
 
 
+def board_score(res: HandSummary, number: int | None = None) -> BoardScore:
+    """A board's hand as duplicate scores it (002 4.4, 光头 included); `number`: the board's, when known
+    (the table's meta gives it: `bot.table.scenes.board_score`)."""
+    points = int(res.get("defender_points", 0))
+    return BoardScore(number, int(res.get("declarer_team", 0)), points, declarers_score(points))
+
+
 def summary_of(res: HandSummary, *, next_dealer: int | None = None, hand_no: int = 0,
-               final_trick: Trick | None = None) -> Summary:
-    """A finished hand's summary, as the engine gives it (`last_result`, a match's history)."""
+               final_trick: Trick | None = None, board: bool = False) -> Summary:
+    """A finished hand's summary, as the engine gives it (`last_result`, a match's history).
+
+    `board`: the hand is a board's, compared with other tables: no winner, levels climbed or next
+    dealer (the engine still works those out; they mean nothing on a board)."""
     dteam = int(res.get("declarer_team", 0))
     side = res.get("winner")
     winner = None if side is None else dteam if side == "declarers" else 1 - dteam
     after = res.get("levels_after")
     knocked = res.get("knocked_to")
+    if board:
+        side, winner, after, knocked, next_dealer = None, None, None, None, None
     return Summary(
         hand_no=int(res.get("hand_no", hand_no)),
         reason=res.get("reason", "played"),
@@ -226,7 +244,7 @@ def summary_of(res: HandSummary, *, next_dealer: int | None = None, hand_no: int
         penalties=int(res.get("penalties", 0) or 0),
         winner=winner,
         side=side,
-        levels_up=int(res.get("levels", 0) or 0),
+        levels_up=0 if board else int(res.get("levels", 0) or 0),
         knocked_to=None if not knocked else str(knocked),
         levels_after=None if not after else (str(after[0]), str(after[1])),
         next_dealer=next_dealer,
@@ -234,11 +252,11 @@ def summary_of(res: HandSummary, *, next_dealer: int | None = None, hand_no: int
     )
 
 
-def result_of(result: MatchResult | None) -> Result | None:
+def result_of(result: MatchResult | None, *, board: BoardScore | None = None) -> Result | None:
     if result is None:
         return None
     levels = result["levels"]
-    return Result(int(result["winner_team"]), (str(levels[0]), str(levels[1])), result["reason"])
+    return Result(int(result["winner_team"]), (str(levels[0]), str(levels[1])), result["reason"], board=board)
 
 
 def choices(m: Match, seat: int, v: SeatView, *, bury_seed: int) -> Choices:

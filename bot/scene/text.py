@@ -12,7 +12,18 @@ from collections.abc import Sequence
 
 from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import N_, tr
-from bot.scene.types import Played, Result, Scene, SeatFace, Summary, TableScene, Trick, Trump, Won
+from bot.scene.types import (
+    BoardScore,
+    Played,
+    Result,
+    Scene,
+    SeatFace,
+    Summary,
+    TableScene,
+    Trick,
+    Trump,
+    Won,
+)
 from engine.views import Phase
 
 SEAT_MARK = ("①", "②", "③", "④")
@@ -104,11 +115,15 @@ def table_text(sc: TableScene, lang: str, *, countdown: bool = True, history: bo
         if face.cards is not None:
             bits.append(tr(lang, "table.cards_left", n=face.cards))
         lines.append(" ".join(bits))
-    lines.append(tr(lang, "table.levels", a=rank_text(sc.levels[0]), b=rank_text(sc.levels[1]),
-                    level=rank_text(sc.level)))
+    if sc.board:
+        lines.append(tr(lang, "table.board_level", level=rank_text(sc.level)))
+    else:
+        lines.append(tr(lang, "table.levels", a=rank_text(sc.levels[0]), b=rank_text(sc.levels[1]),
+                        level=rank_text(sc.level)))
     lines.append(trump_line(sc, lang))
     phase = sc.phase or ""
-    lines.append(tr(lang, "table.phase", phase=tr(lang, f"phase.{phase}")))
+    said = N_("phase.board_over") if sc.board and phase == Phase.MATCH_OVER else f"phase.{phase}"
+    lines.append(tr(lang, "table.phase", phase=tr(lang, said)))
     if phase in (Phase.PLAYING, Phase.HAND_OVER, Phase.MATCH_OVER) or sc.tricks_played:
         if sc.defenders is not None:
             lines.append(tr(lang, "table.points_team", team=team_text(sc.defenders, lang), points=sc.defender_points))
@@ -241,6 +256,17 @@ def summary_text(s: Summary, seats: Sequence[SeatFace], lang: str) -> str:
     return "\n".join(summary_lines(s, seats, lang))
 
 
+def side_text(team: int, seats: Sequence[SeatFace], lang: str) -> str:
+    """A team as the table shows it: "Team A (①Ann, ③Bo)"."""
+    members = ", ".join(seat_label(f, lang) for f in seats if f.team == team)
+    return tr(lang, "result.side", team=team_text(team, lang), who=members)
+
+
+def board_score_text(b: BoardScore, seats: Sequence[SeatFace], lang: str) -> str:
+    """A board's hand: who declared and what the declarers score (002's 光头 rule included)."""
+    return tr(lang, "result.board_score", side=side_text(b.declarers, seats, lang), score=f"{b.score:+d}")
+
+
 def result_text(r: Result, seats: Sequence[SeatFace], lang: str) -> str:
     """The end of the match: the winners and the final levels."""
     return "\n".join(result_lines(r, seats, lang, series=False))
@@ -253,8 +279,7 @@ def result_lines(r: Result, seats: Sequence[SeatFace], lang: str, *, series: boo
     b = r.board
     if b is not None:
         return [tr(lang, "board.table_done", n=b.number if b.number is not None else "?",
-                   dir=tr(lang, N_("dup.dir_NS") if b.declarers == 0 else N_("dup.dir_EW")), points=b.points,
-                   score=f"{b.score:+d}")]
+                   side=side_text(b.declarers, seats, lang), points=b.points, score=f"{b.score:+d}")]
     if r.reason == "forfeit":  # as the group was told it, with the levels as they stood
         return [tr(lang, "result.match_title"),
                 tr(lang, "forfeit.done", team=team_text(1 - r.winner, lang), winner=team_text(r.winner, lang)),

@@ -213,6 +213,7 @@ class TableScene:
     result: Result | None = None
     time_up: bool = False
     lobby: Lobby | None = None
+    board: bool = False  # a board's one hand (document 002): played at its level, compared with other tables
 
     @property
     def defenders(self) -> int | None:

@@ -8,17 +8,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.cardtext import cards_text, suit_text
-from bot.i18n import N_, tr
+from bot.i18n import tr
 from bot.intents.types import PlayCards
-from bot.scene.build import summary_of
-from bot.scene.text import summary_text
+from bot.scene.build import seat_faces, summary_of
+from bot.scene.text import side_text, summary_text
 from bot.table.commit import Committed, TableEvent
-from bot.table.scenes import board_score, board_summary
+from bot.table.scenes import board_score
 from bot.views import last_trick_text, match_result_text, seat_label
 from engine.actions import Bury, Revolt
 from engine.views import DeclarationView
-
-SIDES = (N_("dup.dir_NS"), N_("dup.dir_EW"))  # who declared a board, by team
 
 if TYPE_CHECKING:
     from bot.platform import Incoming
@@ -106,9 +104,8 @@ async def hand_result(table: TableOps) -> None:
         table.meta.announced_hand = finished
         await table.save_meta()
         sc = table.screen.scenes.public()  # the summary every door shows, the next dealer included
-        summary = sc.summary if sc.summary is not None and sc.summary.hand_no == finished else summary_of(res)
-        if table.meta.board is not None:  # a board: its points and kitty, no deal won or levels climbed
-            summary = board_summary(summary)
+        summary = (sc.summary if sc.summary is not None and sc.summary.hand_no == finished
+                   else summary_of(res, board=table.meta.board is not None))
         await table.say(summary_text(summary, sc.seats, table.lang))
 
 
@@ -120,7 +117,7 @@ def board_result_text(t: TableCore) -> str:
         return ""
     lang = t.lang
     return tr(lang, "board.table_done", n=b.number if b.number is not None else "?",
-              dir=tr(lang, SIDES[b.declarers]), points=b.points, score=f"{b.score:+d}")
+              side=side_text(b.declarers, seat_faces(t.seats.infos()), lang), points=b.points, score=f"{b.score:+d}")
 
 
 async def choice_not_played(table: TableOps, ev: Incoming) -> None:

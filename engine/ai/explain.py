@@ -33,8 +33,10 @@ KEEP_AT = 9  # ranks in a suit at or above which a card is worth naming as kept 
 
 
 def reason(view: SeatView, action: Action) -> tuple[str, dict[str, Any]]:
-    """(code, params) for a suggested action; codes: lead_master, lead_top, lead_safe, takes,
-    partner_winning, cannot_beat, and the action's own type for anything but a play. Params: ``seat``
+    """(code, params) for a suggested action; codes: lead_master, lead_top, lead_safe (a lead that can be
+    beaten, keeping strong cards of its suit back), lead_low (one that can be beaten with no strong card
+    of its suit left to keep), takes, partner_winning, cannot_beat, and the action's own type for
+    anything but a play. Params: ``seat``
     (who holds the trick, or for lead_top who may trump), ``keeps`` (card strings), ``expect`` with
     ``expect_seat``, ``expect_card``, ``expect_suit``."""
     t = action.t
@@ -49,7 +51,7 @@ def reason(view: SeatView, action: Action) -> tuple[str, dict[str, Any]]:
     params.update(expect(seen, play, beliefs(seen)))
     if not seen.trick:
         if not all_master(seen, play):
-            return "lead_safe", params
+            return ("lead_safe" if kept else "lead_low"), params
         ruffer = may_trump(seen, play)
         if ruffer is None:
             return "lead_master", params

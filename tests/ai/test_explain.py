@@ -31,7 +31,8 @@ def test_kept_cards_are_the_seats_own_stronger_cards_of_the_suit_played() -> Non
             view = m.view(seat)
             a = choose(view, "basic", m.version)
             code, params = reason(view, a)
-            assert code in ("lead_master", "lead_top", "lead_safe", "takes", "partner_winning", "cannot_beat", "revolt")
+            assert code in ("lead_master", "lead_top", "lead_safe", "lead_low", "takes", "partner_winning",
+                            "cannot_beat", "revolt")
             order = m.hand.order
             assert order is not None
             played = [parse_card(c) for c in a.cards]
@@ -110,6 +111,12 @@ def test_every_reason_is_true_of_the_seats_view() -> None:
             if code == "lead_master" or params.get("expect") == "none_higher":
                 assert not ruffers, (seed, code, a, params)
                 assert not _beats_in_suit(unseen, played, order), (seed, code, a)
+            if code in ("lead_safe", "lead_low"):  # "can be beaten": a card still out is higher, or a seat may trump
+                assert _beats_in_suit(unseen, played, order) or ruffers or suit == 4, (seed, code, a)
+                # lead_safe "keeps your strong cards back": it names them; lead_low says there are none
+                assert bool(params.get("keeps")) == (code == "lead_safe"), (seed, code, a, params)
+            if params.get("expect") == "lacks":  # a guess about an opponent, said as one ("probably")
+                assert params["expect_seat"] % 2 != seat % 2
             if code == "lead_top":
                 assert params["seat"] in ruffers and params["suit"] == "SHDC"[suit]
                 assert not _beats_in_suit(unseen, played, order)
@@ -124,3 +131,4 @@ def test_every_reason_is_true_of_the_seats_view() -> None:
                 assert params["seat"] in [int(s) for s, _ in trick]
             m.apply(a)
     assert codes.get("lead_top", 0) > 0 and codes.get("lead_master", 0) > 10, codes
+    assert codes.get("lead_safe", 0) > 10 and codes.get("lead_low", 0) > 10, codes

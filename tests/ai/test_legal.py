@@ -57,5 +57,5 @@ def test_a_view_is_read_with_the_rules_it_carries_even_when_a_dict_is_reused() -
     assert rules_of({"rules_options": dict(options)}) == engine.preset("classic")
     options.update(engine.preset("competition").to_dict())  # the same object, other rules
     assert rules_of({"rules_options": options}) == engine.preset("competition")
-    for name in ("classic", "competition", "chaodipi", "super"):
+    for name in ("classic", "competition", "chaodipi", "super", "duplicate"):
         assert rules_of({"rules_options": engine.preset(name).to_dict()}) == engine.preset(name)

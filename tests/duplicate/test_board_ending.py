@@ -14,7 +14,8 @@ from tests.duplicate.conftest import chat, texts_to
 from tests.host.conftest import Rig
 from tests.host.helpers import play_out, send
 
-NO_MATCH_WORDS = ("🏆", "The match is over", "wins:", "Levels now", "takes over the deal", "goes up")
+NO_MATCH_WORDS = ("🏆", "The match is over", "wins:", "Levels now", "takes over", "keeps the deal", "goes up", "N-S",
+                  "E-W", "so far")
 
 
 async def test_a_daily_board_table_ends_with_its_result_not_a_winner(rig: Rig) -> None:
@@ -25,7 +26,8 @@ async def test_a_daily_board_table_ends_with_its_result_not_a_winner(rig: Rig) -
     said = texts_to(rig, "g1", before)
     assert table.match is not None
     h = table.match.history[0]
-    points, side = int(h["defender_points"]), ("North-South", "East-West")[int(h["declarer_team"])]
+    team = int(h["declarer_team"])
+    points, side = int(h["defender_points"]), ("Team A (①Pu1, ③AI-3 🤖)", "Team B (②AI-2 🤖, ④AI-4 🤖)")[team]
     score = 200 if points <= 0 else -points
     done = [t for t in said if t.startswith("📋 Board 1 is played")]
     assert done == [f"📋 Board 1 is played: {side} declared, the defenders took {points} points; the declarers"
@@ -33,11 +35,13 @@ async def test_a_daily_board_table_ends_with_its_result_not_a_winner(rig: Rig) -
                     " tables that play it."], said[-3:]
     hand_over = next(t for t in said if t.startswith("Hand 1 is over"))
     assert f"Defenders' points: {points}" in hand_over
-    for t in said:
-        if not t.startswith("80 Points"):  # the table message itself, drawn by the scene
-            assert not any(w in t for w in NO_MATCH_WORDS), t
+    for t in said:  # the table message (the scene every door draws) included
+        assert not any(w in t for w in NO_MATCH_WORDS), t
     # then the comparison with the field, the daily board's running figure
-    assert said[-1].startswith("Daily board 1: N-S")
+    assert said[-1] == ("Daily board 1 against the field: no other table has played it yet, so Team A and Team B"
+                        " stand at 50% each until one does.")
+    table_msg = [t for t in said if t.startswith("80 Points")][-1]
+    assert "A board, played at" in table_msg and "Now: board played" in table_msg and "Levels:" not in table_msg
     # the scene every door draws (the web page, the terminal) ends the same way: the board's line,
     # and a hand's end without a deal won or levels climbed
     sc = table.screen.scenes.public()
@@ -56,6 +60,8 @@ async def test_a_team_match_room_hears_the_running_score_and_the_other_room_noth
     await send(rig, rig.d.command("u1", "duplicate", "ai"))
     await send(rig, rig.d.command("u1", "duplicate", "start"))
     open_table, closed = rig.host.by_chat[("fake", "g1")], rig.host.by_chat[("fake", "g2")]
+    for t in (open_table, closed):  # a team match is played under document 002's own preset by default
+        assert t.match is not None and (t.match.rules.name, t.match.rules.kitty_scheme) == ("duplicate", "pair4")
     start = len(rig.platform.log)
     await play_out(rig, open_table, {"u1": "buttons"})
     to_open, to_closed = texts_to(rig, "g1", start), texts_to(rig, "g2", start)
@@ -63,7 +69,7 @@ async def test_a_team_match_room_hears_the_running_score_and_the_other_room_noth
     assert f"Event {eid}, board 1: its swing comes once the other room has played it. So far: Home 0 : 0 Visitors" \
         in to_open, to_open[-3:]
     assert not any("📋" in t or "swing" in t for t in to_closed)
-    assert not any(w in t for t in to_open if not t.startswith("80 Points") for w in NO_MATCH_WORDS)
+    assert not any(w in t for t in to_open for w in NO_MATCH_WORDS)
     mark = len(rig.platform.log)
     await play_out(rig, closed, {"u5": "buttons"})
     for _ in range(5):

@@ -34,6 +34,9 @@ async def test_a_pairs_event_over_three_tables_to_its_end(rig: Rig) -> None:
         for _ in range(3):
             await send(rig, d.command(uid, "addbot"))
         await send(rig, d.command(uid, "start"))
+    for d in drivers:  # a pairs event is played under document 002's own preset by default
+        m = rig.host.by_chat[("fake", d.chat_id)].match
+        assert m is not None and (m.rules.name, m.rules.kitty_scheme) == ("duplicate", "pair4")
     for _ in range(4):  # two boards at each of three tables, the second dealt by itself with the same seats
         for d, uid in zip(drivers, people, strict=True):
             table = rig.host.by_chat.get(("fake", d.chat_id))
@@ -64,7 +67,8 @@ async def test_a_pairs_event_over_three_tables_to_its_end(rig: Rig) -> None:
     # what each table was told: its result on each board against the tables so far, then the ranking
     for chat_id in ("g1", "g2", "g3"):
         said = texts_to(rig, chat_id)
-        assert sum(t.startswith("Board ") and "N-S" in t for t in said) == 2, said[-5:]
+        boards = [t for t in said if t.startswith("Board ") and "against the other tables" in t]
+        assert len(boards) == 2 and not any("N-S" in t for t in said), said[-5:]
         final = [t for t in said if t.startswith(f"Pairs event {ev.id} · 2 boards")]
         assert final and all(name in final[-1] for name in people_names)
         assert not any(CARD_RE.search(t) for t in final)

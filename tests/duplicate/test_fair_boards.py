@@ -8,6 +8,8 @@ docs/duplicate.md ("Who has seen a board").
 
 from __future__ import annotations
 
+import re
+
 from bot.duplicate.daily import today
 from persistence.board_store import BoardStore
 from tests.duplicate.conftest import chat, texts_to
@@ -97,4 +99,71 @@ async def test_replay_of_a_board_is_only_for_people_who_played_it(rig: Rig) -> N
     await _play_daily_in(rig, "g2", "u2")
     before = len(rig.platform.log)
     await send(rig, rig.d.command("u2", "replay", str(match_id)))
-    assert "have not played" not in "\n".join(texts_to(rig, "g1", before))
+    shown = "\n".join(texts_to(rig, "g1", before))
+    assert "have not played" not in shown
+    # a board's replay speaks as a board: its score, no winner and no levels (issue 33, item 4)
+    assert "Hand 1 (a board):" in shown and "declarers score" in shown and "📋 Board 1 is played: Team " in shown, shown
+    assert not any(w in shown for w in ("🏆", "wins:", "Levels now", "take over", "hold")), shown
+
+
+# ----- the leak scan: everything a person who has not played a board can ask for -----
+
+RESULT_WORDS = ("%", "defenders took", "declarers score", "against the field", "points;", "the board is played")
+RESULT_RE = re.compile(r"defenders \d")  # `board <id>`'s line of a table's result
+
+
+async def test_nothing_of_a_board_or_its_result_reaches_anyone_who_has_not_played_it(rig: Rig) -> None:
+    """Every door a person could ask through, scanned: `board`, `replay` (and of a hand), `daily`,
+    `daily standings` (yesterday's, the week's, today's), their pictures and the web page's replay,
+    for an outsider (u9, never in g1) and for a member of g1 who looked on while it was played but
+    did not play (u5). Nothing they are sent names a card of the board or gives its result, and no
+    picture is sent them; u1, who played it, gets the board with its cards and result."""
+    await send(rig, rig.d.command("u5", "daily"))  # u5 is in g1 (an onlooker)
+    match_id = await _play_daily_in(rig, "g1", "u1")
+    board_id = await _board_one(rig)
+    g2 = chat(rig, "g2")
+    asks = (("board", str(board_id)), ("replay", str(match_id)), ("replay", str(match_id), "1"), ("daily",),
+            ("daily", "standings"), ("daily", "standings", "week"), ("daily", "standings", "today"))
+    before, files = len(rig.platform.log), len(rig.platform.files)
+    answers: list[str] = []
+    for uid, where in (("u9", g2), ("u5", g2)):
+        for words in asks:
+            answers += await send(rig, where.command(uid, *words))
+            answers += await send(rig, where.event("command", uid, private=True, name=words[0], args=words[1:]))
+    sent = [s.view.text for s in rig.platform.log[before:] if s.where.chat_id in ("g2", "u9", "u5")]
+    assert len(sent) + len(answers) >= 2 * 2 * len(asks)  # each ask was answered, in the chat or privately
+    for text in sent + answers:
+        assert not CARD_RE.search(text), text
+        assert not any(w in text.lower() for w in RESULT_WORDS) and not RESULT_RE.search(text), text
+    assert rig.platform.files[files:] == []  # no standings picture
+    for uid in ("u9", "u5", None):  # the web page's replay: a person's, and a link that names nobody
+        assert await rig.host.replay("fake", match_id, match_id, 1, uid) is None
+    # u1 played it: the board privately, its cards and its table's result (the scan would see them)
+    mark = len(rig.platform.log)
+    await send(rig, rig.d.command("u1", "board", str(board_id)))
+    private = "\n".join(s.view.text for s in rig.platform.log[mark:] if s.where.chat_id == "u1")
+    assert CARD_RE.search(private) and RESULT_RE.search(private) and f"table {match_id} (" in private, private
+
+
+async def test_a_pairs_events_score_shows_a_chat_only_the_boards_its_table_has_played(rig: Rig) -> None:
+    """`duplicate score` while a pairs event runs: the ranking of the boards the asking chat's table has
+    finished, so a table still playing board 1 learns nothing of how the others did on it."""
+    g2 = chat(rig, "g2")
+    await send(rig, rig.d.command("u1", "duplicate", "pairs", "boards=2"))
+    ev = (await BoardStore.of(rig.store).all_open_events())[-1]
+    await send(rig, g2.command("u5", "duplicate", "table", str(ev.id)))
+    for d, uid in ((rig.d, "u1"), (g2, "u5")):
+        for _ in range(3):
+            await send(rig, d.command(uid, "addbot"))
+        await send(rig, d.command(uid, "start"))
+    await play_out(rig, rig.host.by_chat[("fake", "g1")], {"u1": "buttons"})  # g1 finishes board 1; g2 has not
+    for _ in range(5):
+        await rig.host.settle()
+    mark = len(rig.platform.log)
+    await send(rig, g2.command("u5", "duplicate", "score"))
+    told = "\n".join(texts_to(rig, "g2", mark))
+    assert f"Pairs event {ev.id} · 0 boards" in told and "%" not in told, told
+    mark = len(rig.platform.log)
+    await send(rig, rig.d.command("u1", "duplicate", "score"))
+    told = "\n".join(texts_to(rig, "g1", mark))
+    assert f"Pairs event {ev.id} · 1 boards" in told and "50.0%" in told, told

@@ -173,8 +173,10 @@ async def test_a_daily_board_in_three_chats_compared_and_never_seen_before_it_is
         table = await _daily_table(rig, d, uid)
         await play_out(rig, table, {uid: "buttons"})
         tables.append(table)
-        compared = [t for t in texts_to(rig, d.chat_id) if t.startswith("Daily board 1:")]
-        assert compared and f"against {i + 1} table" in compared[-1]
+        compared = [t for t in texts_to(rig, d.chat_id) if t.startswith("Daily board 1 against the field")]
+        # the other tables it is compared with: none for the first, then the ones before it
+        assert compared and (f"compared with {i} other table{'s' if i > 1 else ''} so far" in compared[-1] if i
+                             else "no other table has played it yet" in compared[-1]), compared[-1]
     store = BoardStore.of(rig.store)
     board = (await store.set_boards("daily", _day(rig)))[0]
     plays = await store.plays([board.id])

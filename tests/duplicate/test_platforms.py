@@ -22,7 +22,7 @@ async def test_the_terminal_plays_todays_board_with_three_ais(tmp_path: Path) ->
         code = await play_console(store, inp=io.StringIO("auto\n" * 200), out=out, lang="en", daily=True, seed=4)
         text = out.getvalue()
         assert code == 0
-        assert "Daily board 1" in text and "against 1 table so far" in text
+        assert "Daily board 1 against the field: no other table has played it yet" in text
         [board] = [b for b in await BoardStore.of(store).set_boards("daily", _today()) if b.number == 1]
         [play] = await BoardStore.of(store).plays([board.id])
         assert play.status == "done" and [s["kind"] for s in play.seats] == ["human", "ai", "ai", "ai"]

@@ -128,7 +128,7 @@ def test_drawn_card_names_suit_and_level_a_joker_no_trump() -> None:
     assert seen_nt and seen_suit
 
 
-# ----- the kitty of a board: 002 第四条 3, whatever the preset -----
+# ----- the kitty of a board: 002 第四条 3 under the duplicate preset, every board's default -----
 
 KITTY_25 = ["KS", "TD", "5C", "3S", "4S", "6S", "7S", "9S"]  # K 10 + 10 + 5 = 25 points
 
@@ -148,9 +148,8 @@ def _last_trick(rules: Rules, hands: list[list[str]], plays: list[tuple[int, lis
     return hand.result.defender_points, hand.result.kitty_multiplier
 
 
-@pytest.mark.parametrize("name", ["classic", "competition", "chaodipi", "super"])
-def test_every_board_digs_the_kitty_as_002_says_whatever_its_preset(name: str) -> None:
-    rules = board_rules(preset(name), BoardSpec(0, 0, 1))
+def test_a_board_of_the_duplicate_preset_digs_the_kitty_as_002_says() -> None:
+    rules = board_rules(preset("duplicate"), BoardSpec(0, 0, 1))
     assert rules.kitty_scheme == "pair4"
     # the issue's example: the defenders (E) take the last trick with a pair, 25 kitty points: 25 × 4 = 100
     pair = [["3C", "3C"], ["AS", "AS"], ["4C", "4C"], ["6C", "6C"]]
@@ -180,3 +179,12 @@ def test_every_board_digs_the_kitty_as_002_says_whatever_its_preset(name: str) -
     # the declarers take the last trick with a pair: the kitty is theirs, nothing added
     assert _last_trick(rules, [["AS", "AS"], ["3C", "3C"], ["4C", "4C"], ["6C", "6C"]],
                        [(0, ["AS", "AS"]), (1, ["3C", "3C"]), (2, ["4C", "4C"]), (3, ["6C", "6C"])]) == (0, 0)
+
+
+def test_a_board_keeps_the_kitty_of_the_preset_its_organiser_chose() -> None:
+    """`board new classic`: the organiser asked for classic's rules, its ×2 flat kitty included (every
+    table of the board plays them, so the comparison stays fair)."""
+    rules = board_rules(preset("classic"), BoardSpec(0, 0, 1))
+    pair = [["3C", "3C"], ["AS", "AS"], ["4C", "4C"], ["6C", "6C"]]
+    assert _last_trick(rules, pair, [(1, ["AS", "AS"]), (2, ["4C", "4C"]), (3, ["6C", "6C"]),
+                                     (0, ["3C", "3C"])]) == (50, 2)

@@ -255,7 +255,7 @@ def test_rules_round_trip_and_overrides() -> None:
     r = preset("classic", target="5", must_play="2,5", kitty_scheme="power2", hollow_pairs="yes")
     assert r.target == 3 and r.must_play == (0, 3) and r.hollow_pairs
     assert Rules.from_dict(r.to_dict()) == r
-    for name in ("classic", "competition", "chaodipi", "super"):
+    for name in ("classic", "competition", "chaodipi", "super", "duplicate"):
         assert Rules.from_dict(preset(name).to_dict()) == preset(name)
     with pytest.raises(RulesError):
         preset("classic", nonsense=1)

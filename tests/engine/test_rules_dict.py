@@ -20,7 +20,7 @@ def slow_to_dict(r: engine.Rules) -> dict[str, object]:
 
 
 def test_to_dict_is_what_asdict_gave_and_each_call_gets_a_fresh_dict() -> None:
-    for name in ("classic", "competition", "chaodipi", "super"):
+    for name in ("classic", "competition", "chaodipi", "super", "duplicate"):
         r = engine.preset(name)
         assert r.to_dict() == slow_to_dict(r)
         d = r.to_dict()

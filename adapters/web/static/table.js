@@ -62,6 +62,9 @@
     return f && f.taken ? f.name + (f.is_ai ? w("seat.ai_mark") : f.away ? w("seat.away_mark") : "") : w("seat.empty");
   };
   const seatLabel = (s) => "①②③④"[s] + seatName(s);
+  // A team as the table names it: "Team A (①Ann, ③Bo)" (as bot/scene/text.py's side_text).
+  const sideText = (k) => w("result.side", {team: team(k),
+    who: T().seats.filter((f) => f.team === k).map((f) => seatLabel(f.seat)).join(", ")});
   const trumpText = (t) => t.suit === "NT" ? w("table.no_trump") : t.suit ? SUIT[t.suit] :
     t.declared ? w("hand.trump_so_far", {trump: t.declared.suit === "NT" ? w("table.no_trump") : SUIT[t.declared.suit]}) :
       w("table.trump_undecided");
@@ -176,7 +179,8 @@
       $("hand").innerHTML = ""; $("actions").innerHTML = ""; return;
     }
     $("info").textContent = [w("web.hand", {hand: t.hand_no}), w("web.level", {level: rank(t.level)}),
-      w("web.trump", {trump: trumpText(t.trump)}), t.status === "paused" ? w("table.paused") : w("phase." + t.phase)].join(" · ");
+      w("web.trump", {trump: trumpText(t.trump)}), t.status === "paused" ? w("table.paused") :
+      w(t.board && t.phase === "match_over" ? "phase.board_over" : "phase." + t.phase)].join(" · ");
     // each team on its own: its level, then whether it declares or defends and its points (the
     // defenders' count, penalties included, is the one that decides the hand)
     const defenders = t.declarers === null ? null : 1 - t.declarers;
@@ -201,8 +205,8 @@
       $("slot-" + place(s)).dataset.seat = s;
     }
     const d = t.trump.declared;
-    $("center-note").textContent = t.result ? w("result.match_title") : d && t.phase !== "playing" && !t.trick.length ?
-      w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) : "";
+    $("center-note").textContent = t.result ? w(t.result.board ? "phase.board_over" : "result.match_title") :
+      d && t.phase !== "playing" && !t.trick.length ? w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) : "";
     const last = t.last_trick;
     $("last").hidden = !last;
     $("last").setAttribute("aria-pressed", String(recall && !!last));
@@ -239,7 +243,7 @@
   function resultLines(r) {
     const b = r.board;
     if (b) return [`<b>${w("board.table_done", {n: b.number === null ? "?" : b.number,
-      dir: w(b.declarers === 0 ? "dup.dir_NS" : "dup.dir_EW"), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score})}</b>`];
+      side: sideText(b.declarers), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score}, ["side"])}</b>`];
     if (r.reason === "forfeit") return [`<b>${w("result.match_title")}</b>`,
       w("forfeit.done", {team: team(1 - r.winner), winner: team(r.winner)}),
       w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])})];
