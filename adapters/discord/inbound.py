@@ -306,8 +306,7 @@ class Inbound:
             except discord.HTTPException as exc:
                 log.info("discord: deferring command %s failed: %s", i.id, exc)
                 return
-        with contextlib.suppress(discord.HTTPException, aiohttp.ClientError):  # (a stop closed the session)
-            await i.delete_original_response()  # done, with nothing to say to this user alone
+        await _delete_placeholder(i)  # done, with nothing to say to this user alone
 
     async def _handle(self, event: Incoming, reply: Reply) -> None:
         try:
@@ -325,8 +324,7 @@ class Inbound:
             if not reply.thinking:
                 return
             reply.thinking = False
-        with contextlib.suppress(discord.HTTPException):
-            await reply.interaction.delete_original_response()
+        await _delete_placeholder(reply.interaction)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -356,3 +354,14 @@ async def _deferred(interaction: discord.Interaction[Any], **kwargs: Any) -> boo
         log.info("discord: interaction %s not deferred: %s", interaction.id, exc)
         return False
     return True
+
+
+async def _delete_placeholder(interaction: discord.Interaction[Any]) -> None:
+    """Removes a command's "thinking" placeholder; a bot stopping meanwhile has closed its HTTP
+    session (aiohttp raises RuntimeError for that), which is no error of the command's."""
+    try:
+        await interaction.delete_original_response()
+    except (discord.HTTPException, aiohttp.ClientError):
+        pass
+    except RuntimeError:
+        log.debug("discord: the session closed before a placeholder was removed")
