@@ -44,9 +44,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy engine persistence bot adapters app
 
-# In TEST_WORKERS processes (default: one a core), in a new order every run (TEST_SEED=N repeats one),
+# In TEST_WORKERS processes (default: one a core and one more, for the tests that wait on real
+# processes and real platforms' pace), in a new order every run (TEST_SEED=N repeats one),
 # naming the 15 slowest tests at the end. docs/testing.md says how the suite is laid out.
-TEST_WORKERS ?= auto
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 pytest: $(STAMP) $(MO)
 	@seed=$${TEST_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
 	echo "test order: TEST_SEED=$$seed make pytest runs this order again"; \
