@@ -62,11 +62,9 @@ def test_compact_log_reads_as_value_types_and_grows_after_reading() -> None:
     assert m.version == n + 1 and m.actions[-1].to_json() == {"t": "deal", "n": 4}
 
 
-def test_failed_throw_is_logged_as_attempted_and_corrected() -> None:
-    """A throw the others can beat is logged as tried, played as its weakest failing unit, penalised."""
-    rng = random.Random(5)
-    m = Match.new(preset("competition"), 5)  # 10 points a card thrown
-    while m.phase != "playing":  # deal, pass, bury, then stop at the first lead
+def trusted_to_first_lead(m: Match) -> None:
+    """Through the trusted calls (unlike `engine.bench.to_first_lead`): deals, passes (declaring when the deal forces it) and buries, then stops at the first lead."""
+    while m.phase != "playing":
         h = m.hand
         if h.phase == "dealing":
             m.deal_trusted(4)
@@ -80,6 +78,13 @@ def test_failed_throw_is_logged_as_attempted_and_corrected() -> None:
             m.bury_trusted(seat, tuple(f for f in range(54) for _ in range(h.hands[seat][f]))[:8])
         else:
             m.next_trusted()
+
+
+def test_failed_throw_is_logged_as_attempted_and_corrected() -> None:
+    """A throw the others can beat is logged as tried, played as its weakest failing unit, penalised."""
+    rng = random.Random(5)
+    m = Match.new(preset("competition"), 5)  # 10 points a card thrown
+    trusted_to_first_lead(m)
     h = m.hand
     while m.phase == "playing":
         turn = h.turn
@@ -185,20 +190,7 @@ def test_a_failed_throw_names_who_beats_it_and_with_what() -> None:
     seen = 0
     for seed in range(1, 40):
         m = Match.new(preset("competition"), seed)
-        while m.phase != "playing":
-            h = m.hand
-            if h.phase == "dealing":
-                m.deal_trusted(4)
-            elif h.phase == "declaring" and h.forced:
-                bidder = next(s for s in h.to_act() if h.declare_options(s))
-                m.declare_trusted(bidder, h.declare_options(bidder)[0])
-            elif h.phase == "declaring":
-                m.pass_trusted(h.to_act()[0])
-            elif h.phase == "burying":
-                burier = h.to_act()[0]
-                m.bury_trusted(burier, tuple(f for f in range(54) for _ in range(h.hands[burier][f]))[:8])
-            else:
-                m.next_trusted()
+        trusted_to_first_lead(m)
         h = m.hand
         while m.phase == "playing" and seen < 12:
             turn = h.turn
