@@ -80,6 +80,8 @@ class Intake:
         self.refused = asyncio.Event()
         self.retry_first = RETRY_FIRST
         self._next = 0  # long polling: past the newest update seen
+        self._pending: dict[int, Update] = {}  # long polling: fetched, not yet taken
+        self._taken: set[int] = set()  # taken, but still at or past the offset (Telegram repeats them)
 
     # ----- one update -----
 
@@ -114,6 +116,10 @@ class Intake:
 
     # ----- long polling -----
 
+    def holds(self, update_id: int) -> bool:
+        """Whether polling already has this update (Telegram repeats it until the offset passes it)."""
+        return update_id in self._pending or update_id in self._taken
+
     async def start_polling(self) -> None:
         cfg = self.config
         await self.app.bot.delete_webhook(drop_pending_updates=cfg.drop_pending_updates)
@@ -121,15 +127,16 @@ class Intake:
         self._poller = asyncio.get_running_loop().create_task(self._poll(), name="telegram-polling")
 
     async def _poll(self) -> None:
-        pending: dict[int, Update] = {}  # fetched, not yet taken
-        taken: set[int] = set()  # taken, but still at or past the offset (Telegram repeats them)
+        pending: dict[int, Update] = {}
+        taken: set[int] = set()
+        self._pending, self._taken = pending, taken
         serving: dict[int, asyncio.Task[bool]] = {}
         again_at: dict[int, float] = {}  # an update that failed: when it may be served again
         tries: dict[int, int] = {}
         trouble = 0.0  # seconds to wait after a failed poll (0: the last one went through)
         while not self._stop.is_set():
             self.offset = min(pending) if pending else self._next
-            taken = {t for t in taken if t >= self.offset}
+            taken -= {t for t in taken if t < self.offset}
             try:
                 updates = await self._get_updates(0 if pending else self.config.poll_timeout)
             except InvalidToken:  # revoked in @BotFather while running: no retry helps

@@ -25,7 +25,6 @@ from collections.abc import Callable
 
 from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder
-from telegram.request import HTTPXRequest
 
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.flood import FloodGate
@@ -33,7 +32,7 @@ from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
 from adapters.telegram.intake import Intake
 from adapters.telegram.menu import set_menus
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
-from adapters.telegram.request import BoundedHTTPXRequest
+from adapters.telegram.request import BoundedHTTPXRequest, PollingRequest
 from adapters.telegram.shared_flood import Ledger, SharedBudget
 from bot.commands import Registry
 from bot.platform import CredentialsRefused, PlatformDown
@@ -73,13 +72,15 @@ class TelegramRunner:
         """`ledger`: the flood budgets shared with the other workers of this bot (PostgreSQL)."""
         self.config = config
         self.order = order if order is not None else PerChatOrder()
-        self.app: Application = self._build(config, request_timeout, self.order)  # type: ignore[type-arg]
+        polling = PollingRequest(read_timeout=config.poll_timeout + 10.0, socket_options=NO_DELAY)
+        self.app: Application = self._build(config, request_timeout, self.order, polling)  # type: ignore[type-arg]
         gate = FloodGate(config.limits, clock)
         if ledger is not None:
             gate.shared = SharedBudget(ledger, config.limits, clock)
         self.platform = TelegramPlatform(self.app.bot, gate)
         self.inbound = Inbound(host, self.platform)
         self.intake = Intake(self.app, config, self.inbound.receipts)
+        polling.held = self.intake.holds
         for handler in self.inbound.handlers():
             self.app.add_handler(handler)
         self.app.add_error_handler(self.inbound.on_error)
@@ -89,7 +90,7 @@ class TelegramRunner:
 
     @staticmethod
     def _build(config: TelegramConfig, request_timeout: float,
-               order: PerChatOrder) -> Application:  # type: ignore[type-arg]
+               order: PerChatOrder, polling: PollingRequest) -> Application:  # type: ignore[type-arg]
         builder = (
             ApplicationBuilder()
             .token(config.token)
@@ -98,7 +99,7 @@ class TelegramRunner:
             .request(BoundedHTTPXRequest(connection_pool_size=CONNECTIONS, read_timeout=request_timeout,
                                   write_timeout=request_timeout, connect_timeout=request_timeout,
                                   socket_options=NO_DELAY))
-            .get_updates_request(HTTPXRequest(read_timeout=config.poll_timeout + 10.0, socket_options=NO_DELAY))
+            .get_updates_request(polling)
             .concurrent_updates(order)
         )
         return builder.build()
