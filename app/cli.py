@@ -1,4 +1,9 @@
-"""`tractor-host`: run the bots, play in the terminal, simulate AI matches, manage the database."""
+"""`tractor-host`: run the bots, play in the terminal, simulate AI matches, manage the database.
+
+Each command imports only what it runs: the chat platforms' clients (python-telegram-bot,
+discord.py, aiohttp) are half of a start's CPU, and the terminal table and the database tools
+never use them.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +14,9 @@ import shlex
 import sys
 from collections.abc import Sequence
 
+from adapters.discord.config import DiscordConfig
+from adapters.telegram.config import TelegramConfig
 from app import logs
-from app.console import play_console
-from app.db import db_command
-from app.run import run_bots
-from app.simulate import simulate, simulate_league
 from app.store import StoreUnavailable, open_store
 from bot.platform import CredentialsRefused
 from bot.settings import AI_LEVELS
@@ -71,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     logs.configure(words)
     if words[:1] == ["db"]:  # its own parser reads the rest, --help included (it lists the subcommands)
+        from app.db import db_command
         try:
             return asyncio.run(db_command(words[1:]))
         except StoreUnavailable as exc:
@@ -80,7 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmd = args.cmd or "run"
     try:
         if cmd == "db":
+            from app.db import db_command
             return asyncio.run(db_command(args.args))
+        if cmd == "simulate":
+            from app.simulate import simulate, simulate_league
         if cmd == "simulate" and args.league:
             league = asyncio.run(simulate_league(matches=args.matches, people=args.people, preset=args.preset,
                                                  db=args.db, seed=args.seed, options=args.options,
@@ -92,12 +99,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                                            level=args.level, options=args.options, synchronous=args.sync))
             print(summary.text())
             return 0 if summary.finished == args.matches else 1
-        if cmd == "console":
-            return asyncio.run(_console(args.db, args.new, args.lang, args.preset, args.options, args.daily))
-        return asyncio.run(run_bots(getattr(args, "db", None), fresh=getattr(args, "new", False),
-                                    options=getattr(args, "options", []), again=_again(getattr(args, "db", None)),
-                                    lang=getattr(args, "lang", None), preset=getattr(args, "preset", "classic"),
-                                    daily=getattr(args, "daily", False)))
+        if cmd == "run" and (TelegramConfig.from_env() is not None or DiscordConfig.from_env() is not None):
+            from app.run import run_bots
+            return asyncio.run(run_bots(args.db))
+        # `run` with no token is the terminal table, as `console` is
+        db = getattr(args, "db", None)
+        return asyncio.run(_console(db, getattr(args, "new", False), getattr(args, "lang", None),
+                                    getattr(args, "preset", "classic"), getattr(args, "options", []),
+                                    getattr(args, "daily", False)))
     except KeyboardInterrupt:
         return 130  # the terminal table said how to go on with it
     except CredentialsRefused as exc:  # no restart helps: a supervisor should not try (exit status 2)
@@ -110,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def _console(db: str | None, fresh: bool, lang: str | None, preset: str, options: list[str],
                    daily: bool = False) -> int:
+    from app.console import play_console
     store = await open_store(db)
     try:
         return await play_console(store, fresh=fresh, inp=sys.stdin, out=sys.stdout, lang=lang,

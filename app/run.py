@@ -8,8 +8,7 @@ import logging
 import os
 import random
 import signal
-import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from aiohttp import web
@@ -21,7 +20,6 @@ from adapters.telegram.run import TelegramRunner
 from adapters.web.config import WebConfig
 from adapters.web.server import WebTable
 from app import collector
-from app.console import play_console
 from app.features import build_host
 from app.store import open_store
 from app.web import Figures, Health, worker_app
@@ -44,26 +42,16 @@ RETRY_FIRST = 1.0
 RETRY_LAST = 60.0
 
 
-async def run_bots(db: str | None, *, fresh: bool = False, options: Sequence[str] = (),
-                   again: str = "make run", lang: str | None = None, preset: str = "classic",
-                   daily: bool = False) -> int:
-    """Starts every platform with a token; with none, the terminal table (`lang`, `preset`, `daily`
-    are the table's, as `console` takes them).
+async def run_bots(db: str | None) -> int:
+    """Starts every platform with a token (`tractor-host run` with one set; with none it is the
+    terminal table, app/cli.py).
 
     A platform that refuses its token ends the start (CredentialsRefused, exit status 2 from the
     command line: no restart helps). One that cannot be reached is tried again in the background,
     with a one-line warning each time, while the rest runs."""
     telegram_config = TelegramConfig.from_env()
     discord_config = DiscordConfig.from_env()
-    bots = telegram_config is not None or discord_config is not None
-    store = await open_store(db, worker=worker_name() if bots else None)
-    if telegram_config is None and discord_config is None:
-        try:
-            return await play_console(store, fresh=fresh, inp=sys.stdin, out=sys.stdout,
-                                      lang=lang or os.environ.get("TRACTOR_LANG"), options=list(options),
-                                      again=again, preset=preset, daily=daily)
-        finally:
-            await store.close()
+    store = await open_store(db, worker=worker_name())
     host = build_host(store)
     # On PostgreSQL every process is a worker among possibly several: it drives the tables it holds.
     cluster = Cluster(host, store, store.cluster()) if isinstance(store, PostgresStore) else None
