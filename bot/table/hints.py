@@ -40,9 +40,10 @@ async def strongest(table: TableOps, s: int, fallback: Action) -> Action:
     view = table.seat_view(s)
     seed = move_seed(table.seed, version, s)
     level = AI_LEVELS[-1]
-    budget = (
-        HINT_BUDGET / EXPERT_TIME if level == "expert" else HINT_BUDGET
-    )  # expert: the same time, more candidates
+    # no longer than the table's AI players may think (its `ai_budget`); expert: the same time, more candidates
+    budget = min(HINT_BUDGET, table.settings.ai_budget)
+    if level == "expert":
+        budget /= EXPERT_TIME
     try:
         act = await table.host.run_ai(lambda: chooser(view, level, seed, budget))
     except Exception:

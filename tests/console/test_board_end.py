@@ -18,7 +18,7 @@ import pytest
 
 from tests.console.pty_screen import Terminal
 
-FAST = ["deal=0.002", "ai_declare=0.01", "next=0.01"]
+FAST = ["deal=0.002", "ai_declare=0.01", "next=0.01", "ai_budget=0.05"]  # hints think 0.05 s, not 0.3 s
 MATCH_WORDS = ("🏆", "The match is over", "wins:", "Levels now", "takes over", "holds the deal", "goes up", "N-S",
                "E-W", "table so far", "tables so far", "比赛结束", "获胜", "现在级别", "上台", "守庄", "南北", "东西")
 

@@ -59,7 +59,8 @@ def test_a_newcomer_plays_a_whole_match_in_a_terminal_with_a_resume(tmp_path: Pa
         pytest.skip("the tractor-host script is not installed next to this Python")
     db = tmp_path / "pty.sqlite3"
     first: list[str] = []
-    child = _spawn(["run", "--db", str(db), "target=3", "deal=0.02", "ai_declare=0.1", "next=0.1"], first)
+    child = _spawn(["run", "--db", str(db), "target=3", "deal=0.02", "ai_declare=0.1", "next=0.1", "ai_budget=0.05"],
+                   first)  # hints think 0.05 s a turn, not 0.3 s
     child.expect("Your hand")
     for _ in range(3000):  # a few tricks into the first hand (prompts also come back while cards arrive)
         child.expect(PROMPT)

@@ -24,7 +24,7 @@ from tests.console.pty_screen import ENTER, RIGHT, TAB, Terminal
 from tests.scenarios.doors import ANN_SEAT, deal_until, write_match
 from tests.scenarios.seen import TEXT_TO_CODE
 
-FAST = ["deal=0.01", "ai_declare=0.05", "next=0.05"]
+FAST = ["deal=0.01", "ai_declare=0.05", "next=0.05", "ai_budget=0.05"]  # hints think 0.05 s, not 0.3 s
 PRESS = re.compile(r"\bpress\b|按回车|按「|按一下|arrive privately", re.I)
 
 

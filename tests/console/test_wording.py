@@ -71,7 +71,9 @@ async def test_mixed_cards_are_not_a_declaration_and_joker_asks_which() -> None:
 
 async def test_hint_names_a_move_and_says_why_in_one_line() -> None:
     out = io.StringIO()
-    await play_console(MemoryStore(), inp=io.StringIO("pass\n" + "hint\nauto\n" * 12 + "quit\n"), out=out, lang="en", seed=5)
+    # the strongest AI level searches for each hint: 0.05 s, the table's ai_budget, instead of 0.3 s
+    await play_console(MemoryStore(), inp=io.StringIO("pass\n" + "hint\nauto\n" * 12 + "quit\n"), out=out, lang="en", seed=5,
+                       options=["ai_budget=0.05"])
     reasons = [tr("en", k) for k in catalog("en") if k.startswith("hint.why_")]
     hints = [line.split("! ", 1)[1] for line in out.getvalue().splitlines() if "! Suggestion: " in line]
     assert len(hints) >= 10
