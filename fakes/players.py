@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from bot.host import Host
 from bot.intents import codec
 from bot.intents.types import BurySelection, ButtonAct, Declare, LobbyStart, Page, Pass, PlaySelection, Toggle
 from bot.table.seats import Seat
+from engine.match import Match
 from fakes.telegram_api import BOT_ID, BOT_USERNAME, ApiCall, FakeTelegram
 from fakes.telegram_rig import HandledOrder
 
@@ -326,25 +328,42 @@ def snapshot_of(host: Host, match_id: int | None, by_hand: dict[int, set[str]] |
     if table is None or table.match is None:
         return snap
     m = table.match
-    start = max((i + 1 for i, a in enumerate(m.actions_json()) if a.get("t") == "next"), default=0)
+    people = tuple((s, str(seat.user_id)) for s, seat in enumerate(table.seats) if seat.human)
+    # A fake takes a snapshot at every call the bot makes, and reading the whole log each time made
+    # the leak scan most of a whole match's CPU: what was read is kept until the match moves.
+    key = (m.version, people)
+    kept = _SEEN.get(m)
+    if kept is None or kept[0] != key:
+        kept = (key, *_read(m, people))
+        _SEEN[m] = kept
+    _, public, known, hand_no = kept
+    snap.public = set(public)
+    if by_hand is not None:
+        by_hand.setdefault(hand_no, set()).update(public)
+        snap.by_hand = {k: set(v) for k, v in by_hand.items()}
+    snap.known = {user: set(cards) for user, cards in known.items()}
+    return snap
+
+
+_SEEN: weakref.WeakKeyDictionary[Match, tuple[object, frozenset[str], dict[str, frozenset[str]], int]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _read(m: Match, people: tuple[tuple[int, str], ...]) -> tuple[frozenset[str], dict[str, frozenset[str]], int]:
+    actions = m.actions_json()
+    start = max((i + 1 for i, a in enumerate(actions) if a.get("t") == "next"), default=0)
     public: set[str] = set()
     own: dict[int, set[str]] = {s: set() for s in range(4)}
-    for a in m.actions_json()[start:]:
+    for a in actions[start:]:
         if a.get("t") in ("play", "declare", "chao"):
             public.update(card_text(c) for c in a["cards"])
         if a.get("t") in ("play", "declare", "chao", "bury") and isinstance(a.get("seat"), int):
             own[a["seat"]].update(card_text(c) for c in a["cards"])
-    last = m.public_view().get("last_result") or {}
+    pub = m.public_view()
+    last: dict[str, Any] = dict(pub.get("last_result") or {})
     public.update(card_text(c) for c in last.get("kitty") or [])
-    snap.public = public
-    if by_hand is not None:
-        by_hand.setdefault(int(m.public_view().get("hand_no", 1)), set()).update(public)
-        snap.by_hand = {k: set(v) for k, v in by_hand.items()}
-    for s, seat in enumerate(table.seats):
-        if seat.human:
-            hand = {card_text(c) for c in m.view(s).get("hand") or []}
-            snap.known[str(seat.user_id)] = hand | own[s]
-    return snap
+    known = {user: frozenset({card_text(c) for c in m.view(s, pub).get("hand") or []} | own[s]) for s, user in people}
+    return frozenset(public), known, int(pub.get("hand_no", 1))
 
 
 def _call_texts(call: ApiCall) -> list[str]:
