@@ -111,13 +111,14 @@ def test_check_and_apply_agree_on_every_probe() -> None:
     m = Match.new(preset("chaodipi"), 9)
     probes = [Play(s, (c,)) for s in range(4) for c in ("AS", "2H", "BJ")] + [Pass(s) for s in range(4)]
     for _ in range(300):
+        clone = Match.replay(m.rules, m.seed, m.actions)  # replayed from its log, once a step
         for p in probes:
             err = m.check(p)
             if err is not None:
-                clone = Match.replay(m.rules, m.seed, m.actions)
                 with pytest.raises(IllegalAction) as got:
                     clone.apply(p)
                 assert got.value.code == err.code
+                assert clone.version == m.version and clone.public_view() == m.public_view()  # refused: unchanged
         m.apply(random_action(m, rng))
 
 
