@@ -66,7 +66,7 @@ async def test_appends_go_on_through_killed_connections_each_landing_once(pg_url
     """The server ends every session of the store five times while actions are appended one after
     another (as `pg_terminate_backend` does, and as a restart does to each): every append is
     answered "applied" once, the log holds each once in order, and the store counted the lost
-    connections and the attempts made again (what /metrics shows, app/web.py)."""
+    connections it met and the attempts made again (what /metrics shows, app/web.py)."""
     store = await PostgresStore.open(pg_url, max_size=3)
     killer = await asyncpg.connect(pg_url)
     try:
@@ -86,5 +86,8 @@ async def test_appends_go_on_through_killed_connections_each_landing_once(pg_url
         await store.close()
     assert results == ["applied"] * 30
     assert stored is not None and [a["n"] for a in stored.actions] == list(range(30))
-    assert store.health.errors >= 5 and store.health.retries >= 5 and store.health.gave_up == 0
+    # A killed session found idle may be replaced by the pool before it is used (no error then): on a
+    # busy machine 4 of the 5 kills were met mid-use. Each one met was counted and tried again.
+    assert 1 <= store.health.errors <= 5 * 3 and store.health.retries == store.health.errors
+    assert store.health.gave_up == 0
     assert store.health.down_since is None  # reachable again, and said so
