@@ -135,6 +135,8 @@ def table_text(sc: TableScene, lang: str, *, countdown: bool = True, history: bo
         lines.append(tr(lang, "table.last_trick", trick=trick_text(sc.last_trick, sc.seats, lang)))
     if sc.trick:
         lines.append(tr(lang, "table.trick", trick=plays_text(sc.trick, sc.seats, lang)))
+        if len(sc.trick) > 1 and sc.winning is not None:  # alone on the table, the lead wins: nothing to say
+            lines.append(tr(lang, "table.winning", who=seat_label(sc.seats[sc.winning], lang)))
     waiting = waiting_line(sc, lang, countdown=countdown)
     if waiting:
         lines.append(waiting)

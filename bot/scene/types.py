@@ -202,6 +202,7 @@ class TableScene:
     trump: Trump = Trump(None)
     declarers: int | None = None  # the dealing team, once known; the other team defends
     trick: tuple[Played, ...] = ()  # the trick being played, in playing order
+    winning: int | None = None  # the seat whose play wins that trick so far (`engine.trick_leader`)
     last_trick: Trick | None = None
     tricks_played: int = 0
     won: tuple[Won, ...] = ()  # who won each completed trick of the hand, in order

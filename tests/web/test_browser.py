@@ -490,15 +490,22 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
             if act.t == "play":
                 plays.append((s, version))
             trick = table.match.public_view()["trick"]
-            if act.t == "play" and trick and not laid_out:  # the trick lies on the table, each play at its seat
+            if act.t == "play" and len(trick) == 2 and not laid_out:  # the trick lies on the table, each play at its seat
                 laid_out = True
                 nxt = (s + 1) % 4
                 await pages.shows(nxt, table.match.version)
                 where = await pages.js(nxt, "return [...document.querySelectorAll('#center .slot')]"
                                        ".map(e => [e.id, Number(e.dataset.seat), e.textContent]);")
                 shown = {seat: text for _, seat, text in where}
-                assert shown[s] == "".join(card_text(c) for c in cards), where
+                assert shown[s] == "".join(card_text(c) for c in dict(trick)[s]), where  # as the engine laid them
                 assert dict((seat, slot) for slot, seat, _ in where)[s] == "slot-left", where  # the one before me
+                # the seat winning the trick so far: its cards framed, and said in the middle
+                winning = table.screen.scenes.public().winning
+                assert winning in (s, trick[0][0])
+                framed = await pages.js(nxt, "return [...document.querySelectorAll('#center .slot')]"
+                                        ".filter(e => e.querySelector('.win')).map(e => Number(e.dataset.seat));")
+                note = await pages.js(nxt, "return document.getElementById('center-note').textContent;")
+                assert framed == [winning] and note.startswith("Winning so far: " + "①②③④"[winning]), (framed, note)
                 # both teams, who defends, and what the defenders' points would mean now (the scene's stake)
                 stake = table.screen.scenes.public().stake
                 assert stake is not None and stake.side == "declarers" and stake.next_at is not None

@@ -200,13 +200,15 @@
       const tags = [f.dealer ? `★${w("web.dealer")}` : "", f.cards !== null ? w("table.cards_left", {n: f.cards}).replace(/^·\s*/, "") : ""];
       el.innerHTML = `<div class="name">${esc(seatLabel(s))}${s === st.seat ? ` (${w("web.you")})` : ""}</div>` +
         `<div class="tags">${tags.filter(Boolean).join(" ")}</div>`;
-      const win = recall && t.last_trick && t.last_trick.winner === s ? " win" : "";
+      // framed: the last trick's winner while it is recalled, else the seat winning this trick so far
+      const win = (recall ? t.last_trick && t.last_trick.winner : t.trick.length > 1 && t.winning) === s ? " win" : "";
       $("slot-" + place(s)).innerHTML = (played.get(s) || []).map((c) => mini(c, win)).join("");
       $("slot-" + place(s)).dataset.seat = s;
     }
     const d = t.trump.declared;
     $("center-note").textContent = t.result ? w(t.result.board ? "phase.board_over" : "result.match_title") :
-      d && t.phase !== "playing" && !t.trick.length ? w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) : "";
+      d && t.phase !== "playing" && !t.trick.length ? w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) :
+      !recall && t.trick.length > 1 && t.winning !== null ? w("table.winning", {who: seatLabel(t.winning)}) : "";
     const last = t.last_trick;
     $("last").hidden = !last;
     $("last").setAttribute("aria-pressed", String(recall && !!last));
