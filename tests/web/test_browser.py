@@ -41,7 +41,7 @@ from bot.cardtext import card_text
 from bot.host import Host
 from bot.scene.build import table_scene
 from bot.scene.text import result_lines, summary_lines
-from bot.scene.types import BoardScore, Result, Scene, SeatInfo, SeriesScore
+from bot.scene.types import BoardScore, Result, Scene, SeatInfo, SeriesScore, Stopped
 from bot.scene.wire import scene_json
 from bot.settings import TableSettings
 from bot.table.scenes import board_summary
@@ -302,7 +302,7 @@ window.WebSocket = class {
 
 async def match_end(pages: Pages, port: int) -> None:
     """The end of a match on the page: a real finished match's scene (first game of a best of
-    three), then the same end for a duplicate board and as a forfeit; its lines those
+    three), then the same end for a duplicate board, as a forfeit and abandoned by vote; its lines those
     the scene gives the chats (`result_lines`), screenshot at 360 px."""
     m = Match.new(preset("classic", target="3"), 2)
     for _ in range(3000):
@@ -320,9 +320,10 @@ async def match_end(pages: Pages, port: int) -> None:
     board = replace(sc.result, board=BoardScore(3, 1, 45, declarers_score(45)))
     assert sc.summary is not None
     forfeit = Result(1 - sc.result.winner, sc.levels, "forfeit")
+    abandoned = Result(None, sc.levels, "abandoned", stopped=Stopped(sc.hand_no, sc.defenders, sc.defender_points))
     scenes = [replace(sc, result=game), replace(sc, result=board, summary=board_summary(sc.summary)),
-              replace(sc, result=forfeit)]
-    frames = [{"type": "state", "match": 99, "version": x.version, "status": "finished", "seat": 0, "lang": "en",
+              replace(sc, result=forfeit), replace(sc, status="abandoned", summary=None, result=abandoned)]
+    frames = [{"type": "state", "match": 99, "version": x.version, "status": x.status, "seat": 0, "lang": "en",
                "scene": scene_json(Scene(x, 0, "en"))} for x in scenes]
 
     def go() -> None:
@@ -342,12 +343,13 @@ async def match_end(pages: Pages, port: int) -> None:
                 if await pages.js(4, "return window.tractor.summary();"):
                     break
                 await asyncio.sleep(0.05)
-            assert x.result is not None and x.summary is not None
+            assert x.result is not None
             more = result_lines(x.result, x.seats, lang)  # a line the hand's end said already, once
-            want = [line for line in summary_lines(x.summary, x.seats, lang) if line not in more] + more
+            said = summary_lines(x.summary, x.seats, lang) if x.summary is not None else []
+            want = [line for line in said if line not in more] + more
             lines = await pages.js(4, "return [...document.querySelectorAll('#summary div')].map(d => d.textContent);")
             assert lines == want, (lines, want)
-            layout = await pages.shot(4, f"phone-{('match', 'board', 'forfeit')[f]}-over-{lang}.png")
+            layout = await pages.shot(4, f"phone-{('match', 'board', 'forfeit', 'abandoned')[f]}-over-{lang}.png")
             assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
     await pages.js(4, "localStorage.removeItem('tractor.lang');")
 
