@@ -19,6 +19,10 @@
   const words = {};         // lang -> the catalog served at /words/<lang>.json
   let ws = null, retry = 0, refused = null, keys = 0, deadlineAt = null, recall = false;
   let summaryOpen = 0, summaryDone = 0; // the hand whose summary is shown, and the last one put away
+  // A best of three goes on at another table: the page follows it there, FOLLOW_MS after its game's
+  // end was drawn (or at a tap), and says the series' count there; `tries` while it is being opened.
+  const FOLLOW_MS = 6000;
+  let followed = null, followTimer = 0, tries = 0, carried = "";
   const pending = new Map();
   // When this page sent each act and first drew each version (ms, wall clock, the last 400): the
   // play-to-screen latency the browser test measures across the four pages of a table.
@@ -96,7 +100,12 @@
       const msg = JSON.parse(ev.data);
       if (msg.type === "state") { retry = 0; $("conn").hidden = true; onState(msg); }
       else if (msg.type === "notice") onNotice(msg);
-      else if (msg.type === "refused") {
+      else if (msg.type === "moved") { // the series' next game, and a link of its table
+        matchId = msg.match; delete auth.tg; auth.link = msg.link; tries = 0;
+        if (!tg) history.replaceState(null, "", `?m=${matchId}#k=${encodeURIComponent(msg.link)}`);
+      } else if (msg.type === "refused" && msg.reason === "no_table" && tries > 0) {
+        tries--; // the next game is not open yet
+      } else if (msg.type === "refused") {
         if (msg.reason !== "flood") refused = msg.reason; // too much sent: it comes back after a pause
         load(lang()).then(() => say(w("web.refused_" + msg.reason), true));
         if (msg.reason === "no_table") openReplay();
@@ -104,6 +113,9 @@
     };
     ws.onclose = (ev) => {
       ws = null;
+      if (ev.code === 4302 || (ev.code === 4401 && tries > 0 && !refused)) { // moved, or not there yet
+        setTimeout(connect, ev.code === 4302 ? 0 : 1000); return;
+      }
       if (ev.code === 4401 || ev.code === 4409 || refused) return;
       $("conn").hidden = false; $("conn").textContent = w("web.reconnecting");
       retry = ev.code === 4429 ? 6 : Math.min(retry + 1, 6);
@@ -117,6 +129,16 @@
     if (ws && ws.readyState === 1) ws.send(JSON.stringify({t: "seen", hidden: document.hidden}));
   }
   document.addEventListener("visibilitychange", seen);
+
+  function follow() {
+    clearTimeout(followTimer);
+    if (!st || followed !== st.match) return;
+    const r = T().result;
+    carried = r ? resultLines(r).slice(-1)[0] : ""; // the series' line, said on the next game's table
+    matchId = st.match; tries = 5;
+    if (ws) { const old = ws; ws = null; old.onclose = null; old.close(); }
+    connect();
+  }
 
   function send(a, cards) {
     if (!ws || ws.readyState !== 1) { say(w("web.reconnecting"), true); return; }
@@ -147,14 +169,20 @@
       const want = [...h.choices.bury_pick]; // the AI's pick of 8 comes selected: one tap buries it
       h.cards.forEach((c, i) => { const j = want.indexOf(c); if (j >= 0) { want.splice(j, 1); selected.add(i); } });
     }
-    const wasMyTurn = st && can().play, before = st ? T().hand_no : null;
+    if (st && msg.match !== st.match) { summaryOpen = summaryDone = 0; lastShown = -1; } // another game
+    const wasMyTurn = st && can().play, before = st && st.match === msg.match ? T().hand_no : null;
     st = msg;
+    const x = t.result && t.result.series;
+    if (x && !x.over && msg.status === "finished" && followed !== msg.match) {
+      followed = msg.match; followTimer = setTimeout(follow, FOLLOW_MS);
+    }
     if (t.summary && t.summary.hand_no > summaryDone && (t.phase === "hand_over" || t.phase === "match_over" ||
         before === t.summary.hand_no)) summaryOpen = t.summary.hand_no; // the end of a hand stays until put away
     deadlineAt = t.turn.clock ? performance.now() / 1000 + t.turn.clock.seconds : null;
     if (!wasMyTurn && can().play && tg && tg.HapticFeedback) tg.HapticFeedback.impactOccurred("light");
     load(lang()).then(() => {
       draw();
+      if (carried && msg.match !== followed) { say(carried); carried = ""; }
       if (msg.version > lastShown) { lastShown = msg.version; mark(timeline.shown, [msg.version, now()]); }
     });
   }
@@ -180,6 +208,7 @@
     }
     $("info").textContent = [w("web.hand", {hand: t.hand_no}), w("web.level", {level: rank(t.level)}),
       w("web.trump", {trump: trumpText(t.trump)}), t.status === "paused" ? w("table.paused") :
+      t.result && t.result.winner === null ? w("reason.abandoned") :
       w(t.board && t.phase === "match_over" ? "phase.board_over" : "phase." + t.phase)].join(" · ");
     // each team on its own: its level, then whether it declares or defends and its points (the
     // defenders' count, penalties included, is the one that decides the hand)
@@ -200,13 +229,15 @@
       const tags = [f.dealer ? `★${w("web.dealer")}` : "", f.cards !== null ? w("table.cards_left", {n: f.cards}).replace(/^·\s*/, "") : ""];
       el.innerHTML = `<div class="name">${esc(seatLabel(s))}${s === st.seat ? ` (${w("web.you")})` : ""}</div>` +
         `<div class="tags">${tags.filter(Boolean).join(" ")}</div>`;
-      const win = recall && t.last_trick && t.last_trick.winner === s ? " win" : "";
+      // framed: the last trick's winner while it is recalled, else the seat winning this trick so far
+      const win = (recall ? t.last_trick && t.last_trick.winner : t.trick.length > 1 && t.winning) === s ? " win" : "";
       $("slot-" + place(s)).innerHTML = (played.get(s) || []).map((c) => mini(c, win)).join("");
       $("slot-" + place(s)).dataset.seat = s;
     }
     const d = t.trump.declared;
     $("center-note").textContent = t.result ? w(t.result.board ? "phase.board_over" : "result.match_title") :
-      d && t.phase !== "playing" && !t.trick.length ? w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) : "";
+      d && t.phase !== "playing" && !t.trick.length ? w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) :
+      !recall && t.trick.length > 1 && t.winning !== null ? w("table.winning", {who: seatLabel(t.winning)}) : "";
     const last = t.last_trick;
     $("last").hidden = !last;
     $("last").setAttribute("aria-pressed", String(recall && !!last));
@@ -244,6 +275,12 @@
     const b = r.board;
     if (b) return [`<b>${w("board.table_done", {n: b.number === null ? "?" : b.number,
       side: sideText(b.declarers), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score}, ["side"])}</b>`];
+    if (r.winner === null) { // abandoned by its players' vote: where it stood, nobody won
+      const p = r.stopped;
+      return [`<b>${w("result.abandoned", {hand: p ? p.hand_no : "?"})}</b>`,
+        w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])})].concat(p && p.defenders !== null ?
+        [w("table.points_team", {team: team(p.defenders), points: p.points})] : []);
+    }
     if (r.reason === "forfeit") return [`<b>${w("result.match_title")}</b>`,
       w("forfeit.done", {team: team(1 - r.winner), winner: team(r.winner)}),
       w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])})];
@@ -265,8 +302,9 @@
     $("table").hidden = !el.hidden;
     if (!el.hidden) { $("last").hidden = true; $("stake").hidden = true; }
     if (el.hidden) return;
-    let lines = s ? summaryLines(s) : [];
     const r = t.result;
+    // an abandoned match shows a hand's end only if it stopped there (not the hand before the one it stopped in)
+    let lines = s && !(r && r.winner === null && t.phase !== "hand_over") ? summaryLines(s) : [];
     if (r) { // the match's lines after the hand's, a line the hand's end said already (the levels) once
       const more = resultLines(r);
       lines = lines.filter((x) => !more.includes(x)).concat(more);
@@ -277,6 +315,12 @@
       "</p>" : "") +
       (t.result ? "" : `<button type="button" id="go-on" class="primary">${w("web.go_on")}</button>`);
     if (!t.result) $("go-on").onclick = () => { summaryDone = summaryOpen; summaryOpen = 0; draw(); };
+    const x = r && r.series; // a best of three goes on: its next game, at once (it follows by itself too)
+    if (x && !x.over && st.status === "finished") {
+      el.insertAdjacentHTML("beforeend", `<button type="button" id="next-game" class="primary">` +
+        `${w("web.next_game", {game: x.wins[0] + x.wins[1] + 1})}</button>`);
+      $("next-game").onclick = follow;
+    }
   }
 
   function drawHand() {
