@@ -38,6 +38,7 @@ from bot.platform import Incoming, Platform, PlatformError, Receipt, Unreachable
 from bot.replays import Replay, hand_replay
 from bot.review import Told, chat_review
 from bot.settings import TableSettings
+from bot.suggestions import SHOWN, Ask, Suggestion
 from bot.table import Table, moves
 from bot.table.commands import table_commands
 from bot.table.context import AiPolicy, TableCore
@@ -774,6 +775,17 @@ class Host:
 
     def presets(self) -> tuple[str, ...]:
         return tuple(getattr(self.engine, "PRESETS", None) or ("classic", "competition", "chaodipi", "super"))
+
+    # ----- values offered as one types -----
+
+    async def suggest(self, ask: Ask) -> list[Suggestion]:
+        """What may go into the argument `ask` is typing, here (`bot.suggestions`); none if it fails."""
+        try:
+            found = await self.registry.suggest(ask, self.in_group(ask.where))
+        except Exception:
+            log.exception("suggestions for %s %s failed", ask.command, ask.arg)
+            return []
+        return found[:SHOWN]
 
     # ----- inline mode -----
 

@@ -25,6 +25,7 @@ from bot.i18n import normalize_lang
 from bot.intents import codec
 from bot.intents.types import Intent, ShowHand
 from bot.platform import Incoming, User, Where
+from bot.suggestions import Ask, Suggestion
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ Mode = Literal["command", "hand", "private", "public"]
 
 class HostLike(Protocol):
     async def handle(self, event: Incoming) -> None: ...
+
+    async def suggest(self, ask: Ask) -> list[Suggestion]: ...
 
 
 def user_of(interaction: discord.Interaction[Any]) -> User:
@@ -190,6 +193,21 @@ class Inbound:
         event = Incoming("command", user_of(interaction), where, key=str(interaction.id), name=name, args=args,
                          reply=reply, extra=self._extra(interaction), alone=True)
         await self._feed(event, reply)
+
+    async def suggest(self, interaction: discord.Interaction[Any], command: str, arg: str, typed: str,
+                      given: dict[str, str]) -> list[Suggestion]:
+        """Autocomplete: what the host finds for this option where the person types it, within Discord's
+        3 s (nothing when it takes longer). `near`: the server's channels and threads (a duplicate
+        event in another channel of it may be joined from here)."""
+        guild = interaction.guild
+        near = frozenset(str(c.id) for c in (*guild.channels, *guild.threads)) if guild is not None else frozenset()
+        ask = Ask(user_of(interaction), Where(NAME, str(interaction.channel_id)), command, arg, typed, given,
+                  lang_of(interaction), near)
+        try:
+            return await asyncio.wait_for(self.host.suggest(ask), self.budget)
+        except TimeoutError:
+            log.info("discord: suggestions for %s %s took too long", command, arg)
+            return []
 
     def _not_theirs(self, interaction: discord.Interaction[Any]) -> bool:
         """A press on a private message shown to someone else: refused before the host sees it."""
