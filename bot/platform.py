@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from bot.intents.codec import pack
 from bot.intents.text import parse as parse_line
@@ -193,6 +193,18 @@ class Replier(Protocol):
     """Answers one incoming event (Telegram answerCallbackQuery, Discord interaction response)."""
 
     async def notice(self, text: str, alert: bool = False) -> None: ...
+
+
+@runtime_checkable
+class Poster(Protocol):
+    """A replier that can also answer in front of everyone where the event came from, tied to the
+    event: Discord shows a command's public response under "alice used /tractor help", so the
+    person sees what came of their command (a message posted beside it would be tied to nothing)."""
+
+    async def post(self, view: View) -> bool:
+        """Shows `view` as this event's public answer; False when it cannot now (the host then sends
+        it as a message where the event came from)."""
+        ...
 
 
 class Unreachable(Exception):

@@ -89,6 +89,10 @@ class Tournaments(Feature):
     async def _say(self, where: Where, text: str, png: bytes | None = None) -> None:
         await self.ctx.say(where, text, [("tournament.png", png)] if png is not None else ())
 
+    async def _post(self, event: Incoming, text: str, png: bytes | None) -> None:
+        """The answer to a command: its text where it was asked (bot.feature.Context.post), the picture after it."""
+        await self.ctx.post(event, text, [("tournament.png", png)] if png is not None else ())
+
     async def command(self, call: Call) -> None:
         """`tournament [sub …]` in a group chat."""
         ctx, event, lang, args = self.ctx, call.event, call.lang, call.words
@@ -105,7 +109,7 @@ class Tournaments(Feature):
                 if tour is None:
                     await ctx.post(event, t("tour_none", lang))
                 else:
-                    await self._say(event.where, tournament_text(tour, lang), tournament_png(tour, lang))
+                    await self._post(event, tournament_text(tour, lang), tournament_png(tour, lang))
                 return
             if sub == "help":
                 await ctx.post(event, t("tour_help", lang, minutes=15))
@@ -144,7 +148,7 @@ class Tournaments(Feature):
             elif sub == "start":
                 tour.start(await self._strength(tour))
                 await _save(store, tour)
-                await self._say(event.where, t("tour_started", lang) + "\n" + tournament_text(tour, lang),
+                await self._post(event, t("tour_started", lang) + "\n" + tournament_text(tour, lang),
                                 tournament_png(tour, lang))
                 await self.open_next(tour)
             elif sub == "forfeit":
