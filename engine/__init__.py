@@ -19,6 +19,7 @@ from .actions import (
 from .cards import card_points, card_str, cards_str, is_trump_card, level_steps, parse_card, parse_cards
 from .errors import IllegalAction, IllegalCode
 from .hand import team_of
+from .leading import trick_leader
 from .match import BuryChoice, Checked, Event, Match
 from .rules import PRESETS, Rules, RulesError, preset
 from .text import parse_typed_card, parse_typed_rank, rank_display
@@ -66,4 +67,5 @@ __all__ = [
     "rank_display",
     "team_of",
     "to_json",
+    "trick_leader",
 ]

@@ -36,6 +36,7 @@ from engine.actions import Bury, Chao, Declare, Pass, Revolt, SeatAction
 from engine.boards import declarers_score
 from engine.cards import card_points, is_trump_card
 from engine.hand import team_of
+from engine.leading import trick_leader
 from engine.match import Match
 from engine.rules import PRESETS, Rules
 from engine.scoring import level_change
@@ -119,6 +120,7 @@ def table_scene(pub: PublicView, *, match_id: int, status: Status, preset: str,
         trump=_trump(pub),
         declarers=declarers,
         trick=_plays(pub.get("trick") or ()),
+        winning=trick_leader(pub),
         last_trick=last_trick,
         tricks_played=int(pub.get("tricks_played", 0)),
         won=tuple(_won(t, declarer_seats) for t in tricks),

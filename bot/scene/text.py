@@ -135,6 +135,8 @@ def table_text(sc: TableScene, lang: str, *, countdown: bool = True, history: bo
         lines.append(tr(lang, "table.last_trick", trick=trick_text(sc.last_trick, sc.seats, lang)))
     if sc.trick:
         lines.append(tr(lang, "table.trick", trick=plays_text(sc.trick, sc.seats, lang)))
+        if len(sc.trick) > 1 and sc.winning is not None:  # alone on the table, the lead wins: nothing to say
+            lines.append(tr(lang, "table.winning", who=seat_label(sc.seats[sc.winning], lang)))
     waiting = waiting_line(sc, lang, countdown=countdown)
     if waiting:
         lines.append(waiting)
@@ -280,6 +282,13 @@ def result_lines(r: Result, seats: Sequence[SeatFace], lang: str, *, series: boo
     if b is not None:
         return [tr(lang, "board.table_done", n=b.number if b.number is not None else "?",
                    side=side_text(b.declarers, seats, lang), points=b.points, score=f"{b.score:+d}")]
+    if r.winner is None:  # abandoned by vote: where it stood, nobody won
+        st = r.stopped
+        lines = [tr(lang, "result.abandoned", hand=st.hand_no if st is not None else "?"),
+                 tr(lang, "result.levels", a=rank_text(r.levels[0]), b=rank_text(r.levels[1]))]
+        if st is not None and st.defenders is not None:
+            lines.append(tr(lang, "table.points_team", team=team_text(st.defenders, lang), points=st.points))
+        return lines
     if r.reason == "forfeit":  # as the group was told it, with the levels as they stood
         return [tr(lang, "result.match_title"),
                 tr(lang, "forfeit.done", team=team_text(1 - r.winner, lang), winner=team_text(r.winner, lang)),

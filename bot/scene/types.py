@@ -168,14 +168,26 @@ class BoardScore:
 
 
 @dataclass(frozen=True, slots=True)
-class Result:
-    """The end of the match, and the line of what it belongs to (a best of three, a board)."""
+class Stopped:
+    """Where a match abandoned by its players' vote stood: the hand, and the defenders' points in
+    it (`defenders` None: the deal had not decided who defends)."""
 
-    winner: int  # team
+    hand_no: int
+    defenders: int | None
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The end of the match, and the line of what it belongs to (a best of three, a board).
+    A match abandoned by vote has no winner, and says where it stood (`stopped`)."""
+
+    winner: int | None  # team; None only when abandoned
     levels: tuple[str, str]
-    reason: MatchEnd | Literal["forfeit"]
+    reason: MatchEnd | Literal["forfeit", "abandoned"]
     series: SeriesScore | None = None
     board: BoardScore | None = None
+    stopped: Stopped | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +214,7 @@ class TableScene:
     trump: Trump = Trump(None)
     declarers: int | None = None  # the dealing team, once known; the other team defends
     trick: tuple[Played, ...] = ()  # the trick being played, in playing order
+    winning: int | None = None  # the seat whose play wins that trick so far (`engine.trick_leader`)
     last_trick: Trick | None = None
     tricks_played: int = 0
     won: tuple[Won, ...] = ()  # who won each completed trick of the hand, in order

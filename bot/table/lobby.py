@@ -220,6 +220,8 @@ async def vote(table: TableOps, ev: Incoming, what: str) -> None:
         await table.host.store.update_match(table.id, status="active", meta=table.meta.to_json())
         await table.say(tr(lang, "resume.done"), ev)
     else:
+        table.meta.abandoned_by_vote = True  # the table's last scene says so (a web page open on it)
+        await table.save_meta()
         await table.close("abandoned", {"reason": "abandoned", "version": table.game.version})
         await table.say(tr(lang, "abandon.done"), ev)
         await table.events.publish(Ended(table.id, table.status, {"reason": "abandoned"}))

@@ -24,6 +24,7 @@ from bot.scene.types import (
     Scene,
     SeriesScore,
     Status,
+    Stopped,
     Summary,
     TableScene,
     Trick,
@@ -140,7 +141,10 @@ class Scenes:
             ft = t.meta.forfeited
             if sc.result is None and ft is not None and status == "finished":  # ended as a forfeit
                 sc = replace(sc, result=Result(1 - ft, sc.levels, "forfeit"))
-            if sc.result is not None:
+            if sc.result is None and t.meta.abandoned_by_vote and status == "abandoned":
+                sc = replace(sc, result=Result(None, sc.levels, "abandoned", stopped=Stopped(
+                    sc.hand_no, sc.defenders, sc.defender_points)))
+            elif sc.result is not None and sc.result.winner is not None:
                 sc = replace(sc, result=replace(sc.result, series=series_after(t.meta, sc.result.winner),
                                                 board=board_score(t.match, t.meta)))
         self._key, self._public = key, sc

@@ -22,7 +22,8 @@ JSON: TypeAlias = str | int | float | bool | list["JSON"] | dict[str, "JSON"] | 
 #: The keys `TableMeta` reads; any other is kept in `extra`.
 KNOWN = frozenset({"preset", "creator", "creator_name", "options", "format", "settings", "board", "tournament",
                    "series", "reserved", "quiet", "votes", "notes", "unreachable", "announced_hand",
-                   "table_hand", "start_wanted", "time_limit_left", "forfeited"})
+                   "table_hand", "start_wanted", "time_limit_left", "forfeited",
+                   "abandoned_by_vote"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,7 @@ class TableMeta:
     start_wanted: bool = False  # a start waits for someone to open the bot
     time_limit_left: float | None = None  # the match clock's seconds left, while paused
     forfeited: int | None = None  # the team that forfeited the match (it ended so)
+    abandoned_by_vote: bool = False  # its players voted to abandon it (it ended so)
     extra: dict[str, JSON] = field(default_factory=dict)  # keys of others, kept as stored
 
     @classmethod
@@ -145,6 +147,7 @@ class TableMeta:
             start_wanted=bool(raw.get("start_wanted")),
             time_limit_left=_float(raw.get("time_limit_left")),
             forfeited=_int(raw.get("forfeited")),
+            abandoned_by_vote=bool(raw.get("abandoned_by_vote")),
             extra={k: v for k, v in raw.items() if k not in KNOWN and _is_json(v)},
         )
 
@@ -157,6 +160,8 @@ class TableMeta:
                            ("forfeited", self.forfeited)):
             if value is not None:
                 out[key] = value
+        if self.abandoned_by_vote:
+            out["abandoned_by_vote"] = True
         for key, ref in (("board", self.board), ("tournament", self.tournament), ("series", self.series)):
             if ref is not None:
                 out[key] = ref.to_json()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.scene.build import choices, hand_scene, lobby_scene, table_scene
+from bot.scene.text import seat_label, table_text
 from bot.scene.types import Clock, SeatInfo, TableScene
 from bot.scene.wire import scene_json
 from engine import Match, Phase, preset
@@ -111,6 +112,34 @@ def test_playing_the_trick_at_each_seat_the_last_trick_and_points_by_team() -> N
     ov = m.view(other)
     assert not hand_scene(ov, choices(m, other, ov, bury_seed=0)).choices.play
     assert sc.summary is None
+
+
+def test_the_winner_of_the_trick_so_far_is_marked_as_it_is_played() -> None:
+    """Each play of a whole hand: the seat whose play wins the trick so far, which is the leader
+    alone at first, and the seat that takes the trick unless the last play beats it."""
+    m = Match.new(preset("classic"), 11)
+    until(m, lambda x: x.phase == Phase.PLAYING)
+    overtaken = 0
+    while m.phase == Phase.PLAYING:
+        sc = scene_of(m)
+        plays = m.public_view()["trick"]
+        if not plays:
+            assert sc.winning is None
+        elif len(plays) == 1:
+            assert sc.winning == plays[0][0]
+        overtaken += sc.winning is not None and sc.winning != plays[0][0]
+        said = [x for x in table_text(sc, "en").splitlines() if x.startswith("Winning so far: ")]
+        assert said == ([f"Winning so far: {seat_label(sc.seats[sc.winning], 'en')}"]  # the chats' and terminal's line
+                        if len(plays) > 1 and sc.winning is not None else [])
+        assert scene_json(sc)["winning"] == sc.winning  # type: ignore[index,call-overload]
+        seat = m.to_act()[0]
+        action = m.auto_action(seat, rng_seed=m.version)
+        assert action is not None
+        m.apply(action)
+        if len(plays) == 3:  # that play completed the trick: taken by the seat winning it, or by the last play
+            assert m.public_view()["last_trick_winner"] in (sc.winning, seat)
+    assert overtaken > 0  # not only the leader: a trick taken over mid-way is marked so
+    assert scene_of(m).winning is None
 
 
 def test_the_stake_says_what_the_defenders_points_would_mean_now_and_the_next_step() -> None:

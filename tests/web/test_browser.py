@@ -41,7 +41,7 @@ from bot.cardtext import card_text
 from bot.host import Host
 from bot.scene.build import table_scene
 from bot.scene.text import result_lines, summary_lines
-from bot.scene.types import BoardScore, Result, Scene, SeatInfo, SeriesScore
+from bot.scene.types import BoardScore, Result, Scene, SeatInfo, SeriesScore, Stopped
 from bot.scene.wire import scene_json
 from bot.settings import TableSettings
 from bot.table.scenes import board_summary
@@ -302,7 +302,7 @@ window.WebSocket = class {
 
 async def match_end(pages: Pages, port: int) -> None:
     """The end of a match on the page: a real finished match's scene (first game of a best of
-    three), then the same end for a duplicate board and as a forfeit; its lines those
+    three), then the same end for a duplicate board, as a forfeit and abandoned by vote; its lines those
     the scene gives the chats (`result_lines`), screenshot at 360 px."""
     m = Match.new(preset("classic", target="3"), 2)
     for _ in range(3000):
@@ -320,9 +320,10 @@ async def match_end(pages: Pages, port: int) -> None:
     board = replace(sc.result, board=BoardScore(3, 1, 45, declarers_score(45)))
     assert sc.summary is not None
     forfeit = Result(1 - sc.result.winner, sc.levels, "forfeit")
+    abandoned = Result(None, sc.levels, "abandoned", stopped=Stopped(sc.hand_no, sc.defenders, sc.defender_points))
     scenes = [replace(sc, result=game), replace(sc, result=board, summary=board_summary(sc.summary)),
-              replace(sc, result=forfeit)]
-    frames = [{"type": "state", "match": 99, "version": x.version, "status": "finished", "seat": 0, "lang": "en",
+              replace(sc, result=forfeit), replace(sc, status="abandoned", summary=None, result=abandoned)]
+    frames = [{"type": "state", "match": 99, "version": x.version, "status": x.status, "seat": 0, "lang": "en",
                "scene": scene_json(Scene(x, 0, "en"))} for x in scenes]
 
     def go() -> None:
@@ -342,12 +343,13 @@ async def match_end(pages: Pages, port: int) -> None:
                 if await pages.js(4, "return window.tractor.summary();"):
                     break
                 await asyncio.sleep(0.05)
-            assert x.result is not None and x.summary is not None
+            assert x.result is not None
             more = result_lines(x.result, x.seats, lang)  # a line the hand's end said already, once
-            want = [line for line in summary_lines(x.summary, x.seats, lang) if line not in more] + more
+            said = summary_lines(x.summary, x.seats, lang) if x.summary is not None else []
+            want = [line for line in said if line not in more] + more
             lines = await pages.js(4, "return [...document.querySelectorAll('#summary div')].map(d => d.textContent);")
             assert lines == want, (lines, want)
-            layout = await pages.shot(4, f"phone-{('match', 'board', 'forfeit')[f]}-over-{lang}.png")
+            layout = await pages.shot(4, f"phone-{('match', 'board', 'forfeit', 'abandoned')[f]}-over-{lang}.png")
             assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
     await pages.js(4, "localStorage.removeItem('tractor.lang');")
 
@@ -490,15 +492,22 @@ async def test_a_whole_hand_in_four_browser_pages() -> None:
             if act.t == "play":
                 plays.append((s, version))
             trick = table.match.public_view()["trick"]
-            if act.t == "play" and trick and not laid_out:  # the trick lies on the table, each play at its seat
+            if act.t == "play" and len(trick) == 2 and not laid_out:  # the trick lies on the table, each play at its seat
                 laid_out = True
                 nxt = (s + 1) % 4
                 await pages.shows(nxt, table.match.version)
                 where = await pages.js(nxt, "return [...document.querySelectorAll('#center .slot')]"
                                        ".map(e => [e.id, Number(e.dataset.seat), e.textContent]);")
                 shown = {seat: text for _, seat, text in where}
-                assert shown[s] == "".join(card_text(c) for c in cards), where
+                assert shown[s] == "".join(card_text(c) for c in dict(trick)[s]), where  # as the engine laid them
                 assert dict((seat, slot) for slot, seat, _ in where)[s] == "slot-left", where  # the one before me
+                # the seat winning the trick so far: its cards framed, and said in the middle
+                winning = table.screen.scenes.public().winning
+                assert winning in (s, trick[0][0])
+                framed = await pages.js(nxt, "return [...document.querySelectorAll('#center .slot')]"
+                                        ".filter(e => e.querySelector('.win')).map(e => Number(e.dataset.seat));")
+                note = await pages.js(nxt, "return document.getElementById('center-note').textContent;")
+                assert framed == [winning] and note.startswith("Winning so far: " + "①②③④"[winning]), (framed, note)
                 # both teams, who defends, and what the defenders' points would mean now (the scene's stake)
                 stake = table.screen.scenes.public().stake
                 assert stake is not None and stake.side == "declarers" and stake.next_at is not None

@@ -10,6 +10,8 @@ import pytest
 
 import bot.review
 from adapters.web.auth import AuthError, LinkSigner, check_init_data
+from bot.scene.text import result_lines
+from bot.scene.types import Result, Stopped
 from tests.host.helpers import send
 from tests.web.client import Client
 from tests.web.conftest import TOKEN, WebRig, init_data, leaks, open_table
@@ -258,4 +260,26 @@ async def test_a_match_forfeited_ends_on_every_page_with_its_result(web_rig: Web
     for c in clients.values():
         st = await c.until(lambda s: s.get("status") == "finished")
         assert st["scene"]["table"]["result"] == {"winner": 1 - team, "levels": levels, "reason": "forfeit",
-                                                  "series": None, "board": None}
+                                                  "series": None, "board": None, "stopped": None}
+
+
+async def test_a_match_abandoned_by_vote_ends_on_every_page_with_where_it_stood(web_rig: WebRig) -> None:
+    """Three of the four vote `abandon` mid-hand: every open page is sent the match's end, abandoned
+    by vote, nobody winning, with the levels and the defenders' points as they stood (before, the
+    page kept a dead table)."""
+    match_id, clients = await seated(web_rig)
+    table = web_rig.host.tables[match_id]
+    pub = table.match.public_view()
+    levels, hand_no = list(pub["levels"]), int(pub["hand_no"])
+    for uid in PEOPLE[:3]:
+        await send(web_rig, web_rig.d.command(uid, "abandon"))
+    await web_rig.host.settle()
+    for c in clients.values():
+        st = await c.until(lambda s: s.get("status") == "abandoned")
+        t = st["scene"]["table"]
+        defenders = None if t["declarers"] is None else 1 - t["declarers"]
+        assert t["result"] == {"winner": None, "levels": levels, "reason": "abandoned", "series": None, "board": None,
+                               "stopped": {"hand_no": hand_no, "defenders": defenders, "points": t["defender_points"]}}
+    assert result_lines(Result(None, ("2", "2"), "abandoned", stopped=Stopped(1, 1, 35)), (), "en") == [
+        "The players voted to abandon the match, in hand 1.", "Levels now: Team A 2 · Team B 2",
+        "Defenders' points (Team B): 35"]

@@ -180,6 +180,7 @@
     }
     $("info").textContent = [w("web.hand", {hand: t.hand_no}), w("web.level", {level: rank(t.level)}),
       w("web.trump", {trump: trumpText(t.trump)}), t.status === "paused" ? w("table.paused") :
+      t.result && t.result.winner === null ? w("reason.abandoned") :
       w(t.board && t.phase === "match_over" ? "phase.board_over" : "phase." + t.phase)].join(" · ");
     // each team on its own: its level, then whether it declares or defends and its points (the
     // defenders' count, penalties included, is the one that decides the hand)
@@ -200,13 +201,15 @@
       const tags = [f.dealer ? `★${w("web.dealer")}` : "", f.cards !== null ? w("table.cards_left", {n: f.cards}).replace(/^·\s*/, "") : ""];
       el.innerHTML = `<div class="name">${esc(seatLabel(s))}${s === st.seat ? ` (${w("web.you")})` : ""}</div>` +
         `<div class="tags">${tags.filter(Boolean).join(" ")}</div>`;
-      const win = recall && t.last_trick && t.last_trick.winner === s ? " win" : "";
+      // framed: the last trick's winner while it is recalled, else the seat winning this trick so far
+      const win = (recall ? t.last_trick && t.last_trick.winner : t.trick.length > 1 && t.winning) === s ? " win" : "";
       $("slot-" + place(s)).innerHTML = (played.get(s) || []).map((c) => mini(c, win)).join("");
       $("slot-" + place(s)).dataset.seat = s;
     }
     const d = t.trump.declared;
     $("center-note").textContent = t.result ? w(t.result.board ? "phase.board_over" : "result.match_title") :
-      d && t.phase !== "playing" && !t.trick.length ? w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) : "";
+      d && t.phase !== "playing" && !t.trick.length ? w("web.declared", {who: seatLabel(d.seat), cards: cardsText(d.cards)}) :
+      !recall && t.trick.length > 1 && t.winning !== null ? w("table.winning", {who: seatLabel(t.winning)}) : "";
     const last = t.last_trick;
     $("last").hidden = !last;
     $("last").setAttribute("aria-pressed", String(recall && !!last));
@@ -244,6 +247,12 @@
     const b = r.board;
     if (b) return [`<b>${w("board.table_done", {n: b.number === null ? "?" : b.number,
       side: sideText(b.declarers), points: b.points, score: (b.score >= 0 ? "+" : "") + b.score}, ["side"])}</b>`];
+    if (r.winner === null) { // abandoned by its players' vote: where it stood, nobody won
+      const p = r.stopped;
+      return [`<b>${w("result.abandoned", {hand: p ? p.hand_no : "?"})}</b>`,
+        w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])})].concat(p && p.defenders !== null ?
+        [w("table.points_team", {team: team(p.defenders), points: p.points})] : []);
+    }
     if (r.reason === "forfeit") return [`<b>${w("result.match_title")}</b>`,
       w("forfeit.done", {team: team(1 - r.winner), winner: team(r.winner)}),
       w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])})];
@@ -265,8 +274,9 @@
     $("table").hidden = !el.hidden;
     if (!el.hidden) { $("last").hidden = true; $("stake").hidden = true; }
     if (el.hidden) return;
-    let lines = s ? summaryLines(s) : [];
     const r = t.result;
+    // an abandoned match shows a hand's end only if it stopped there (not the hand before the one it stopped in)
+    let lines = s && !(r && r.winner === null && t.phase !== "hand_over") ? summaryLines(s) : [];
     if (r) { // the match's lines after the hand's, a line the hand's end said already (the levels) once
       const more = resultLines(r);
       lines = lines.filter((x) => !more.includes(x)).concat(more);
