@@ -82,7 +82,10 @@ class View:
     (the terminal) or needs more than the text (Discord's hand menus); not part of what it shows.
     `said`: an announcement, never edited nor deleted: a door may deliver it later, in order, and
     answer with an id that is not yet the message's (Discord, so that the table does not wait for a
-    channel's rate limit)."""
+    channel's rate limit).
+    `urgent`: someone learns that they must act only from this message (the bot cannot reach them
+    privately): a door that rations a group's messages lets it go first, within the group's whole
+    budget rather than the share its table edits may use (Telegram's 20 a minute)."""
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
@@ -91,6 +94,7 @@ class View:
     scene: Scene | None = field(default=None, compare=False)
     still: str | None = None  # the text less what changes by itself (the seconds left): what decides an edit
     said: bool = field(default=False, compare=False)
+    urgent: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
