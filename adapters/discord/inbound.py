@@ -6,6 +6,9 @@ Slash commands give the host a moment to answer in words: privately (an
 ephemeral reply), or for the channel as the command's own public response
 (`Reply.post`); if it says nothing the placeholder is removed, and if it is
 slow the command is deferred so Discord does not call it failed.
+
+It runs past 400 lines because every kind of interaction (command, press, select, autocomplete)
+meets Discord's 3 s here, each with its fallbacks; what the answers say is the host's.
 """
 
 from __future__ import annotations
