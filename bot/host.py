@@ -629,6 +629,16 @@ class Host:
             return None
         return table.where
 
+    def live_next(self, match_id: int, platform: str) -> int | None:
+        """The open game that follows `match_id` in its best of three, if one does here: a page of
+        a game that ended follows the series to it (`WebTable.socket`)."""
+        for table in self.tables.values():
+            series = table.meta.series
+            if (series is not None and series.previous == match_id and table.platform_name == platform
+                    and table.status in ("lobby", "active", "paused")):
+                return table.id
+        return None
+
     def live_seat(self, match_id: int, user_id: str) -> int | None:
         """The seat this person holds at an open table (None: an onlooker)."""
         table = self._live_table(match_id)

@@ -51,6 +51,7 @@ REFUSED = 4401  # the close code of a socket whose credential was refused (the p
 LINK_RESIGN = 3600.0  # seconds a button's link is kept before it is signed anew
 FLOODED = 4429  # the close code of a socket that sent more than its limits (the page retries later)
 REPLACED = 4409  # the close code of a person's oldest socket when one too many is open (no retry)
+MOVED = 4302  # the close code after `moved`: the page opens the table it names at once
 STATIC = resources.files("adapters.web") / "static"
 
 
@@ -254,6 +255,14 @@ class WebTable:
         await self.host.live_load(match_id)  # with several workers: a table driven by another one
         where = self.host.live_where(match_id, person.platform)
         if where is None:
+            following = self.host.live_next(match_id, person.platform)
+            if following is not None and (self.may_look_on(person, match_id) or (person.user_id is not None
+                                          and self.host.live_seat(following, person.user_id) is not None)):
+                # a best of three's game that ended: its next game, with a link of that table
+                token = self._signed(person.platform, following, person.user_id)
+                await ws.send_json({"type": "moved", "match": following, "link": token})
+                await ws.close(code=MOVED)
+                return ws
             await self._refuse(ws, "no_table", REFUSED)
             return ws
         conn.seat = self.host.live_seat(match_id, person.user_id) if person.user_id else None

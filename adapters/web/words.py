@@ -21,7 +21,7 @@ PAGE_KEYS = (
     N_("web.refused_forged"), N_("web.refused_expired"), N_("web.refused_malformed"), N_("web.refused_no_table"),
     N_("web.refused_not_seated"), N_("web.review"), N_("web.next_flag"), N_("web.no_review"),
     N_("web.refused_flood"), N_("web.refused_replaced"), N_("web.team_level"), N_("web.stake"), N_("web.next_step"),
-    N_("web.declared"),
+    N_("web.declared"), N_("web.next_game"),
     # an act refused before it reaches the table (`WebTable.act`), each with its own words
     N_("web.refused_onlooker"), N_("web.refused_bad_act"), N_("web.refused_bad_cards"), N_("web.refused_bad_version"),
     N_("web.refused_bad_frame"),

@@ -288,12 +288,18 @@ async def play_to_screen(pages: Pages, plays: list[tuple[int, int]]) -> dict[str
 # (the page's own code draws it, as it would draw one from the server).
 FAKE_SOCKET = """
 window.__frames = %s;
+window.__hellos = [];
 window.WebSocket = class {
   constructor() { this.readyState = 0; setTimeout(() => { this.readyState = 1; this.onopen && this.onopen(); }, 0); }
   send(data) {
-    if (JSON.parse(data).t !== "hello") return;
-    const frame = window.__frames[Number(new URLSearchParams(location.search).get("f"))];
+    const hello = JSON.parse(data);
+    if (hello.t !== "hello") return;
+    window.__hellos.push(hello);
+    let frame = window.__frames[Number(new URLSearchParams(location.search).get("f"))];
+    if (hello.match === 100) frame = {...window.__frames[1], match: 100, status: "active"};  // the next game
+    else if (window.__hellos.length > 1) frame = {type: "moved", match: 100, link: "next"};  // the game has ended
     setTimeout(() => this.onmessage({data: JSON.stringify(frame)}), 0);
+    if (frame.type === "moved") setTimeout(() => this.onclose({code: 4302}), 0);
   }
   close() {}
 };
@@ -351,6 +357,20 @@ async def match_end(pages: Pages, port: int) -> None:
             assert lines == want, (lines, want)
             layout = await pages.shot(4, f"phone-{('match', 'board', 'forfeit', 'abandoned')[f]}-over-{lang}.png")
             assert layout["outside"] == [] and layout["small"] == [] and layout["scroll"] <= layout["width"], layout
+    # a best of three's game over: the page follows the series to its next game (a tap here; by itself
+    # after a few seconds), on the link the server gives, and says the series' count there
+    await pages.run(pages.d.get, f"http://127.0.0.1:{port}/?m=99&f=0")
+    await pages.speaks(4, "en")
+    await pages.tap(4, "#next-game")
+    for _ in range(100):
+        if await pages.js(4, "return window.tractor.state().match;") == 100:
+            break
+        await asyncio.sleep(0.05)
+    hellos = await pages.js(4, "return window.__hellos;")
+    assert [(h["match"], h["auth"]) for h in hellos[1:]] == [(99, {"link": ""}), (100, {"link": "next"})], hellos
+    assert game.series is not None
+    said = await pages.js(4, "return [location.search, document.getElementById('notice').textContent];")
+    assert said == ["?m=100", result_lines(game, sc.seats, "en")[-1]], said
     await pages.js(4, "localStorage.removeItem('tractor.lang');")
 
 

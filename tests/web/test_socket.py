@@ -283,3 +283,34 @@ async def test_a_match_abandoned_by_vote_ends_on_every_page_with_where_it_stood(
     assert result_lines(Result(None, ("2", "2"), "abandoned", stopped=Stopped(1, 1, 35)), (), "en") == [
         "The players voted to abandon the match, in hand 1.", "Levels now: Team A 2 · Team B 2",
         "Defenders' points (Team B): 35"]
+
+
+async def test_a_page_follows_a_best_of_three_to_its_next_game(web_rig: WebRig) -> None:
+    """Game 1 of a best of three ends (a team concedes it) and game 2 is dealt: a page that says
+    hello to game 1 again is told where the series went, with a link of that table, and that link
+    opens game 2 at the person's seat (a seat by Mini App, an onlooker by the group's link);
+    someone neither seated nor holding the group's link is refused as before."""
+    first = await open_table(web_rig, PEOPLE, 0, new=("format=bo3",))
+    team = first.seat_of("1") % 2
+    for uid in PEOPLE:
+        s = first.seat_of(uid)
+        if s is not None and s % 2 == team:
+            await send(web_rig, web_rig.d.command(uid, "forfeit"))
+    await web_rig.host.settle()
+    second = web_rig.host.by_chat[(web_rig.platform.name, "g1")]
+    assert second.id != first.id and second.meta.series is not None and second.meta.series.previous == first.id
+    for auth, seat in (({"tg": init_data("2", start=f"m{first.id}")}, first.seat_of("2")),
+                       ({"link": web_rig.link(first.id, None)}, None)):
+        old = web_rig.client()
+        await old.connect(auth, first.id)
+        assert await old.ended() == 4302
+        moved = old.received[-1]
+        assert moved["type"] == "moved" and moved["match"] == second.id
+        new = web_rig.client()
+        await new.connect({"link": moved["link"]}, second.id)
+        st = await new.until(lambda s: s.get("type") == "state")
+        assert st["match"] == second.id and st["seat"] == seat
+    stranger = web_rig.client()
+    await stranger.connect({"tg": init_data("99")}, first.id)
+    assert await stranger.ended() == 4401
+    assert stranger.received[-1] == {"type": "refused", "reason": "no_table"}

@@ -19,6 +19,10 @@
   const words = {};         // lang -> the catalog served at /words/<lang>.json
   let ws = null, retry = 0, refused = null, keys = 0, deadlineAt = null, recall = false;
   let summaryOpen = 0, summaryDone = 0; // the hand whose summary is shown, and the last one put away
+  // A best of three goes on at another table: the page follows it there, FOLLOW_MS after its game's
+  // end was drawn (or at a tap), and says the series' count there; `tries` while it is being opened.
+  const FOLLOW_MS = 6000;
+  let followed = null, followTimer = 0, tries = 0, carried = "";
   const pending = new Map();
   // When this page sent each act and first drew each version (ms, wall clock, the last 400): the
   // play-to-screen latency the browser test measures across the four pages of a table.
@@ -96,7 +100,12 @@
       const msg = JSON.parse(ev.data);
       if (msg.type === "state") { retry = 0; $("conn").hidden = true; onState(msg); }
       else if (msg.type === "notice") onNotice(msg);
-      else if (msg.type === "refused") {
+      else if (msg.type === "moved") { // the series' next game, and a link of its table
+        matchId = msg.match; delete auth.tg; auth.link = msg.link; tries = 0;
+        if (!tg) history.replaceState(null, "", `?m=${matchId}#k=${encodeURIComponent(msg.link)}`);
+      } else if (msg.type === "refused" && msg.reason === "no_table" && tries > 0) {
+        tries--; // the next game is not open yet
+      } else if (msg.type === "refused") {
         if (msg.reason !== "flood") refused = msg.reason; // too much sent: it comes back after a pause
         load(lang()).then(() => say(w("web.refused_" + msg.reason), true));
         if (msg.reason === "no_table") openReplay();
@@ -104,6 +113,9 @@
     };
     ws.onclose = (ev) => {
       ws = null;
+      if (ev.code === 4302 || (ev.code === 4401 && tries > 0 && !refused)) { // moved, or not there yet
+        setTimeout(connect, ev.code === 4302 ? 0 : 1000); return;
+      }
       if (ev.code === 4401 || ev.code === 4409 || refused) return;
       $("conn").hidden = false; $("conn").textContent = w("web.reconnecting");
       retry = ev.code === 4429 ? 6 : Math.min(retry + 1, 6);
@@ -117,6 +129,16 @@
     if (ws && ws.readyState === 1) ws.send(JSON.stringify({t: "seen", hidden: document.hidden}));
   }
   document.addEventListener("visibilitychange", seen);
+
+  function follow() {
+    clearTimeout(followTimer);
+    if (!st || followed !== st.match) return;
+    const r = T().result;
+    carried = r ? resultLines(r).slice(-1)[0] : ""; // the series' line, said on the next game's table
+    matchId = st.match; tries = 5;
+    if (ws) { const old = ws; ws = null; old.onclose = null; old.close(); }
+    connect();
+  }
 
   function send(a, cards) {
     if (!ws || ws.readyState !== 1) { say(w("web.reconnecting"), true); return; }
@@ -147,14 +169,20 @@
       const want = [...h.choices.bury_pick]; // the AI's pick of 8 comes selected: one tap buries it
       h.cards.forEach((c, i) => { const j = want.indexOf(c); if (j >= 0) { want.splice(j, 1); selected.add(i); } });
     }
-    const wasMyTurn = st && can().play, before = st ? T().hand_no : null;
+    if (st && msg.match !== st.match) { summaryOpen = summaryDone = 0; lastShown = -1; } // another game
+    const wasMyTurn = st && can().play, before = st && st.match === msg.match ? T().hand_no : null;
     st = msg;
+    const x = t.result && t.result.series;
+    if (x && !x.over && msg.status === "finished" && followed !== msg.match) {
+      followed = msg.match; followTimer = setTimeout(follow, FOLLOW_MS);
+    }
     if (t.summary && t.summary.hand_no > summaryDone && (t.phase === "hand_over" || t.phase === "match_over" ||
         before === t.summary.hand_no)) summaryOpen = t.summary.hand_no; // the end of a hand stays until put away
     deadlineAt = t.turn.clock ? performance.now() / 1000 + t.turn.clock.seconds : null;
     if (!wasMyTurn && can().play && tg && tg.HapticFeedback) tg.HapticFeedback.impactOccurred("light");
     load(lang()).then(() => {
       draw();
+      if (carried && msg.match !== followed) { say(carried); carried = ""; }
       if (msg.version > lastShown) { lastShown = msg.version; mark(timeline.shown, [msg.version, now()]); }
     });
   }
@@ -287,6 +315,12 @@
       "</p>" : "") +
       (t.result ? "" : `<button type="button" id="go-on" class="primary">${w("web.go_on")}</button>`);
     if (!t.result) $("go-on").onclick = () => { summaryDone = summaryOpen; summaryOpen = 0; draw(); };
+    const x = r && r.series; // a best of three goes on: its next game, at once (it follows by itself too)
+    if (x && !x.over && st.status === "finished") {
+      el.insertAdjacentHTML("beforeend", `<button type="button" id="next-game" class="primary">` +
+        `${w("web.next_game", {game: x.wins[0] + x.wins[1] + 1})}</button>`);
+      $("next-game").onclick = follow;
+    }
   }
 
   function drawHand() {
