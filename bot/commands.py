@@ -9,11 +9,16 @@ each feature declares its commands here once (`Command`), and from that one decl
   lengths, `Options` of the `key=value` kind), and a bad value gets a refusal in the person's
   language that names the range (`Refusal`), with nothing changed;
 - `help` and `help <command>` are written (`Registry.help`, `Registry.usage`);
-- Telegram's "/" menu (`Registry.menu`) and Discord's slash commands are built, in every language.
+- Telegram's "/" menu (`Registry.menu`) and Discord's slash commands are built, in every language;
+- a platform that offers values as one types (Discord's autocomplete) asks the argument's feature
+  (`Arg.suggest`, `bot.suggestions`) for what exists where the person is.
 
 The host keeps the registry and imports no feature: `app/` lists the features, and each adds its
 commands (see `bot.feature`). Catalog keys: `help.cmd.<name>` (one line, at most 100 characters in
 every language: Discord's limit) and `help.arg.<name>.<arg>` / `help.opt.<key>`.
+
+It runs past 400 lines because the declaration and everything read from it (the checks, help, the
+menus, the suggestions) stay together; the suggestions' own types are in `bot.suggestions`.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Literal
 
 from bot.i18n import N_, tr
 from bot.platform import Incoming
+from bot.suggestions import Ask, Suggester, Suggestion
 
 Place = Literal["group", "private", "anywhere"]
 """Where a command may be used: a group (or a terminal, which is both), a private chat, or either."""
@@ -164,12 +170,14 @@ Value = int | float | str | Mapping[str, OptionValue]
 
 @dataclass(frozen=True, slots=True)
 class Arg:
-    """One argument: `help` is its catalog key, `required` says whether it may be left out."""
+    """One argument: `help` is its catalog key, `required` says whether it may be left out;
+    `suggest`, the values that exist where someone types it (see `Ask`)."""
 
     name: str
     help: str
     kind: Kind
     required: bool = False
+    suggest: Suggester | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +275,20 @@ class Registry:
 
     def commands(self) -> list[Command]:
         return [c for cs in self._by_name.values() for c in cs]
+
+    async def suggest(self, ask: Ask, in_group: bool) -> list[Suggestion]:
+        """What argument `ask.arg` of `ask.command` may take here: its feature's suggestions, else
+        a choice's values starting with what is typed."""
+        command, _ = self.find(ask.command, in_group)
+        arg = next((a for a in command.args if a.name == ask.arg), None) if command is not None else None
+        if arg is None:
+            return []
+        if arg.suggest is not None:
+            return list(await arg.suggest(ask))
+        if isinstance(arg.kind, Choice):
+            low = ask.typed.strip().lower()
+            return [Suggestion(v, v) for v in arg.kind.values if v.startswith(low)]
+        return []
 
     def find(self, name: str, in_group: bool) -> tuple[Command | None, Command | None]:
         """(the command for this place, else None; one of that name for the other place, else None)."""

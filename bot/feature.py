@@ -175,8 +175,9 @@ class Context(Protocol):
         """A short answer to this event only (a notice, else a message where it came from)."""
         ...
 
-    async def post(self, event: Incoming, text: str) -> None:
-        """A longer reply, as a message where the event came from."""
+    async def post(self, event: Incoming, text: str, files: Sequence[tuple[str, bytes]] = ()) -> None:
+        """A longer reply where the event came from (its own public answer where the platform ties
+        one to it, `bot.platform.Poster`), then its files where the platform sends files."""
         ...
 
     async def say(self, where: Where, text: str, files: Sequence[tuple[str, bytes]] = ()) -> bool:

@@ -21,7 +21,7 @@ import contextlib
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
@@ -34,10 +34,11 @@ from bot.host_context import Engine, HostContext
 from bot.i18n import DEFAULT_LANG, LANGS, normalize_lang, tr, unknown_command_text
 from bot.intents.types import Command, Drawn, Intent, Unreadable
 from bot.live import LiveHub, Watch, Watcher
-from bot.platform import Incoming, Platform, PlatformError, Receipt, Unreachable, User, View, Where
+from bot.platform import Incoming, Platform, PlatformError, Poster, Receipt, Unreachable, User, View, Where
 from bot.replays import Replay, hand_replay
 from bot.review import Told, chat_review
 from bot.settings import TableSettings
+from bot.suggestions import SHOWN, Ask, Suggestion
 from bot.table import Table, moves
 from bot.table.commands import table_commands
 from bot.table.context import AiPolicy, TableCore
@@ -456,12 +457,25 @@ class Host:
         except (PlatformError, Unreachable):
             log.info("answer to %s not delivered", event.user.user_id)
 
-    async def post(self, event: Incoming, text: str) -> None:
-        """A longer reply (help, rules) as a message where the event came from."""
+    async def post(self, event: Incoming, text: str, files: Sequence[tuple[str, bytes]] = ()) -> None:
+        """A longer reply (help, rules, standings) where the event came from, and its files after it:
+        the event's own public answer where the platform ties one to it (`Poster`), else a message."""
+        platform = self.platforms.get(event.where.platform)
+        reply = event.reply
         try:
-            await self.platforms[event.where.platform].send(event.where, View(text))
+            if not (isinstance(reply, Poster) and await reply.post(View(text))):
+                if platform is None:
+                    raise KeyError(event.where.platform)
+                await platform.send(event.where, View(text))
         except (PlatformError, Unreachable, KeyError):
             await self.answer(event, text)
+        if platform is None or not platform.sends_files:
+            return
+        for name, data in files:
+            try:
+                await platform.send_file(event.where, name, data)
+            except (PlatformError, Unreachable):
+                log.info("file %s to %s not delivered", name, event.where.chat_id)
 
     # ----- events -----
 
@@ -789,6 +803,17 @@ class Host:
 
     def presets(self) -> tuple[str, ...]:
         return tuple(getattr(self.engine, "PRESETS", None) or ("classic", "competition", "chaodipi", "super"))
+
+    # ----- values offered as one types -----
+
+    async def suggest(self, ask: Ask) -> list[Suggestion]:
+        """What may go into the argument `ask` is typing, here (`bot.suggestions`); none if it fails."""
+        try:
+            found = await self.registry.suggest(ask, self.in_group(ask.where))
+        except Exception:
+            log.exception("suggestions for %s %s failed", ask.command, ask.arg)
+            return []
+        return found[:SHOWN]
 
     # ----- inline mode -----
 

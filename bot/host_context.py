@@ -64,7 +64,7 @@ class HostSide(TableHost, Protocol):
 
     async def load_chat(self, platform: str, chat_id: str) -> dict[str, JSON]: ...
 
-    async def post(self, event: Incoming, text: str) -> None: ...
+    async def post(self, event: Incoming, text: str, files: Sequence[tuple[str, bytes]] = ()) -> None: ...
 
     def one_screen(self, where: Where) -> bool: ...
 
@@ -152,8 +152,8 @@ class HostContext:
     async def answer(self, event: Incoming, text: str) -> None:
         await self._host.answer(event, text)
 
-    async def post(self, event: Incoming, text: str) -> None:
-        await self._host.post(event, text)
+    async def post(self, event: Incoming, text: str, files: Sequence[tuple[str, bytes]] = ()) -> None:
+        await self._host.post(event, text, files)
 
     async def say(self, where: Where, text: str, files: Sequence[tuple[str, bytes]] = ()) -> bool:
         platform = self._host.platforms.get(where.platform)

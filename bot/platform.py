@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from bot.intents.codec import pack
 from bot.intents.text import parse as parse_line
@@ -82,7 +82,10 @@ class View:
     (the terminal) or needs more than the text (Discord's hand menus); not part of what it shows.
     `said`: an announcement, never edited nor deleted: a door may deliver it later, in order, and
     answer with an id that is not yet the message's (Discord, so that the table does not wait for a
-    channel's rate limit)."""
+    channel's rate limit).
+    `urgent`: someone learns that they must act only from this message (the bot cannot reach them
+    privately): a door that rations a group's messages lets it go first, within the group's whole
+    budget rather than the share its table edits may use (Telegram's 20 a minute)."""
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
@@ -91,6 +94,7 @@ class View:
     scene: Scene | None = field(default=None, compare=False)
     still: str | None = None  # the text less what changes by itself (the seconds left): what decides an edit
     said: bool = field(default=False, compare=False)
+    urgent: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,18 @@ class Replier(Protocol):
     """Answers one incoming event (Telegram answerCallbackQuery, Discord interaction response)."""
 
     async def notice(self, text: str, alert: bool = False) -> None: ...
+
+
+@runtime_checkable
+class Poster(Protocol):
+    """A replier that can also answer in front of everyone where the event came from, tied to the
+    event: Discord shows a command's public response under "alice used /tractor help", so the
+    person sees what came of their command (a message posted beside it would be tied to nothing)."""
+
+    async def post(self, view: View) -> bool:
+        """Shows `view` as this event's public answer; False when it cannot now (the host then sends
+        it as a message where the event came from)."""
+        ...
 
 
 class Unreachable(Exception):

@@ -102,6 +102,7 @@ import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
 
 from fakes.discord_rules import (
+    COMMAND,
     COMPONENT,
     INVALID_LIMIT,
     InvalidRequests,
@@ -786,13 +787,15 @@ class FakeDiscord:
         return [i for i in self.interactions.values() if i.callback_type is None or i.late]
 
     def wordless(self) -> list[FakeInteraction]:
-        """Presses answered without a word: Discord acknowledged them (no "This interaction failed"),
-        yet the person saw nothing come of them: no reply or follow-up with something in it, no edit
-        through its token, and the message pressed never changed. (A change of that message counts
-        whoever made it: a test asks once the press has settled.) Commands are left out: their words
-        may be a message to the whole channel (help, rules), which no token ties to them."""
+        """Presses and slash commands answered without a word: Discord acknowledged them (no "This
+        interaction failed"), yet the person saw nothing come of them: no response or follow-up with
+        something in it (public or only theirs), no edit through its token, and for a press the
+        message pressed never changed. (A change of that message counts whoever made it: a test asks
+        once the press has settled.) A command whose words went out as a channel message of their
+        own counts as wordless: nothing ties that message to the command (Discord shows a command's
+        public response under "alice used /tractor help"; a channel message it shows on its own)."""
         return [i for i in self.interactions.values()
-                if i.type == COMPONENT and i.callback_type is not None and not i.late and not i.words]
+                if i.type in (COMMAND, COMPONENT) and i.callback_type is not None and not i.late and not i.words]
 
     def expire_tokens(self) -> None:
         """Make every interaction token seen so far stale, as after 15 minutes."""

@@ -3,7 +3,8 @@
 Why from the registry. Each feature declares its commands once (`bot.commands`): the subcommands
 here are those, with their options typed as declared (a seat 1-4 is an integer from 1 to 4, a
 closed choice offers its choices, an open one autocompletes), so Discord checks what it can before
-the host checks the rest. Names and descriptions carry localisations for zh-CN, zh-TW and en-US
+the host checks the rest. An argument whose feature suggests values (`Arg.suggest`: a board's id,
+a tournament's team) autocompletes with what the host finds where the person types it. Names and descriptions carry localisations for zh-CN, zh-TW and en-US
 from the host's catalogs (`CatalogTranslator`): `help.cmd.<name>` and `help.arg.<cmd>.<arg>` as
 descriptions, `name.cmd.<name>` and `name.arg.<arg>` as names where a catalog gives one.
 
@@ -57,6 +58,7 @@ NAME_KEYS = (N_("name.cmd.tractor"), N_("name.cmd.league"), N_("name.cmd.tractor
              N_("name.arg.match"), N_("name.arg.hand"), N_("name.arg.method"), N_("name.arg.payload"))
 
 MAX_AUTOCOMPLETE = 25
+MAX_CHOICE = 100  # characters of an autocomplete choice's name or value
 
 
 def _inbound(interaction: Interaction) -> Inbound:
@@ -129,6 +131,19 @@ def _suggest(values: Sequence[str]) -> Callable[[Interaction, str],
     return suggest
 
 
+def _ask(command: str, arg: str, others: Sequence[str]) -> Callable[
+        [Interaction, str], Coroutine[object, object, list[AChoice[str]]]]:
+    """Autocomplete from the host (`Host.suggest`), with the command's other options as they stand."""
+    async def ask(interaction: Interaction, current: str) -> list[AChoice[str]]:
+        ns = interaction.namespace
+        given = {n: str(v) for n in others if n != arg and (v := getattr(ns, n, None)) is not None}
+        found = await _inbound(interaction).suggest(interaction, command, arg, current, given)
+        # Discord takes names and values of 1-100 characters: a longer value would be another word
+        return [AChoice(name=(s.label or s.value)[:100], value=s.value) for s in found
+                if 0 < len(s.value) <= MAX_CHOICE][:MAX_AUTOCOMPLETE]
+    return ask
+
+
 def subcommand(command: Command, parent: app_commands.Group) -> app_commands.Command[app_commands.Group, ..., None]:
     """One registry command as a subcommand of `parent`."""
     args = list(command.args)
@@ -153,7 +168,9 @@ def subcommand(command: Command, parent: app_commands.Group) -> app_commands.Com
         name=_name(name, f"name.cmd.{name}"), description=_say(command.summary), callback=callback,
         parent=parent)
     for a in args:
-        if isinstance(a.kind, Choice) and a.kind.open:
+        if a.suggest is not None:
+            cmd.autocomplete(a.name)(_ask(name, a.name, [b.name for b in args]))
+        elif isinstance(a.kind, Choice) and a.kind.open:
             cmd.autocomplete(a.name)(_suggest(a.kind.values))
     return cmd
 

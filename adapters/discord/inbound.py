@@ -2,9 +2,13 @@
 
 Presses are deferred before the host sees them (a silent "deferred update",
 or for "My hand" an ephemeral "thinking" message that the hand then fills).
-Slash commands give the host a moment to answer in words; if it says
-nothing privately the placeholder is removed, and if it is slow the
-command is deferred so Discord does not call it failed.
+Slash commands give the host a moment to answer in words: privately (an
+ephemeral reply), or for the channel as the command's own public response
+(`Reply.post`); if it says nothing the placeholder is removed, and if it is
+slow the command is deferred so Discord does not call it failed.
+
+It runs past 400 lines because every kind of interaction (command, press, select, autocomplete)
+meets Discord's 3 s here, each with its fallbacks; what the answers say is the host's.
 """
 
 from __future__ import annotations
@@ -18,13 +22,15 @@ from typing import Any, Literal, Protocol
 import aiohttp
 import discord
 
+from adapters.discord.components import render
 from adapters.discord.platform import NAME, DiscordPlatform
 from adapters.discord.private import Ticket, place_of
 from adapters.discord.texts import text
 from bot.i18n import normalize_lang
 from bot.intents import codec
 from bot.intents.types import Intent, ShowHand
-from bot.platform import Incoming, User, Where
+from bot.platform import Incoming, User, View, Where
+from bot.suggestions import Ask, Suggestion
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +42,8 @@ Mode = Literal["command", "hand", "private", "public"]
 
 class HostLike(Protocol):
     async def handle(self, event: Incoming) -> None: ...
+
+    async def suggest(self, ask: Ask) -> list[Suggestion]: ...
 
 
 def user_of(interaction: discord.Interaction[Any]) -> User:
@@ -98,6 +106,26 @@ class Reply:
             self.inbound.platform.routes.hand_requests.pop(place, None)
         raw = getattr(self.interaction.client, "raw_interactions", {}).get(self.interaction.id)
         return {"raw": raw, "mode": self.mode}
+
+    async def post(self, view: View) -> bool:
+        """A command's words for everyone in the channel (help, standings, a vote), as its own public
+        response: Discord shows them under the command, and they are not held by the channel's rate
+        limit. False once the command was answered or deferred (a slow host's private placeholder
+        cannot turn public): the host then posts them as a channel message."""
+        i = self.interaction
+        if self.mode != "command":
+            return False
+        content, _ = render(view)
+        async with self.lock:
+            if i.response.is_done():
+                return False
+            try:
+                await i.response.send_message(content)
+            except discord.HTTPException as exc:
+                log.info("discord: public answer to %s not delivered: %s", i.id, exc)
+                return False
+        self.answered.set()
+        return True
 
     async def notice(self, text: str, alert: bool = False) -> None:
         self.notices.append(text)
@@ -190,6 +218,21 @@ class Inbound:
         event = Incoming("command", user_of(interaction), where, key=str(interaction.id), name=name, args=args,
                          reply=reply, extra=self._extra(interaction), alone=True)
         await self._feed(event, reply)
+
+    async def suggest(self, interaction: discord.Interaction[Any], command: str, arg: str, typed: str,
+                      given: dict[str, str]) -> list[Suggestion]:
+        """Autocomplete: what the host finds for this option where the person types it, within Discord's
+        3 s (nothing when it takes longer). `near`: the server's channels and threads (a duplicate
+        event in another channel of it may be joined from here)."""
+        guild = interaction.guild
+        near = frozenset(str(c.id) for c in (*guild.channels, *guild.threads)) if guild is not None else frozenset()
+        ask = Ask(user_of(interaction), Where(NAME, str(interaction.channel_id)), command, arg, typed, given,
+                  lang_of(interaction), near)
+        try:
+            return await asyncio.wait_for(self.host.suggest(ask), self.budget)
+        except TimeoutError:
+            log.info("discord: suggestions for %s %s took too long", command, arg)
+            return []
 
     def _not_theirs(self, interaction: discord.Interaction[Any]) -> bool:
         """A press on a private message shown to someone else: refused before the host sees it."""

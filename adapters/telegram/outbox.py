@@ -3,7 +3,8 @@
 A send is awaited (the host needs the message id). An edit returns at once:
 if the same message is edited again before the first edit went out, only the
 newest content is sent, which is what keeps a busy table under 20 messages a
-minute. Plain announcements waiting behind the limit are joined into one
+minute. An urgent edit (a turn someone learns of only from the group's table)
+goes before the chat's queued sends, within the group's whole minute. Plain announcements waiting behind the limit are joined into one
 message. An edit to the content a message already shows is skipped: what each
 message shows is written, once Telegram has it, to the door's one record
 (`bot.scene.diff.Shown`, which the host reads before it asks for an edit).
@@ -64,6 +65,9 @@ class Outgoing:
     keyboard: Callable[[Buttons], InlineKeyboardMarkup | None] | None = None
     shows: Signature | None = None  # what it shows (`bot.scene.diff.signature` of its view), if a view
     thread: int | None = None  # a new message goes into this topic of a forum group
+    # someone learns their turn only from this edit (`View.urgent`): it goes before the chat's queued
+    # sends, within the group's whole minute rather than the share ordinary edits may use
+    urgent: bool = False
 
     @property
     def content_key(self) -> tuple[str, Buttons]:
@@ -113,6 +117,10 @@ class _ChatOutbox:
     @property
     def busy(self) -> bool:
         return bool(self.sends or self.edits)
+
+    def urgent(self) -> int | None:
+        """The message whose queued edit is urgent (`Outgoing.urgent`), if one is."""
+        return next((mid for mid, out in self.edits.items() if out.urgent), None)
 
 
 class Outboxes:
@@ -192,8 +200,11 @@ class Outboxes:
 
     async def _work(self, box: _ChatOutbox) -> None:
         while box.busy:
-            box.stamp = await self.gate.acquire(box.chat_id, edit=not box.sends)
-            if box.sends:
+            urgent = box.urgent() is not None
+            box.stamp = await self.gate.acquire(box.chat_id, edit=not box.sends and not urgent)
+            if (mid := box.urgent()) is not None:
+                await self._edit_next(box, mid)
+            elif box.sends:
                 await self._send_next(box)
             elif box.edits:
                 await self._edit_next(box)
@@ -235,8 +246,9 @@ class Outboxes:
             if not item.done.done():
                 item.done.set_result(message.message_id)
 
-    async def _edit_next(self, box: _ChatOutbox) -> None:
-        message_id = next(iter(box.edits))
+    async def _edit_next(self, box: _ChatOutbox, message_id: int | None = None) -> None:
+        if message_id is None:
+            message_id = next(iter(box.edits))
         out = box.edits.pop(message_id)
         if self.shown.exact(str(box.chat_id), str(message_id)) == out.content_key:
             self.stats.edits_skipped += 1

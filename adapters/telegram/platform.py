@@ -118,7 +118,7 @@ class TelegramPlatform:
 
     def _outgoing(self, view: View, *, mergeable: bool = False) -> Outgoing:
         return Outgoing(fit_text(view.text), view.buttons, mergeable=mergeable, keyboard=self._keyboard,
-                        shows=signature(view))
+                        shows=signature(view), urgent=view.urgent)
 
     def _keyboard(self, buttons: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
         return to_markup(View("", buttons), self.aliases)

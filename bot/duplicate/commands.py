@@ -256,7 +256,11 @@ async def _standings(desk: Desk, event: Incoming, rest: tuple[str, ...], lang: s
     else:
         day -= timedelta(days=1)
     text, png = await daily.standings_reply(desk, lang, week="week" in rest, day=day)
-    if not await desk.ctx.say(where, text, [("daily.png", png)] if png is not None else []):
+    files = [("daily.png", png)] if png is not None else []
+    if where == event.where:  # the answer where it was asked
+        await desk.ctx.post(event, text, files)
+        return
+    if not await desk.ctx.say(where, text, files):
         await desk.ctx.answer(event, tr(lang, "board.cannot_send"))
         return
     if where != event.where:

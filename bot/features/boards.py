@@ -11,11 +11,12 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from bot.commands import Arg, Call, Choice, Command, Text
-from bot.duplicate import commands, daily, events
+from bot.duplicate import commands, daily, events, suggest
 from bot.duplicate.tables import Desk, board_points, board_start
 from bot.feature import Context, Feature, TableView
 from bot.i18n import N_, tr
 from bot.platform import User, Where
+from bot.suggestions import Ask, Suggestion
 from persistence.board_store import BoardStore, EventRow
 
 log = logging.getLogger(__name__)
@@ -51,14 +52,18 @@ class Boards(Feature):
         return (
             Command("board", N_("help.cmd.board"), (
                 Arg("action", N_("help.arg.board.action"), Choice(BOARD_SUBS, open=True)),
-                Arg("more", N_("help.arg.board.more"), rest)), handler=self.command),
+                Arg("more", N_("help.arg.board.more"), rest, suggest=self.suggest)), handler=self.command),
             Command("daily", N_("help.cmd.daily"), (
                 Arg("action", N_("help.arg.daily.action"), Choice(DAILY_SUBS, open=True)),
-                Arg("more", N_("help.arg.daily.more"), rest)), handler=self.command),
+                Arg("more", N_("help.arg.daily.more"), rest, suggest=self.suggest)), handler=self.command),
             Command("duplicate", N_("help.cmd.duplicate"), (
                 Arg("action", N_("help.arg.duplicate.action"), Choice(DUPLICATE_SUBS, open=True)),
-                Arg("more", N_("help.arg.duplicate.more"), rest)), handler=self.command),
+                Arg("more", N_("help.arg.duplicate.more"), rest, suggest=self.suggest)), handler=self.command),
         )
+
+    async def suggest(self, ask: Ask) -> list[Suggestion]:
+        """The words after an action, as one types them (`bot.duplicate.suggest`)."""
+        return [] if self.desk is None else await suggest.more(self.desk, ask)
 
     async def command(self, call: Call) -> None:
         if self.desk is None:

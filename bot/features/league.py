@@ -65,11 +65,10 @@ class League(Feature):
             return
         reply = await league_command(self.store, event.where, event.user, call.command.name, call.words, lang,
                                      event.extra.get("admin") == "1")
-        await self.ctx.post(event, reply.text)
-        # Pictures and CSV go out where the platform can send files.
+        # Pictures and CSV go out after it where the platform can send files.
         name = call.command.name
         files = [(f"{name}.png", reply.image_png), (f"{name}.csv", reply.csv_bytes)]
-        await self.ctx.say(event.where, "", [(f, data) for f, data in files if data])
+        await self.ctx.post(event, reply.text, [(f, data) for f, data in files if data])
 
     async def match_ended(self, table: TableView, result: Mapping[str, object]) -> bool:
         """Hands a finished match to the league (a table of a tournament too: it counts in both)."""

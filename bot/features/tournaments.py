@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from bot.commands import Arg, Call, Choice, Command, Refusal, Text
 from bot.feature import Context, Feature, NewTable, TableView
 from bot.i18n import N_
+from bot.league import tournament_suggest
 from bot.league.bridge import record_from_table
 from bot.league.ratings import Rating, rate_all
 from bot.league.records import MatchRecord
@@ -35,6 +36,7 @@ from bot.settings import (
     settings_with,
     stored_timers,
 )
+from bot.suggestions import Ask, Suggestion
 from bot.table.messages import Event, Ruling
 from bot.table.seats import SeatKind
 from persistence.league_store import LeagueStore
@@ -75,11 +77,21 @@ class Tournaments(Feature):
     def commands(self) -> Sequence[Command]:
         return (Command("tournament", N_("help.cmd.tournament"), (
             Arg("action", N_("help.arg.tournament.action"), Choice(SUBS, open=True)),
-            Arg("more", N_("help.arg.tournament.more"), Text(200, rest=True)),
+            Arg("more", N_("help.arg.tournament.more"), Text(200, rest=True), suggest=self.suggest),
         ), place="group", section="league", wrong_place=N_("league.group_only"), handler=self.command),)
+
+    async def suggest(self, ask: Ask) -> list[Suggestion]:
+        """The words after an action, from the chat's tournament (`bot.league.tournament_suggest`)."""
+        if self.store is None:
+            return []
+        return tournament_suggest.more(await _load(self.store, ask.where), ask, self.ctx.presets())
 
     async def _say(self, where: Where, text: str, png: bytes | None = None) -> None:
         await self.ctx.say(where, text, [("tournament.png", png)] if png is not None else ())
+
+    async def _post(self, event: Incoming, text: str, png: bytes | None) -> None:
+        """The answer to a command: its text where it was asked (bot.feature.Context.post), the picture after it."""
+        await self.ctx.post(event, text, [("tournament.png", png)] if png is not None else ())
 
     async def command(self, call: Call) -> None:
         """`tournament [sub …]` in a group chat."""
@@ -97,7 +109,7 @@ class Tournaments(Feature):
                 if tour is None:
                     await ctx.post(event, t("tour_none", lang))
                 else:
-                    await self._say(event.where, tournament_text(tour, lang), tournament_png(tour, lang))
+                    await self._post(event, tournament_text(tour, lang), tournament_png(tour, lang))
                 return
             if sub == "help":
                 await ctx.post(event, t("tour_help", lang, minutes=15))
@@ -136,7 +148,7 @@ class Tournaments(Feature):
             elif sub == "start":
                 tour.start(await self._strength(tour))
                 await _save(store, tour)
-                await self._say(event.where, t("tour_started", lang) + "\n" + tournament_text(tour, lang),
+                await self._post(event, t("tour_started", lang) + "\n" + tournament_text(tour, lang),
                                 tournament_png(tour, lang))
                 await self.open_next(tour)
             elif sub == "forfeit":

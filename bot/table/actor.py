@@ -34,7 +34,7 @@ from typing import Any
 import bot.table.lobby as lobby
 from bot.i18n import tr, unknown_command_text
 from bot.intents.types import Command
-from bot.platform import Incoming, Platform, PlatformError, Unreachable, View, Where
+from bot.platform import Incoming, Platform, PlatformError, Poster, Unreachable, View, Where
 from bot.scene.types import Scene
 from bot.table.ai_moves import AiSeats
 from bot.table.announce import Announcer, choice_not_played
@@ -366,10 +366,15 @@ class Table:
         if not self._answered and ev.kind in ("press", "chosen"):
             await self.host.answer(ev, "✓")  # a button press is always answered
 
-    async def say(self, text: str) -> None:
-        """A short announcement in the group."""
+    async def say(self, text: str, answering: Incoming | None = None) -> None:
+        """A short announcement in the group; `answering`: the command it answers (a vote, a kick),
+        whose own public answer it is where the platform ties one to it (`bot.platform.Poster`)."""
+        view = View(text, said=True)
+        reply = answering.reply if answering is not None and answering.where == self.where else None
         try:
-            await self.platform.send(self.where, View(text, said=True))
+            if isinstance(reply, Poster) and await reply.post(view):
+                return
+            await self.platform.send(self.where, view)
         except (PlatformError, Unreachable):
             log.warning("table %s: announcement not delivered", self.id)
 
@@ -398,7 +403,7 @@ class Table:
             else:
                 self.seats[s] = replace(self.seats[s], away=False, timeouts=0)
                 await self.save_seats()
-                await self.say(tr(lang, "back.ok", name=self.seats[s].name))
+                await self.say(tr(lang, "back.ok", name=self.seats[s].name), ev)
         elif name == "ping":  # whether a platform that can mention this person does so when it is their turn
             if s is None:
                 await self.answer(ev, tr(lang, "err.not_seated"))
@@ -424,6 +429,8 @@ class Table:
             else:
                 self.screen.forget("table")
                 self.screen.forget("lobby")
+                if ev.alone:  # where only the asker reads the answer (Discord), they are told what came of it
+                    await self.answer(ev, tr(self.lang_for(ev), "table.posted_again"))
         else:
             await self.answer(ev, unknown_command_text(lang, name))
 

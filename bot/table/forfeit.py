@@ -27,15 +27,16 @@ def forfeit_result(table: TableOps, forfeit_team: int, why: str = "conceded") ->
     return result
 
 
-async def award(table: TableOps, forfeit_team: int, why: str) -> None:
-    """Ends the match now as a forfeit by `forfeit_team` (a lobby's no-show or a concession)."""
+async def award(table: TableOps, forfeit_team: int, why: str, answering: Incoming | None = None) -> None:
+    """Ends the match now as a forfeit by `forfeit_team` (a lobby's no-show or a concession;
+    `answering`: the command that conceded, which the announcement answers)."""
     lang = table.lang
     result = forfeit_result(table, forfeit_team, why)
     table.meta.forfeited = forfeit_team  # the table's last scene says so (a web page open on it)
     await table.save_meta()
     await table.close("finished", result)
     await table.say(tr(lang, "forfeit.done", team=tr(lang, f"team.{forfeit_team}"),
-                       winner=tr(lang, f"team.{1 - forfeit_team}")))
+                       winner=tr(lang, f"team.{1 - forfeit_team}")), answering)
     await table.events.publish(Ended(table.id, table.status, result))
 
 
@@ -52,10 +53,10 @@ async def concede(table: TableOps, ev: Incoming) -> None:
         votes.append(s)
     if any(h not in votes for h in humans):
         await table.save_meta()
-        await table.say(tr(lang, "forfeit.vote", name=table.seats[s].name, team=tr(lang, f"team.{team}")))
+        await table.say(tr(lang, "forfeit.vote", name=table.seats[s].name, team=tr(lang, f"team.{team}")), ev)
         return
     table.meta.votes = {}
-    await award(table, team, "conceded")
+    await award(table, team, "conceded", ev)
 
 
 async def no_show(table: TableOps) -> None:

@@ -124,7 +124,7 @@ async def kick(table: TableOps, ev: Incoming, args: tuple[str, ...]) -> None:
     else:  # in a running match an AI keeps the seat
         table.seats[s] = replace(seat, away=True, kicked=True)
     await table.save_seats()
-    await table.say(tr(lang, "kick.ok", name=seat.name or "?", seat=s + 1))
+    await table.say(tr(lang, "kick.ok", name=seat.name or "?", seat=s + 1), ev)
 
 async def start(table: TableOps, ev: Incoming) -> None:
     """Deals the first hand once four are seated and every person can be reached privately."""
@@ -138,7 +138,7 @@ async def start(table: TableOps, ev: Incoming) -> None:
         return
     refusal = await table.host.board_start(table)  # a board: nobody may be dealt it twice
     if refusal is not None:
-        await table.say(refusal)
+        await table.say(refusal, ev)
         return
     # where the table and the hand are one screen (a terminal), the hand is not "sent privately"
     begins = tr(lang, N_("start.ok_here") if table.platform.one_screen else N_("start.ok"))
@@ -182,7 +182,7 @@ async def vote(table: TableOps, ev: Incoming, what: str) -> None:
         return
     if what == "abandon" and table.status == "lobby":
         await table.close("abandoned", {"reason": "abandoned"})
-        await table.say(tr(lang, "abandon.done"))
+        await table.say(tr(lang, "abandon.done"), ev)
         return
     if table.match is None:
         await table.answer(ev, tr(answer_lang, "err.not_playing"))
@@ -201,7 +201,7 @@ async def vote(table: TableOps, ev: Incoming, what: str) -> None:
     n = len([v for v in votes if v in humans])
     if n < need:
         await table.save_meta()
-        await table.say(tr(lang, f"{what}.vote", name=table.seats[s].name, n=n, need=need))
+        await table.say(tr(lang, f"{what}.vote", name=table.seats[s].name, n=n, need=need), ev)
         return
     table.meta.votes = {}
     if what == "pause":
@@ -211,17 +211,17 @@ async def vote(table: TableOps, ev: Incoming, what: str) -> None:
         for kind in list(table.timers.deadlines):
             await table.timers.set(kind, None)
         await table.host.store.update_match(table.id, status="paused", meta=table.meta.to_json())
-        await table.say(tr(lang, "pause.done"))
+        await table.say(tr(lang, "pause.done"), ev)
     elif what == "resume":
         table.status = "active"
         left, table.meta.time_limit_left = table.meta.time_limit_left, None
         if left is not None:
             await table.timers.set("time_limit", table.host.clock.now() + float(left))
         await table.host.store.update_match(table.id, status="active", meta=table.meta.to_json())
-        await table.say(tr(lang, "resume.done"))
+        await table.say(tr(lang, "resume.done"), ev)
     else:
         table.meta.abandoned_by_vote = True  # the table's last scene says so (a web page open on it)
         await table.save_meta()
         await table.close("abandoned", {"reason": "abandoned", "version": table.game.version})
-        await table.say(tr(lang, "abandon.done"))
+        await table.say(tr(lang, "abandon.done"), ev)
         await table.events.publish(Ended(table.id, table.status, {"reason": "abandoned"}))

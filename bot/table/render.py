@@ -82,6 +82,10 @@ class Screen:
         # Host clock time until which a seat whose web table closed still counts as on the web.
         self.web_until: dict[int, float] = {}
         self.web_timers: list[asyncio.Task[None]] = []
+        # While the table is drawn: that someone cannot be reached is said after it, so that the
+        # group's table showing their turn goes first (within Telegram's 20 a minute).
+        self.drawing = False
+        self.cut_off_news: list[str] = []
 
     async def heard(self, event: TableEvent) -> None:
         """A committed play, burial or chao took the cards its seat had picked: nothing is picked now."""
@@ -186,7 +190,18 @@ class Screen:
             await self.render()
 
     async def render(self) -> None:
-        """Edits the table message and every private hand whose content changed."""
+        """Edits the table message and every private hand whose content changed; then says who could
+        not be reached (`unreachable`)."""
+        self.drawing = True
+        try:
+            await self._render()
+        finally:
+            self.drawing = False
+            news, self.cut_off_news = self.cut_off_news, []
+            for text in news:
+                await self.table.say(text)
+
+    async def _render(self) -> None:
         t = self.table
         self.burst_since = None
         self.drawn = True
@@ -230,6 +245,8 @@ class Screen:
         # never saw, so the table lists every trick of the hand
         history = t.platform.turn_notices
         v = table_view(scene, countdown=not live, web=web, history=history)
+        if t.platform.turn_notices and self.notices.unnoticed():  # someone sees their turn only here
+            v = replace(v, urgent=True)
         if live:
             clock = scene.table.turn.clock
             v = replace(v, cue=self._cue(pub, clock.seconds if clock is not None else None))
@@ -290,7 +307,11 @@ class Screen:
             return
         cut_off.append(s)
         await t.save_meta()
-        await t.say(tr(t.lang, "err.unreachable", name=t.seats[s].name, how=exc.how_to_fix))
+        text = tr(t.lang, "err.unreachable", name=t.seats[s].name, how=exc.how_to_fix)
+        if self.drawing:
+            self.cut_off_news.append(text)  # said once the table is drawn (`render`)
+        else:
+            await t.say(text)
 
     def reachable(self, s: int) -> None:
         """A message reached them again: next time they are cut off, the group is told again."""

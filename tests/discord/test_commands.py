@@ -13,7 +13,7 @@ import pytest
 from bot.i18n import tr
 from fakes.discord_api import FakeDiscord, command_problems
 from persistence.store import SqliteStore
-from tests.discord.rig import ALICE, BOB, NewRig, Rig
+from tests.discord.rig import ALICE, BOB, CAROL, DAVE, NewRig, Rig
 
 LOCALES = {"zh-CN": "zh", "zh-TW": "zh-Hant", "en-US": "en"}
 
@@ -63,9 +63,6 @@ async def test_every_command_and_option_is_described_in_each_language(rig: Rig) 
 
 
 STRUCTURED = ("board", "daily", "duplicate", "standings", "history", "season", "export", "tournament")
-#: Free words left where no list could name them: a board's, a duplicate's or a tournament's id or
-#: name after the action (the action itself is offered).
-FREE = {"more"}
 
 
 async def test_structured_options_offer_their_values(rig: Rig) -> None:
@@ -81,7 +78,7 @@ async def test_structured_options_offer_their_values(rig: Rig) -> None:
         assert sub["options"], name
         for option in sub["options"]:
             typed = option["type"] in (4, 6) or option.get("choices") or option.get("autocomplete")
-            assert typed or option["name"] in FREE, (name, option)
+            assert typed, (name, option)
     assert [c["value"] for c in next(o for o in found["export"]["options"])["choices"]] == ["all"]
     season = {o["name"]: o for o in found["season"]["options"]}
     assert [c["value"] for c in season["what"]["choices"]] == ["new"] and season["method"]["autocomplete"]
@@ -90,6 +87,59 @@ async def test_structured_options_offer_their_values(rig: Rig) -> None:
     for name in ("board", "daily", "duplicate"):
         action = next(o for o in found[name]["options"] if o["name"] == "action")
         assert action["autocomplete"], name
+
+
+def _values(offered: list[dict[str, Any]]) -> list[str]:
+    return [c["value"] for c in offered]
+
+
+async def test_the_words_after_an_action_offer_what_exists_here(fake_discord: FakeDiscord, tmp_path: Path,
+                                                               new_rig: NewRig) -> None:
+    """The `more` words of board, daily, duplicate and tournament autocomplete from what exists in the
+    channel or its server (free text before): boards by who has played them, the server's open events
+    (not another server's), the tournament's teams, and the words each action takes."""
+    fake = fake_discord
+    near, pairs_here, elsewhere = 9101, 9102, 9501
+    fake.channel_guild[near] = fake.channel_guild[pairs_here] = fake.guild_id  # channels of the same server
+    fake.add_guild(9500, elsewhere)
+    store = await SqliteStore.open(str(tmp_path / "boards.sqlite3"))
+    rig = await new_rig(store)
+
+    await fake.slash(ALICE, "board", {"action": "new", "more": "ai"})
+    await rig.settled()
+    board = rig.table().meta.board
+    assert board is not None
+    mine = str(board.id)
+    assert _values(await fake.autocomplete(BOB, "board", "more", "", {"action": "play"})) == [mine]
+    assert mine not in _values(await fake.autocomplete(ALICE, "board", "more", "", {"action": "play"}))
+    assert _values(await fake.autocomplete(ALICE, "board", "more", "", {"action": "show"})) == [mine]
+    assert _values(await fake.autocomplete(BOB, "board", "more", f"{mine} ", {"action": "play"})) == [f"{mine} ai"]
+    assert _values(await fake.autocomplete(BOB, "board", "more", "trump=d", {"action": "new"})) == ["trump=drawn"]
+    assert _values(await fake.autocomplete(BOB, "daily", "more", "w", {"action": "standings"})) == ["week"]
+    assert _values(await fake.autocomplete(BOB, "daily", "more", "", {"action": "play"})) == ["1", "2", "3", "4", "ai"]
+
+    await fake.slash(CAROL, "duplicate", {"action": "new"}, channel_id=near)
+    await fake.slash(DAVE, "duplicate", {"action": "pairs"}, channel_id=pairs_here)
+    await fake.slash(DAVE, "duplicate", {"action": "pairs"}, channel_id=elsewhere)
+    await rig.settled()
+    events = {(e.chat_id, e.kind): e.id for e in await rig.host.features[0].desk.boards.all_open_events()}
+    room = await fake.autocomplete(BOB, "duplicate", "more", "", {"action": "room"})
+    assert _values(room) == [str(events[str(near), "team"])] and "carol" in room[0]["name"]
+    assert _values(await fake.autocomplete(BOB, "duplicate", "more", "", {"action": "table"})) == [
+        str(events[str(pairs_here), "pairs"])]  # not the other server's
+    assert _values(await fake.autocomplete(BOB, "duplicate", "more", "v", {"action": "join"})) == ["visitors"]
+
+    await fake.slash(ALICE, "tournament", {"action": "new"}, command="league")
+    await rig.settled()
+    await fake.slash(BOB, "tournament", {"action": "team", "more": "Red Dragons"}, command="league")
+    await rig.settled()
+    teams = await fake.autocomplete(CAROL, "tournament", "more", "r", {"action": "join"}, command="league")
+    assert _values(teams) == ["Red Dragons"] and "bob" in teams[0]["name"]
+    assert _values(await fake.autocomplete(CAROL, "tournament", "more", "", {"action": "leave"},
+                                           command="league")) == []
+    assert fake.protocol_errors == [] and fake.unanswered() == []
+    await rig.shutdown()
+    await store.close()
 
 
 async def test_a_choice_offered_as_one_types(rig: Rig) -> None:
