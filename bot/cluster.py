@@ -108,6 +108,8 @@ class Link(Protocol):
 
     async def tables_of_user(self, platform: str, user_id: str) -> list[int]: ...
 
+    async def next_in_series(self, platform: str, match_id: int) -> int | None: ...
+
     async def post(self, match_id: int, payload: dict[str, object]) -> str | None: ...
 
     async def take(self) -> list[tuple[int, dict[str, object]]]: ...
@@ -180,7 +182,7 @@ class Cluster:
         self._ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
         self.stopping = False
-        self.follower = Follower(host, store)
+        self.follower = Follower(host, store, series=link)
         self.peers = LivePeers(host, link, self.follower, self.stats, self.ttl)
         self.live: list[str] = [self.worker]  # the live workers at the last beat, sorted
         self.identify_pace = IDENTIFY_PACE  # real seconds: tests against a fast fake Discord shorten it

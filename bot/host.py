@@ -94,6 +94,8 @@ class Follower(Protocol):
 
     def view(self, match_id: int) -> Table | None: ...
 
+    async def next_game(self, match_id: int, platform: str) -> int | None: ...
+
     def poke(self, match_id: int) -> object: ...
 
     def watchers_changed(self) -> None: ...
@@ -629,14 +631,17 @@ class Host:
             return None
         return table.where
 
-    def live_next(self, match_id: int, platform: str) -> int | None:
-        """The open game that follows `match_id` in its best of three, if one does here: a page of
-        a game that ended follows the series to it (`WebTable.socket`)."""
+    async def live_next(self, match_id: int, platform: str) -> int | None:
+        """The open game that follows `match_id` in its best of three: a page of a game that ended
+        follows the series to it (`WebTable.socket`). With several workers it is looked up in the
+        store when this worker does not drive it, and read as a replica (its seats known here)."""
         for table in self.tables.values():
             series = table.meta.series
             if (series is not None and series.previous == match_id and table.platform_name == platform
                     and table.status in ("lobby", "active", "paused")):
                 return table.id
+        if self.follower is not None:
+            return await self.follower.next_game(match_id, platform)
         return None
 
     def live_seat(self, match_id: int, user_id: str) -> int | None:

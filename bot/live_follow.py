@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from bot.table.actor import Table
 from engine import IllegalAction, Match, Rules
+from persistence.errors import StoreDown
 from persistence.store import StoredMatch
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ class TailStore(Protocol):
     async def match_tail(self, match_id: int, from_seq: int) -> StoredMatch | None: ...
 
 
+class SeriesStore(Protocol):
+    async def next_in_series(self, platform: str, match_id: int) -> int | None: ...
+
+
 @dataclass(eq=False)
 class Followed:
     """One table driven elsewhere: its replica and what it was built from."""
@@ -64,9 +69,11 @@ class Followed:
 class Follower:
     """The replicas of the tables this worker serves pages of but does not drive."""
 
-    def __init__(self, host: Host, store: TailStore, *, poll: float = POLL) -> None:
+    def __init__(self, host: Host, store: TailStore, *, series: SeriesStore | None = None,
+                 poll: float = POLL) -> None:
         self.host = host
         self.store = store
+        self.series = series
         self.poll = poll
         self.followed: dict[int, Followed] = {}
         self.reads = 0  # replica refreshes (tests, metrics)
@@ -82,6 +89,22 @@ class Follower:
             f = self.poke(match_id)
             await f.ready.wait()
         return None if f.gone else f.view
+
+    async def next_game(self, match_id: int, platform: str) -> int | None:
+        """The open game that follows `match_id` in its best of three, read from the store whichever
+        worker drives it (a page of the game that ended follows the series there); its replica is
+        read too, so that the seats of that game are known here. None while it is not open yet, or
+        while the database is away (the page asks again)."""
+        if self.series is None:
+            return None
+        try:
+            found = await self.series.next_in_series(platform, match_id)
+            if found is None or found in self.host.tables:
+                return found
+            return None if await self.load(found) is None else found
+        except StoreDown as exc:
+            log.warning("table %s: its next game could not be looked up: %s", match_id, exc)
+            return None
 
     def view(self, match_id: int) -> Table | None:
         f = self.followed.get(match_id)

@@ -123,6 +123,19 @@ class ClusterLink:
             )
         return None if found is None else int(found)
 
+    @down_when_lost("next in series")
+    async def next_in_series(self, platform: str, match_id: int) -> int | None:
+        """The open game that follows `match_id` in its best of three (its meta's `series.previous`),
+        whichever worker drives it: a page of the game that ended follows the series there."""
+        async with self._pool.acquire() as conn:
+            found = await conn.fetchval(
+                "SELECT m.id FROM matches m JOIN chats c ON c.id = m.chat WHERE c.platform = $1"
+                " AND m.finished_at IS NULL AND m.status != 'broken'"
+                " AND m.meta::jsonb -> 'series' ->> 'previous' = $2::text ORDER BY m.id DESC LIMIT 1",
+                platform, str(match_id),
+            )
+        return None if found is None else int(found)
+
     @down_when_lost("tables of user")
     async def tables_of_user(self, platform: str, user_id: str) -> list[int]:
         """The open tables at which this person sits, newest first."""

@@ -255,7 +255,7 @@ class WebTable:
         await self.host.live_load(match_id)  # with several workers: a table driven by another one
         where = self.host.live_where(match_id, person.platform)
         if where is None:
-            following = self.host.live_next(match_id, person.platform)
+            following = await self.host.live_next(match_id, person.platform)
             if following is not None and (self.may_look_on(person, match_id) or (person.user_id is not None
                                           and self.host.live_seat(following, person.user_id) is not None)):
                 # a best of three's game that ended: its next game, with a link of that table

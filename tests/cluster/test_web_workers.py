@@ -8,7 +8,8 @@ worker, whose own sockets stay open) and play goes on; then the new owner's leas
 is killed, a third worker takes the table, and its sockets see it through. Every frame is
 leak-scanned. The workers beat by themselves (every 0.3 s), and where a step hinges on a beat the
 test beats for them rather than wait for one; the database's clock stands still until the test
-moves it past b's lease (`db_clock`), so no lease lapses early on a busy machine nor is waited for. With worker processes, real signals and a whole hand: test_web_processes.py."""
+moves it past b's lease (`db_clock`), so no lease lapses early on a busy machine nor is waited for. With worker processes, real signals and a whole hand: test_web_processes.py.
+Also: a page of a best of three's ended game is moved to the next game whichever worker drives it."""
 
 from __future__ import annotations
 
@@ -52,12 +53,12 @@ class Room:
     served: list[Served] = field(default_factory=list)
     opened: int = 0
 
-    async def serve(self, name: str, ttl: float | None = None) -> Served:
-        """A worker that beats by itself (every 0.3 s), and its web table."""
+    async def serve(self, name: str, ttl: float | None = None, beat: float = 0.3) -> Served:
+        """A worker that beats by itself (every `beat` seconds), and its web table."""
         store = await PostgresStore.open(self.workers.url, synchronous="OFF", worker=name)
         host = build_host(store, clock=self.workers.clock, defaults=FAST, use_ai_threads=False, rng=random.Random(len(name)))
         host.register(self.workers.platform)
-        cluster = Cluster(host, store, store.cluster(), beat=0.3, ttl=ttl)
+        cluster = Cluster(host, store, store.cluster(), beat=beat, ttl=ttl)
         await cluster.start()
         w = Worker(name, host, store, cluster)
         self.workers.started.append(w)
@@ -98,10 +99,10 @@ async def room(workers: Workers) -> AsyncIterator[Room]:
         await s.server.close()
 
 
-async def open_table(room: Room, at: Served) -> int:
-    d = Driver(room.workers.platform, "g1")
+async def open_table(room: Room, at: Served, *new: str, d: Driver | None = None) -> int:
+    d = d or Driver(room.workers.platform, "g1")
     for uid, name in [("1", "new"), ("2", "join"), ("3", "join"), ("4", "join"), ("1", "start")]:
-        await at.worker.host.handle(d.command(uid, name))
+        await at.worker.host.handle(d.command(uid, name, *(new if name == "new" else ())))
         await at.worker.host.settle()
     table = at.worker.host.by_chat[(room.workers.platform.name, "g1")]
     assert table.status == "active"
@@ -214,6 +215,48 @@ async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(ro
     for s, p in pages.items():
         everything[s] += p.raw
     assert await leaks(a_rig(room, c), match_id, everything) == []
+
+
+async def test_a_page_follows_a_best_of_three_to_its_next_game_on_another_worker(room: Room) -> None:
+    """Game 1 of a best of three ends on worker a's table (a team concedes it) and a deals game 2:
+    a page on b that says hello to game 1 again is told where the series went; then game 2 is
+    handed to b, and a page on a is moved to it too. The link it is given opens game 2 at the
+    person's seat on a worker that does not drive it (the proxy may send the page anywhere). Before,
+    each got `no_table`: the next game was looked for in the serving worker's own tables only.
+    The workers beat only when the test says."""
+    a = await room.serve("wa", beat=3600)
+    b = await room.serve("wb", beat=3600)
+    d = Driver(room.workers.platform, "g1")
+    first = await open_table(room, a, "format=bo3", d=d)
+    table = a.worker.host.tables[first]
+    uid = {s: str(table.seats[s].user_id) for s in range(4)}
+    for s in (0, 2):
+        await a.worker.host.handle(d.command(uid[s], "forfeit"))
+        await a.worker.host.settle()
+    second = a.worker.host.by_chat[(room.workers.platform.name, "g1")].id
+    assert second != first and first not in b.worker.host.tables
+
+    async def moved(at: Served, uid: str | None) -> dict[str, Any]:
+        old = await room.page(at, first, uid)
+        assert await old.ended() == 4302
+        return old.received[-1]
+
+    for person in (uid[1], None):  # game 2 on a, the pages (a seat, an onlooker by link) on b
+        got = await moved(b, person)
+        assert got["type"] == "moved" and got["match"] == second
+
+    await a.worker.cluster._hand_over(second)  # game 2 goes to b
+    await b.worker.cluster.beat()
+    assert second in b.worker.host.tables and second not in a.worker.host.tables
+    second_table = b.worker.host.tables[second]
+    for person in (uid[3], None):  # the pages on a
+        got = await moved(a, person)
+        assert got["type"] == "moved" and got["match"] == second
+        new = Client(room.session, str(a.server.make_url("/ws")))  # the proxy may send it to a again
+        await new.connect({"link": got["link"]}, second)
+        st = await new.until(lambda st: st.get("type") == "state")
+        assert st["match"] == second and st["seat"] == (second_table.seat_of(person) if person else None)
+        await new.close()
 
 
 def a_rig(room: Room, at: Served) -> Any:
