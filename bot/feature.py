@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.clock import Clock
 from bot.commands import Command, Registry
 from bot.platform import Incoming, User, Where
+from bot.scene.types import LeagueLine
 from bot.settings import TableSettings
 
 if TYPE_CHECKING:
@@ -230,6 +231,11 @@ class Feature:
     async def match_ended(self, table: TableView, result: Mapping[str, object]) -> bool:
         """A table finished or was abandoned. True: this feature took it (the others are not told)."""
         return False
+
+    async def match_counted(self, table: TableView, result: Mapping[str, object]) -> LeagueLine | None:
+        """A table's match was played to its end and its result is about to be shown: the league
+        records it now (its `match_ended` then finds it recorded) and gives its line, else None."""
+        return None
 
     async def heard(self, user: User, where: Where) -> None:
         """Someone is in this group chat: the host heard from them there (a command, a press, a move)

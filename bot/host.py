@@ -37,6 +37,7 @@ from bot.live import LiveHub, Watch, Watcher
 from bot.platform import Incoming, Platform, PlatformError, Poster, Receipt, Unreachable, User, View, Where
 from bot.replays import Replay, hand_replay
 from bot.review import Told, chat_review
+from bot.scene.types import LeagueLine
 from bot.settings import TableSettings
 from bot.suggestions import SHOWN, Ask, Suggestion
 from bot.table import Table, moves
@@ -314,6 +315,18 @@ class Host:
     def run_ai(self, job: Callable[[], T]) -> asyncio.Future[T]:
         """An AI's question in the host's worker threads."""
         return asyncio.get_running_loop().run_in_executor(self.executor, job)
+
+    async def match_counted(self, table: TableCore, result: dict[str, object]) -> LeagueLine | None:
+        """A match played to its end, before its result is shown: the league's line, if it counted."""
+        for feature in self.features:
+            try:
+                line = await feature.match_counted(table, result)
+            except Exception:
+                log.exception("%s failed counting match %s", feature.name, table.id)
+                continue
+            if line is not None:
+                return line
+        return None
 
     async def match_ended(self, table: TableCore, result: dict[str, object]) -> None:
         """A match finished or was abandoned: each feature in turn hears of it (the league records

@@ -25,7 +25,7 @@ from bot.platform import Button, View
 from bot.scene import text as scene_text
 from bot.scene.build import board_score, seat_faces, summary_of
 from bot.scene.build import card_indices as card_indices
-from bot.scene.types import Played, Result, Scene, Trick
+from bot.scene.types import LeagueLine, Played, Result, Scene, Trick
 from bot.scene.types import SeatInfo as SeatInfo
 from engine.actions import Play, SeatAction
 from engine.cards import card_points
@@ -101,15 +101,16 @@ def hand_result_text(res: HandSummary, seats: Sequence[SeatInfo | None], lang: s
 
 
 def match_result_text(result: Mapping[str, object], seats: Sequence[SeatInfo | None], lang: str, *,
-                      board: HandSummary | None = None, board_number: int | None = None) -> str:
+                      board: HandSummary | None = None, board_number: int | None = None,
+                      league: LeagueLine | None = None) -> str:
     """The end of the match (an engine `MatchResult`, or one read back from a stored row): winners and
     final levels; a part missing or damaged is told as unknown. `board`: the board's one hand, whose
-    end names no winner."""
+    end names no winner; `league`: the league's line, when the match counted there."""
     levels = result.get("levels")
     pair = (str(levels[0]), str(levels[1])) if isinstance(levels, list) and len(levels) == 2 else ("?", "?")
     team = result.get("winner_team")
     r = Result(team if isinstance(team, int) else 0, pair, _MATCH_ENDS.get(result.get("reason"), "target"),
-               board=None if board is None else board_score(board, board_number))
+               board=None if board is None else board_score(board, board_number), league=league)
     return scene_text.result_text(r, seat_faces(seats), lang)
 
 

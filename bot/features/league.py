@@ -9,9 +9,10 @@ from collections.abc import Mapping, Sequence
 from bot.commands import Arg, Call, Choice, Command, Number, Person, Place, Who
 from bot.feature import Context, Feature, TableView
 from bot.i18n import N_, tr
-from bot.league.bridge import record
+from bot.league.bridge import count, record
 from bot.league.commands import ALL_WORDS, MAX_HISTORY, NEW_WORDS, league_command
 from bot.league.standings import METHOD_ALIASES, METHODS
+from bot.scene.types import LeagueLine
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ class League(Feature):
         SQL, the in-memory one, which keeps no league)."""
         self.ctx = ctx
         self.store = store
+        self.counted: set[int] = set()  # matches recorded before their end was shown (`match_counted`)
 
     def commands(self) -> Sequence[Command]:
         group = N_("league.group_only")
@@ -70,8 +72,25 @@ class League(Feature):
         files = [(f"{name}.png", reply.image_png), (f"{name}.csv", reply.csv_bytes)]
         await self.ctx.post(event, reply.text, [(f, data) for f, data in files if data])
 
+    async def match_counted(self, table: TableView, result: Mapping[str, object]) -> LeagueLine | None:
+        """A match played to its end is recorded before its end is shown, which then carries the
+        league's line (a board table is not the league's: its event counts it)."""
+        if self.store is None or table.meta.board is not None:
+            return None
+        try:
+            line = await count(self.store, table, result)
+        except Exception:  # `match_ended` tries it again
+            log.exception("league recording failed for match %s", table.id)
+            return None
+        self.counted.add(table.id)
+        return line
+
     async def match_ended(self, table: TableView, result: Mapping[str, object]) -> bool:
-        """Hands a finished match to the league (a table of a tournament too: it counts in both)."""
+        """Hands a finished match to the league (a table of a tournament too: it counts in both),
+        unless it was counted as it ended (`match_counted`)."""
+        if table.id in self.counted:
+            self.counted.discard(table.id)
+            return False
         if self.store is not None:
             try:
                 await record(self.store, table, result)

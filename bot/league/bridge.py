@@ -9,6 +9,7 @@ counted from the levels after each hand.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -16,11 +17,14 @@ from typing import Any, cast
 from bot.feature import TableView
 from bot.league.commands import record_match
 from bot.league.records import Ending, HandSummary, MatchFormat, MatchRecord, SeatPlayer
+from bot.league.standings import DEFAULT_METHOD, parse_method, standings
+from bot.scene.types import LeagueLine, LeaguePlace
 from bot.table.seats import Seat, SeatKind
 from bot.table.state import TableMeta
 from engine import Match
 from engine.cards import level_steps
 from engine.views import HandSummary as Summary
+from persistence.league_store import LeagueStore
 
 
 def hand_summaries(match: Match) -> list[Summary]:
@@ -150,6 +154,29 @@ def record_from_table(
 
 
 async def record(store: object, table: TableView, result: Mapping[str, object]) -> bool:
+    """The host's hook: record the finished match of `table` in its chat's league (see `count`)."""
+    return (await _record(store, table, result))[0]
+
+
+async def count(store: object, table: TableView, result: Mapping[str, object]) -> LeagueLine | None:
+    """Record a match played to its end and say where its winners stand now in the chat's season,
+    ranked as `standings` ranks them (the league's method); None if it did not count (recorded
+    before, abandoned, no person at the table)."""
+    added, rec = await _record(store, table, result)
+    if not added or not rec.counts or rec.winner_team is None:
+        return None
+    league = LeagueStore.of(store)
+    info = await league.league(rec.platform, rec.chat_id)
+    records = [MatchRecord.from_dict(d) for d in await league.matches(rec.platform, rec.chat_id, info.season)]
+    rows = {s.user_id: s for s in await asyncio.to_thread(standings, records,
+                                                         parse_method(info.method) or DEFAULT_METHOD)}
+    people = [p for p in rec.team_players(rec.winner_team) if not p.is_ai] or list(rec.humans())
+    places = tuple(LeaguePlace(s.name, s.position, s.record.wins, s.record.losses)
+                   for s in (rows.get(p.user_id) for p in people) if s is not None)
+    return LeagueLine(info.season, places) if places else None
+
+
+async def _record(store: object, table: TableView, result: Mapping[str, object]) -> tuple[bool, MatchRecord]:
     """The host's hook: record the finished match of `table` in its chat's league.
 
     `result` is the engine's `Match.result` ({"winner_team", "levels",
@@ -162,4 +189,4 @@ async def record(store: object, table: TableView, result: Mapping[str, object]) 
     started = _when(getattr(stored, "created_at", None), now)
     ended = _when(getattr(stored, "finished_at", None), now)
     rec = record_from_table(table, result, started_at=started, ended_at=ended)
-    return await record_match(store, rec)
+    return await record_match(store, rec), rec

@@ -14,6 +14,7 @@ from bot.cardtext import card_text, cards_text, suit_text
 from bot.i18n import N_, tr
 from bot.scene.types import (
     BoardScore,
+    LeagueLine,
     Played,
     Result,
     Scene,
@@ -307,4 +308,13 @@ def result_lines(r: Result, seats: Sequence[SeatFace], lang: str, *, series: boo
         names = {f"team{t}": team_text(t, lang) for t in (0, 1)}
         lines.append(tr(lang, "series.over", team=team_text(r.winner, lang), w0=x.wins[0], w1=x.wins[1]) if x.over
                      else tr(lang, "series.next", game=sum(x.wins) + 1, w0=x.wins[0], w1=x.wins[1], **names))
+    if r.league is not None:
+        lines.append(league_text(r.league, lang))
     return lines
+
+
+def league_text(line: LeagueLine, lang: str) -> str:
+    """The league's line at a match's end: "League, season 2: Ann 1st (3–1) · Bo 2nd (2–2)"."""
+    places = " · ".join(tr(lang, "result.league_place", name=p.name, place=p.place, wins=p.wins, losses=p.losses)
+                        for p in line.places)
+    return tr(lang, "result.league", season=line.season, places=places)

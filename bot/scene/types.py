@@ -178,9 +178,30 @@ class Stopped:
 
 
 @dataclass(frozen=True, slots=True)
+class LeaguePlace:
+    """One person's standing in their chat's league once this match is counted: the place by the
+    league's method (as `standings` shows it) and their wins and losses this season."""
+
+    name: str
+    place: int
+    wins: int
+    losses: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueLine:
+    """The league's line at a match's end: the season it counted in and where the winners stand now
+    (every person at the table when the winners were all AI)."""
+
+    season: int
+    places: tuple[LeaguePlace, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
-    """The end of the match, and the line of what it belongs to (a best of three, a board).
-    A match abandoned by vote has no winner, and says where it stood (`stopped`)."""
+    """The end of the match, and the line of what it belongs to (a best of three, a board), and
+    the league's line when it counted there. A match abandoned by vote has no winner, and says
+    where it stood (`stopped`)."""
 
     winner: int | None  # team; None only when abandoned
     levels: tuple[str, str]
@@ -188,6 +209,7 @@ class Result:
     series: SeriesScore | None = None
     board: BoardScore | None = None
     stopped: Stopped | None = None
+    league: LeagueLine | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ import bot.table.lobby as lobby
 from bot.i18n import tr, unknown_command_text
 from bot.intents.types import Command
 from bot.platform import Incoming, Platform, PlatformError, Poster, Unreachable, View, Where
-from bot.scene.types import Scene
+from bot.scene.types import LeagueLine, Scene
 from bot.table.ai_moves import AiSeats
 from bot.table.announce import Announcer, choice_not_played
 from bot.table.commit import Committed, Ended, Publisher, TableEvent
@@ -95,6 +95,8 @@ class Table:
         self.queue: asyncio.Queue[Message] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.closed = False
+        #: The league's line once the match counted there (`finish`): its result shows it.
+        self.league_line: LeagueLine | None = None
         self.timers = Timers(match_id, host.store, host.clock, self.submit, deadlines)
         self.screen = Screen(self, messages, picks)
         self.ai = AiSeats(self)
@@ -438,6 +440,8 @@ class Table:
 
     async def finish(self) -> None:
         result = dict(self.game.result or {})
+        # the league counts it before its end is shown, so the end says where the winners stand now
+        self.league_line = await self.host.match_counted(self, result)
         await self.screen.render()
         await self.close("finished", result)
         await self.events.publish(Ended(self.id, self.status, result, played=True))

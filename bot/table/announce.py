@@ -44,7 +44,7 @@ class Announcer:
                 if told:
                     await t.say(told)
                 return
-            await t.say(match_result_text(dict(event.result), t.seats.infos(), t.lang))
+            await t.say(match_result_text(dict(event.result), t.seats.infos(), t.lang, league=t.league_line))
 
     async def committed(self, c: Committed) -> None:
         """After an accepted action: its events, a burial or revolution, a new declaration."""

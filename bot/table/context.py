@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bot.clock import Clock
 from bot.live import LiveHub
 from bot.platform import Incoming, Platform, User, Where
+from bot.scene.types import LeagueLine
 
 if TYPE_CHECKING:
     from bot.settings import TableSettings
@@ -79,6 +80,8 @@ class TableHost(Protocol):
 
     async def match_ended(self, table: TableCore, result: dict[str, Any]) -> None: ...
 
+    async def match_counted(self, table: TableCore, result: dict[str, Any]) -> LeagueLine | None: ...
+
     async def board_start(self, table: TableCore) -> str | None: ...
 
 
@@ -97,6 +100,7 @@ class TableCore(Protocol):
     match: Match | None
     closed: bool
     seats: Seats
+    league_line: LeagueLine | None  # the league's line once its match counted there
     timers: Timers
 
     @property

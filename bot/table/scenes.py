@@ -20,6 +20,7 @@ from bot.scene.types import (
     BoardScore,
     Clock,
     ClockKind,
+    LeagueLine,
     Result,
     Scene,
     SeriesScore,
@@ -57,6 +58,7 @@ class SceneSource(Protocol):
     meta: TableMeta
     match: Match | None
     seats: Seats
+    league_line: LeagueLine | None
 
     @property
     def timers(self) -> Deadlines: ...
@@ -124,7 +126,7 @@ class Scenes:
         status = _STATUSES.get(t.status, "active")
         clock = clock_of(t) if t.match is not None else None
         infos = tuple(t.seats.infos())
-        key = (t.match.version if t.match is not None else -1, status, infos, clock, t.preset_name)
+        key = (t.match.version if t.match is not None else -1, status, infos, clock, t.preset_name, t.league_line)
         if self._public is not None and key == self._key:
             return self._public
         if t.match is None:
@@ -146,7 +148,7 @@ class Scenes:
                     sc.hand_no, sc.defenders, sc.defender_points)))
             elif sc.result is not None and sc.result.winner is not None:
                 sc = replace(sc, result=replace(sc.result, series=series_after(t.meta, sc.result.winner),
-                                                board=board_score(t.match, t.meta)))
+                                                board=board_score(t.match, t.meta), league=t.league_line))
         self._key, self._public = key, sc
         return sc
 

@@ -10,6 +10,7 @@ import pytest
 
 import bot.review
 from adapters.web.auth import AuthError, LinkSigner, check_init_data
+from adapters.web.guard import Limits
 from bot.scene.text import result_lines
 from bot.scene.types import Result, Stopped
 from tests.host.helpers import send
@@ -260,7 +261,8 @@ async def test_a_match_forfeited_ends_on_every_page_with_its_result(web_rig: Web
     for c in clients.values():
         st = await c.until(lambda s: s.get("status") == "finished")
         assert st["scene"]["table"]["result"] == {"winner": 1 - team, "levels": levels, "reason": "forfeit",
-                                                  "series": None, "board": None, "stopped": None}
+                                                  "series": None, "board": None, "stopped": None,
+                                                  "league": None}
 
 
 async def test_a_match_abandoned_by_vote_ends_on_every_page_with_where_it_stood(web_rig: WebRig) -> None:
@@ -279,7 +281,8 @@ async def test_a_match_abandoned_by_vote_ends_on_every_page_with_where_it_stood(
         t = st["scene"]["table"]
         defenders = None if t["declarers"] is None else 1 - t["declarers"]
         assert t["result"] == {"winner": None, "levels": levels, "reason": "abandoned", "series": None, "board": None,
-                               "stopped": {"hand_no": hand_no, "defenders": defenders, "points": t["defender_points"]}}
+                               "stopped": {"hand_no": hand_no, "defenders": defenders, "points": t["defender_points"]},
+                               "league": None}
     assert result_lines(Result(None, ("2", "2"), "abandoned", stopped=Stopped(1, 1, 35)), (), "en") == [
         "The players voted to abandon the match, in hand 1.", "Levels now: Team A 2 · Team B 2",
         "Defenders' points (Team B): 35"]
@@ -314,3 +317,34 @@ async def test_a_page_follows_a_best_of_three_to_its_next_game(web_rig: WebRig) 
     await stranger.connect({"tg": init_data("99")}, first.id)
     assert await stranger.ended() == 4401
     assert stranger.received[-1] == {"type": "refused", "reason": "no_table"}
+
+
+async def test_a_match_counted_in_the_league_ends_on_every_page_with_its_line(web_rig: WebRig) -> None:
+    """Four people play a short match from their pages to its end: the chat's league counts it as it
+    ends, and every page's finished scene carries the league's line (the season, where the winners
+    stand now), the same the group is told. (A whole match is more acts than a socket's burst, which
+    is tested on its own: its limits are raised here.)"""
+    web_rig.web.limits = Limits(socket_burst=10_000, person_burst=10_000)
+    table = await open_table(web_rig, PEOPLE, 0, new=("target=3",))
+    clients: dict[int | None, Client] = {}
+    for uid in PEOPLE:
+        c = web_rig.client()
+        await c.connect({"tg": init_data(uid, start=f"m{table.id}")})
+        clients[table.seat_of(uid)] = c
+    for c in clients.values():
+        await c.until(lambda s: s.get("version", 0) > 0)
+    for _ in range(20):
+        if table.status != "active":
+            break
+        await play_hand(web_rig, table.id, clients, hands=int(table.match.public_view()["hand_no"]))
+    assert table.status == "finished"
+    winners = [uid for uid in PEOPLE if table.seat_of(uid) % 2 == table.match.result["winner_team"]]
+    for c in clients.values():
+        st = await c.until(lambda s: s.get("status") == "finished")
+        league = st["scene"]["table"]["result"]["league"]
+        assert league["season"] == 1
+        assert sorted(p["name"] for p in league["places"]) == sorted(table.seats[table.seat_of(u)].name
+                                                                     for u in winners)
+        assert all(p["place"] in (1, 2) and (p["wins"], p["losses"]) == (1, 0) for p in league["places"])
+    line = result_lines(table.screen.scenes.public().result, table.screen.scenes.public().seats, "en")[-1]
+    assert line.startswith("League, season 1: ") and any(line in t for t in web_rig.platform.group_texts())

@@ -134,7 +134,7 @@
     clearTimeout(followTimer);
     if (!st || followed !== st.match) return;
     const r = T().result;
-    carried = r ? resultLines(r).slice(-1)[0] : ""; // the series' line, said on the next game's table
+    carried = r && r.series && r.winner !== null ? seriesLine(r) : ""; // said on the next game's table
     matchId = st.match; tries = 5;
     if (ws) { const old = ws; ws = null; old.onclose = null; old.close(); }
     connect();
@@ -289,10 +289,17 @@
       w("result.levels", {a: rank(r.levels[0]), b: rank(r.levels[1])}),
       r.reason === "target" ? w("result.final_level", {team: team(r.winner), level: rank(r.levels[r.winner])}) :
         w("result.reason", {reason: w("reason." + r.reason)})];
-    const x = r.series;
-    if (x) out.push(x.over ? w("series.over", {team: team(r.winner), w0: x.wins[0], w1: x.wins[1]}) :
-      w("series.next", {game: x.wins[0] + x.wins[1] + 1, team0: team(0), team1: team(1), w0: x.wins[0], w1: x.wins[1]}));
+    if (r.series) out.push(seriesLine(r));
+    const g = r.league; // the league's line: the season it counted in, where the winners stand now
+    if (g) out.push(w("result.league", {season: g.season, places: g.places.map((p) => w("result.league_place",
+      {name: p.name, place: p.place, wins: p.wins, losses: p.losses})).join(" · ")}, ["places"]));
     return out;
+  }
+
+  function seriesLine(r) {
+    const x = r.series;
+    return x.over ? w("series.over", {team: team(r.winner), w0: x.wins[0], w1: x.wins[1]}) :
+      w("series.next", {game: x.wins[0] + x.wins[1] + 1, team0: team(0), team1: team(1), w0: x.wins[0], w1: x.wins[1]});
   }
 
   function drawSummary() {
