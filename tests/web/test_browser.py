@@ -41,7 +41,7 @@ from bot.cardtext import card_text
 from bot.host import Host
 from bot.scene.build import table_scene
 from bot.scene.text import result_lines, summary_lines
-from bot.scene.types import BoardScore, Result, Scene, SeatInfo, SeriesScore, Stopped
+from bot.scene.types import BoardScore, LeagueLine, LeaguePlace, Result, Scene, SeatInfo, SeriesScore, Stopped
 from bot.scene.wire import scene_json
 from bot.settings import TableSettings
 from bot.table.scenes import board_summary
@@ -308,7 +308,7 @@ window.WebSocket = class {
 
 async def match_end(pages: Pages, port: int) -> None:
     """The end of a match on the page: a real finished match's scene (first game of a best of
-    three), then the same end for a duplicate board, as a forfeit and abandoned by vote; its lines those
+    three, with the league's line), then the same end for a duplicate board, as a forfeit and abandoned by vote; its lines those
     the scene gives the chats (`result_lines`), screenshot at 360 px."""
     m = Match.new(preset("classic", target="3"), 2)
     for _ in range(3000):
@@ -322,7 +322,10 @@ async def match_end(pages: Pages, port: int) -> None:
     seats = [SeatInfo(f"P{s + 11}") for s in range(4)]
     sc = table_scene(m.public_view(), match_id=99, status="finished", preset="classic", seats=seats)
     assert sc.result is not None
-    game = replace(sc.result, series=SeriesScore((1, 0) if sc.result.winner == 0 else (0, 1), False))
+    # the first game of a best of three, counted in the group's league (the league's line comes last)
+    winners = [s for s in range(4) if s % 2 == sc.result.winner]
+    league = LeagueLine(2, tuple(LeaguePlace(seats[s].name, 1 + i, 3, 1) for i, s in enumerate(winners)))
+    game = replace(sc.result, series=SeriesScore((1, 0) if sc.result.winner == 0 else (0, 1), False), league=league)
     board = replace(sc.result, board=BoardScore(3, 1, 45, declarers_score(45)))
     assert sc.summary is not None
     forfeit = Result(1 - sc.result.winner, sc.levels, "forfeit")
@@ -370,7 +373,7 @@ async def match_end(pages: Pages, port: int) -> None:
     assert [(h["match"], h["auth"]) for h in hellos[1:]] == [(99, {"link": ""}), (100, {"link": "next"})], hellos
     assert game.series is not None
     said = await pages.js(4, "return [location.search, document.getElementById('notice').textContent];")
-    assert said == ["?m=100", result_lines(game, sc.seats, "en")[-1]], said
+    assert said == ["?m=100", result_lines(replace(game, league=None), sc.seats, "en")[-1]], said  # the series' line
     await pages.js(4, "localStorage.removeItem('tractor.lang');")
 
 
