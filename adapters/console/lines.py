@@ -129,7 +129,9 @@ class TerminalLines:
         waker = asyncio.ensure_future(wake.wait())
         try:
             done, _ = await asyncio.wait({prompt, waker}, return_when=asyncio.FIRST_COMPLETED)
-            if prompt not in done and self.session.app.is_running:
+            # the line may have been accepted meanwhile (an Enter handled in the same turn of the loop):
+            # a second exit() raises "Return value already set", which ended the program under load
+            if prompt not in done and self.session.app.is_running and not self.session.app.is_done:
                 self.session.app.exit(result=WAKE)
             try:
                 line = await prompt

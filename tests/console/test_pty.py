@@ -75,7 +75,9 @@ def test_a_newcomer_plays_a_whole_match_in_a_terminal_with_a_resume(tmp_path: Pa
     assert _statuses(db) == ["active"]
     screen = "".join(first)
     assert re.search(r"\x1b\[[0-9;]*31[0-9;]*m[♥♦]", screen) and re.search(r"\x1b\[[0-9;]*30[0-9;]*m[♠♣]", screen)
-    assert "Last trick:" in screen and "Trick 1:" in screen
+    # each trick is logged ("» Trick N: …"); the full screen redraws only the cells that changed, so a
+    # given line may reach the terminal in pieces (in about one run in three "Trick 1:" never came whole)
+    assert "Last trick:" in screen and re.search(r"» Trick \d+:", screen)
 
     second: list[str] = []
     child = _spawn(["run", "--db", str(db)], second)

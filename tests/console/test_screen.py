@@ -125,3 +125,41 @@ def test_keys_typed_while_the_screen_is_drawn_anew_are_kept_and_a_blind_enter_is
     finally:
         os.close(r)
         os.close(w)
+
+
+async def test_a_line_accepted_as_the_table_changes_is_read_and_the_program_goes_on() -> None:
+    """The table changes (a wake) in the same turn of the loop as the person's Enter is handled: the
+    prompt has its line but has not handed it over yet. Leaving it for the redraw then called
+    prompt_toolkit's exit() a second time, which raised "Return value already set" and ended the
+    program (seen under load in the pty match). The line is read instead."""
+    import asyncio
+    from types import SimpleNamespace
+
+    accepted = asyncio.Event()
+
+    class App:
+        is_running = True
+
+        @property
+        def is_done(self) -> bool:  # the Enter set the prompt's result already; it is handed over next
+            accepted.set()
+            return True
+
+        def exit(self, result: str) -> None:
+            raise AssertionError("Return value already set. Application.exit() failed.")
+
+    async def prompt_async(*args: object, **kwargs: object) -> str:
+        await accepted.wait()
+        return "auto"
+
+    r, w = os.pipe()
+    try:
+        reader = TerminalLines(lambda: [], lambda: "", fd=r)
+        reader.session = SimpleNamespace(app=App(), prompt_async=prompt_async,  # type: ignore[assignment]
+                                         default_buffer=SimpleNamespace(text=""))
+        wake = asyncio.Event()
+        wake.set()
+        assert await reader.read(wake) == "auto\n"
+    finally:
+        os.close(r)
+        os.close(w)
