@@ -29,7 +29,6 @@ class League(Feature):
         SQL, the in-memory one, which keeps no league)."""
         self.ctx = ctx
         self.store = store
-        self.counted: set[int] = set()  # matches recorded before their end was shown (`match_counted`)
 
     def commands(self) -> Sequence[Command]:
         group = N_("league.group_only")
@@ -82,15 +81,11 @@ class League(Feature):
         except Exception:  # `match_ended` tries it again
             log.exception("league recording failed for match %s", table.id)
             return None
-        self.counted.add(table.id)
         return line
 
     async def match_ended(self, table: TableView, result: Mapping[str, object]) -> bool:
-        """Hands a finished match to the league (a table of a tournament too: it counts in both),
-        unless it was counted as it ended (`match_counted`)."""
-        if table.id in self.counted:
-            self.counted.discard(table.id)
-            return False
+        """Hands a finished match to the league (a table of a tournament too: it counts in both).
+        Recording is idempotent: a match counted as it ended (`match_counted`) is not stored twice."""
         if self.store is not None:
             try:
                 await record(self.store, table, result)
