@@ -76,6 +76,12 @@ class Capacity:
     cpu: float = 0.0
     real_seconds: float = 0.0
     load: str = ""
+    # What the turn lag is made of: how late the event loop ran a timer (the process short of CPU),
+    # how long a turn notice waited in its chat's outbox (the flood gate, or the chat's message in
+    # flight), and the flood gate's waits over the window by the limit that held them
+    loop_lags: list[float] = field(default_factory=list)
+    notice_queue: list[float] = field(default_factory=list)
+    gate_seconds: dict[str, float] = field(default_factory=dict)
 
     def counted(self) -> int:
         return sum(n for kind, n in self.calls.items() if kind.split()[-1] in COUNTED)
@@ -87,9 +93,15 @@ class Capacity:
         def p(q: float) -> float:
             return lags[min(len(lags) - 1, int(q * len(lags)))] if lags else float("nan")
 
+        loop, queue = sorted(self.loop_lags), sorted(self.notice_queue)
+
+        def q(xs: list[float], at: float) -> float:
+            return xs[min(len(xs) - 1, int(at * len(xs)))] if xs else float("nan")
+
         lines = [
             f"== {self.tables} tables, 1 Telegram s = {self.scale} s, window {self.seconds:.0f} Telegram s "
-            f"({self.real_seconds:.0f} s real, CPU {self.cpu:.0f} s, load {self.load})",
+            f"({self.real_seconds:.0f} s real, CPU {self.cpu:.0f} s = {self.cpu / max(self.real_seconds, 1e-9):.0%}"
+            f" of a core, load {self.load})",
             f"   plays {self.plays} ({self.plays / w:.1f} a second, {self.plays / w / max(1, self.tables):.3f} a table)",
             f"   turn lag: p50 {statistics.median(lags) if lags else float('nan'):.2f} s, p99 {p(0.99):.2f} s, "
             f"max {lags[-1] if lags else float('nan'):.2f} s over {len(lags)} turns; not told within 30 s: {self.untold}",
@@ -97,6 +109,11 @@ class Capacity:
             f" a play; counted (sends and edits) {self.counted() / w:.1f} a second (busiest second {self.counted_peak}),"
             f" {self.counted() / max(1, self.plays):.2f} a play",
             f"   429s: {self.rejected_429} {self.rejected_by}; handler errors: {self.errors}",
+            f"   event loop late (Telegram s): p50 {q(loop, 0.5):.2f}, p99 {q(loop, 0.99):.2f}, max {q(loop, 1):.2f};"
+            f" a turn notice queued in its outbox: p50 {q(queue, 0.5):.2f}, p99 {q(queue, 0.99):.2f},"
+            f" max {q(queue, 1):.2f} s over {len(queue)}",
+            "   flood gate waits (Telegram s, summed over chats): "
+            + (", ".join(f"{k} {v:.0f}" for k, v in sorted(self.gate_seconds.items())) or "none"),
         ]
         for kind, n in sorted(self.calls.items()):
             lines.append(f"     {kind}: {n / max(1, self.plays):.2f} a play")
@@ -354,16 +371,44 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
             notices.scan()
             await asyncio.sleep(0.02 * scale)
 
+    loop_lags: list[tuple[float, float]] = []  # (fake clock, how late a 20 ms timer ran, real s)
+
+    async def ticking() -> None:
+        while not stop.is_set():
+            asked = time.perf_counter()
+            await asyncio.sleep(0.02)
+            loop_lags.append((fake.clock(), time.perf_counter() - asked - 0.02))
+
+    notice_queue: list[tuple[float, float]] = []  # (fake clock sent, real s from queued to in the chat)
+    outboxes = runner.platform.outboxes
+    send = outboxes.send
+
+    async def timed_send(chat_id: int, out: Any) -> int:
+        queued = time.perf_counter()
+        mid = await send(chat_id, out)
+        if chat_id > 0 and out.text.startswith(NOTICE):
+            notice_queue.append((fake.clock(), time.perf_counter() - queued))
+        return mid
+
+    outboxes.send = timed_send  # type: ignore[method-assign]
+    gate = outboxes.gate
+
     errors = _Errors()
     logging.getLogger().addHandler(errors)
-    tasks = [asyncio.create_task(scanning())] + [asyncio.create_task(p.run(stop)) for p in people]
+    tasks = [asyncio.create_task(scanning()), asyncio.create_task(ticking())] + [asyncio.create_task(p.run(stop)) for p in people]
     try:
         await asyncio.sleep(warmup * scale)
         start, cpu0, real0 = fake.clock(), time.process_time(), time.perf_counter()
+        gate0 = dict(gate.stats.seconds)
         first_call = len(fake.calls)
         await asyncio.sleep(seconds * scale)
         end = fake.clock()
         out.cpu, out.real_seconds = time.process_time() - cpu0, time.perf_counter() - real0
+        out.load += f"-{os.getloadavg()[0]:.1f}"
+        out.gate_seconds = {k: (v - gate0.get(k, 0.0)) / scale for k, v in gate.stats.seconds.items()
+                            if v > gate0.get(k, 0.0)}
+        out.loop_lags = [late / scale for at, late in loop_lags if start <= at < end]
+        out.notice_queue = [took / scale for at, took in notice_queue if start <= at < end]
         out.seconds = (end - start) / scale
         calls = [c for c in fake.calls[first_call:] if c.at < end and c.method != "getChatAdministrators"]
         for c in calls:

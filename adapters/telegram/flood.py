@@ -27,7 +27,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.telegram.config import FloodLimits
@@ -53,6 +53,20 @@ class Stamp:
         self.place = place  # in the workers' shared budgets
 
 
+@dataclass
+class GateStats:
+    """How long messages waited at the gate, by the limit that held them (benchmarks, operators):
+    "chat" (the chat's one a second), "group" (its minute), "bot" (the bot's second: new messages),
+    "bot edits" (the share edits may use of it), "held" (a retry_after), "shared" (other workers)."""
+
+    waits: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, reason: str, seconds: float) -> None:
+        self.waits[reason] = self.waits.get(reason, 0) + 1
+        self.seconds[reason] = self.seconds.get(reason, 0.0) + seconds
+
+
 class FloodGate:
     """Shared by every chat's outbox; all times here are real seconds."""
 
@@ -64,32 +78,38 @@ class FloodGate:
         self._overall: deque[Stamp] = deque()
         self._held: dict[int, float] = {}
         self.shared: SharedBudget | None = None
+        self.stats = GateStats()
 
     def delay(self, chat_id: int, *, edit: bool = False) -> float:
         """How long to wait before a message to `chat_id` fits every limit (0: now).
 
         An edit of a group message must also leave room for announcements.
         """
+        return self._delay(chat_id, edit)[0]
+
+    def _delay(self, chat_id: int, edit: bool) -> tuple[float, str]:
+        """The wait, and the limit that sets it."""
         lim, now = self.limits, self.clock()
         second = lim.scale
         bucket = self._bucket(chat_id, now)
-        waits = [self._held.get(chat_id, 0.0) - now]
+        waits = [(self._held.get(chat_id, 0.0) - now, "held")]
         if bucket.tokens < 1.0:
-            waits.append((1.0 - bucket.tokens) / lim.chat_per_second * second)
+            waits.append(((1.0 - bucket.tokens) / lim.chat_per_second * second, "chat"))
         if chat_id < 0:
             window = self._groups.setdefault(chat_id, deque())
             _prune(window, now - 60.0 * second)
             cap = lim.group_edits_per_minute if edit else lim.group_per_minute
             if len(window) >= cap:
-                waits.append(_nth_latest(window, cap).at + 60.0 * second - now)
+                waits.append((_nth_latest(window, cap).at + 60.0 * second - now, "group"))
         _prune(self._overall, now - second)
         cap = lim.global_per_second
         if edit:
             cap = lim.global_group_edits_per_second if chat_id < 0 else lim.global_edits_per_second
         if len(self._overall) >= cap:
-            waits.append(_nth_latest(self._overall, cap).at + second - now)
-        wait = max(waits)
-        return wait + _EPSILON if wait > 0 else 0.0
+            waits.append((_nth_latest(self._overall, cap).at + second - now,
+                          "bot edits" if len(self._overall) < lim.global_per_second else "bot"))
+        wait, reason = max(waits)
+        return (wait + _EPSILON, reason) if wait > 0 else (0.0, reason)
 
     def take(self, chat_id: int) -> Stamp:
         """Count one message to `chat_id` as sent now."""
@@ -128,9 +148,19 @@ class FloodGate:
     async def acquire(self, chat_id: int, *, edit: bool = False) -> Stamp:
         """Wait until a message to `chat_id` fits (this worker's limits, then every worker's), then
         count it."""
-        while (wait := self.delay(chat_id, edit=edit)) > 0:
+        while True:
+            wait, reason = self._delay(chat_id, edit)
+            if wait <= 0:
+                break
+            self.stats.add(reason, wait)
             await asyncio.sleep(wait)
-        place = await self.shared.place(chat_id) if self.shared is not None else None
+        if self.shared is not None:
+            asked = self.clock()
+            place: Place | None = await self.shared.place(chat_id)
+            if (waited := self.clock() - asked) > 0:
+                self.stats.add("shared", waited)
+        else:
+            place = None
         stamp = self.take(chat_id)
         stamp.place = place
         return stamp
