@@ -388,9 +388,9 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
         mid = await send(chat_id, out)
         if chat_id > 0 and out.text.startswith(NOTICE):
             notice_queue.append((fake.clock(), time.perf_counter() - queued))
-        return mid
+        return int(mid)
 
-    outboxes.send = timed_send  # type: ignore[method-assign]
+    outboxes.send = timed_send
     gate = outboxes.gate
 
     errors = _Errors()
