@@ -57,7 +57,7 @@ class Stamp:
 class GateStats:
     """How long messages waited at the gate, by the limit that held them (benchmarks, operators):
     "chat" (the chat's one a second), "group" (its minute), "bot" (the bot's second: new messages),
-    "bot edits" (the share edits may use of it), "held" (a retry_after), "shared" (other workers)."""
+    "bot edits" (the share edits may use of it), "bot lazy" (lazy edits' share), "held" (a retry_after), "shared" (other workers)."""
 
     waits: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -80,14 +80,15 @@ class FloodGate:
         self.shared: SharedBudget | None = None
         self.stats = GateStats()
 
-    def delay(self, chat_id: int, *, edit: bool = False) -> float:
+    def delay(self, chat_id: int, *, edit: bool = False, lazy: bool = False) -> float:
         """How long to wait before a message to `chat_id` fits every limit (0: now).
 
-        An edit of a group message must also leave room for announcements.
+        An edit of a group message must also leave room for announcements; an edit must leave room
+        in the bot's second for new messages, and a lazy one (`Outgoing.lazy`) for the other edits.
         """
-        return self._delay(chat_id, edit)[0]
+        return self._delay(chat_id, edit, lazy)[0]
 
-    def _delay(self, chat_id: int, edit: bool) -> tuple[float, str]:
+    def _delay(self, chat_id: int, edit: bool, lazy: bool = False) -> tuple[float, str]:
         """The wait, and the limit that sets it."""
         lim, now = self.limits, self.clock()
         second = lim.scale
@@ -105,9 +106,11 @@ class FloodGate:
         cap = lim.global_per_second
         if edit:
             cap = lim.global_group_edits_per_second if chat_id < 0 else lim.global_edits_per_second
+            if lazy:
+                cap = min(cap, lim.global_lazy_edits_per_second)
         if len(self._overall) >= cap:
             waits.append((_nth_latest(self._overall, cap).at + second - now,
-                          "bot edits" if len(self._overall) < lim.global_per_second else "bot"))
+                          "bot" if len(self._overall) >= lim.global_per_second else "bot lazy" if lazy else "bot edits"))
         wait, reason = max(waits)
         return (wait + _EPSILON, reason) if wait > 0 else (0.0, reason)
 
@@ -145,11 +148,17 @@ class FloodGate:
         until = self.clock() + telegram_seconds * self.limits.scale
         self._held[chat_id] = max(self._held.get(chat_id, 0.0), until)
 
-    async def acquire(self, chat_id: int, *, edit: bool = False) -> Stamp:
+    async def acquire(self, chat_id: int, *, edit: bool = False,
+                      kind: Callable[[], tuple[bool, bool]] | None = None) -> Stamp:
         """Wait until a message to `chat_id` fits (this worker's limits, then every worker's), then
-        count it."""
+        count it. `kind`, when given, says each time it is asked whether what would go now is an edit
+        and a lazy one (what a chat's outbox holds changes while it waits)."""
         while True:
-            wait, reason = self._delay(chat_id, edit)
+            if kind is not None:
+                edit, lazy = kind()
+            else:
+                lazy = False
+            wait, reason = self._delay(chat_id, edit, lazy)
             if wait <= 0:
                 break
             self.stats.add(reason, wait)
