@@ -82,6 +82,10 @@ class Capacity:
     loop_lags: list[float] = field(default_factory=list)
     notice_queue: list[float] = field(default_factory=list)
     gate_seconds: dict[str, float] = field(default_factory=dict)
+    # turns of people who play with the private hand's buttons, and of those the turns at which
+    # their hand message did not yet show their cards (its redraw after their last play still waited)
+    button_turns: int = 0
+    stale_hands: int = 0
 
     def counted(self) -> int:
         return sum(n for kind, n in self.calls.items() if kind.split()[-1] in COUNTED)
@@ -108,7 +112,8 @@ class Capacity:
             f"   API calls {sum(self.calls.values()) / w:.1f} a second, {sum(self.calls.values()) / max(1, self.plays):.2f}"
             f" a play; counted (sends and edits) {self.counted() / w:.1f} a second (busiest second {self.counted_peak}),"
             f" {self.counted() / max(1, self.plays):.2f} a play",
-            f"   429s: {self.rejected_429} {self.rejected_by}; handler errors: {self.errors}",
+            f"   429s: {self.rejected_429} {self.rejected_by}; handler errors: {self.errors}; hand message not"
+            f" showing the cards as its turn came: {self.stale_hands} of {self.button_turns} button players' turns",
             f"   event loop late (Telegram s): p50 {q(loop, 0.5):.2f}, p99 {q(loop, 0.99):.2f}, max {q(loop, 1):.2f};"
             f" a turn notice queued in its outbox: p50 {q(queue, 0.5):.2f}, p99 {q(queue, 0.99):.2f},"
             f" max {q(queue, 1):.2f} s over {len(queue)}",
@@ -179,6 +184,7 @@ class Person:
     untold: int = 0
     last_play_at: float = 0.0
     n: int = 0
+    button_turns: list[tuple[float, bool]] = field(default_factory=list)  # (told at, hand out of date)
 
     async def wait(self, telegram_seconds: float) -> None:
         await asyncio.sleep(telegram_seconds * self.scale)
@@ -210,6 +216,8 @@ class Person:
                     self.untold += 1
                 else:
                     self.lags.append((self.last_play_at, told - self.last_play_at))
+                    if (self.index * 4 + seat) % 3 == 2:
+                        self.button_turns.append((told, not self.hand_shown(table, seat, uid, m)))
             await self.wait(self.rng.uniform(*THINK))
             if m.version != version:
                 continue
@@ -229,6 +237,11 @@ class Person:
             if m.phase == "playing":
                 self.plays.append(pushed)
             await self.until_moved(m, version, 30)
+
+    def hand_shown(self, table: Any, seat: int, uid: int, m: Match) -> bool:
+        """Whether the private hand message shows the seat's cards as they are now (by their count)."""
+        msg = self.fake.messages.get((uid, int(table.messages.get(f"hand{seat}", 0))))
+        return msg is not None and f" {len(m.view(seat).get('hand') or ())} card" in msg.text
 
     async def told(self, uid: int) -> float | None:
         give_up = self.fake.clock() + 30 * self.scale
@@ -421,6 +434,9 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
             out.plays += sum(1 for at in p.plays if start <= at < end)
             out.lags += [lag / scale for at, lag in p.lags if start <= at < end]
             out.untold += p.untold
+            turns = [stale for at, stale in p.button_turns if start <= at < end]
+            out.button_turns += len(turns)
+            out.stale_hands += sum(turns)
         out.errors = errors.count
     finally:
         stop.set()

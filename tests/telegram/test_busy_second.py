@@ -4,6 +4,7 @@ token). Through the real client against the strict fake."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -56,10 +57,12 @@ def _button(rig: Rig, uid: int, mid: int, code: type, text: str | None = None) -
 
 
 async def _handled_without_drain(rig: Rig, update: int) -> None:
-    """The update handled and its table idle; its messages may still wait in the outboxes."""
-    await rig.runner.order.wait_for([update], 30)  # type: ignore[attr-defined]
-    await rig.runner.inbound.settle()
-    await rig.host.settle()
+    """The update handled and its table idle (a table waits for the new messages it sends); its
+    edits may still wait in the outboxes."""
+    async with asyncio.timeout(20):
+        await rig.runner.order.wait_for([update], 30)  # type: ignore[attr-defined]
+        await rig.runner.inbound.settle()
+        await rig.host.settle()
 
 
 async def test_a_taps_picks_wait_in_a_busy_second_and_the_play_replaces_them_unsent(tmp_path: Path) -> None:
