@@ -51,7 +51,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy engine persistence bot adapters app
 
 # In TEST_WORKERS processes (default: one a core and one more, for the tests that wait on real
-# processes and real platforms' pace), in a new order every run (TEST_SEED=N repeats one),
+# processes and real platforms' pace), taking one test at a time, the long ones (marked slow) first,
+# the rest in a new order every run (TEST_SEED=N repeats one),
 # naming the 15 slowest tests at the end. docs/testing.md says how the suite is laid out.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # Bytecode is written and compiled once before the workers start (PYTHONDONTWRITEBYTECODE, set on
@@ -61,7 +62,7 @@ pytest: $(STAMP) $(MO)
 	echo "test order: TEST_SEED=$$seed make pytest runs this order again"; \
 	export PYTHONDONTWRITEBYTECODE=; \
 	$(BIN)/python -m compileall -q -j 0 engine bot adapters persistence app fakes benchmarks > /dev/null; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist worksteal \
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist load --maxschedchunk 1 \
 		-p randomly --randomly-seed=$$seed --durations=15
 
 conformance: $(STAMP)

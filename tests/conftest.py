@@ -1,4 +1,5 @@
-"""Suite-wide settings: under CI, hypothesis draws the same examples every run, so a landing never hinges on luck."""
+"""Suite-wide settings: under CI, hypothesis draws the same examples every run, so a landing never hinges on luck;
+the long tests start first, so that the parallel run ends together."""
 
 from __future__ import annotations
 
@@ -38,3 +39,19 @@ def pytest_unconfigure(config: object) -> None:
     for obj in gc.get_objects():
         if isinstance(obj, aiosqlite.core.Connection) and obj._thread.is_alive():
             obj._tx.put_nowait((None, lambda: aiosqlite.core._STOP_RUNNING_SENTINEL))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest first (`@pytest.mark.slow(seconds)`, about how long the test takes on a quiet machine),
+    after pytest-randomly has shuffled: the workers take tests one at a time (`--dist load
+    --maxschedchunk 1` in the Makefile), so a minute-long test started last would leave the other
+    processes idle while it runs. Tests of the same weight keep the random order."""
+
+    def weight(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("slow")
+        if mark is None:
+            return 0.0
+        return float(mark.args[0]) if mark.args else 5.0
+
+    items.sort(key=weight, reverse=True)

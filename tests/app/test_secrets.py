@@ -75,6 +75,7 @@ def test_the_redactor_hides_known_secrets_and_anything_shaped_like_one() -> None
     assert logs.secrets_of({"TRACTOR_DATABASE_URL": "postgresql://u:p%40ss@h/d"}, ["--db", "x"]) == ["p%40ss", "p@ss"]
 
 
+@pytest.mark.slow(14)
 async def test_a_telegram_session_at_debug_shows_no_secret(pg_url: str) -> None:
     fake = FakeTelegram(token=TG_TOKEN)
     await fake.start()
@@ -186,6 +187,7 @@ async def _web_table_session(port: int, group_messages: Iterable[Any]) -> list[s
     return texts
 
 
+@pytest.mark.slow(8)
 async def test_a_discord_session_at_debug_shows_no_secret(pg_url: str) -> None:
     fake = FakeDiscord()
     fake.token = DC_TOKEN

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from fakes.deploys import run_restarts, run_rolling
 from tests.persistence.pg_server import start as start_pg
 
 
+@pytest.mark.slow(12)
 async def test_a_rolling_restart_of_three_workers_under_load(pg_url: str) -> None:
     report = await run_rolling(pg_url, workers=3, tables=4, seed=5)
     print(report.text())

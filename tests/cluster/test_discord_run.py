@@ -13,6 +13,7 @@ import signal
 import sys
 
 import asyncpg
+import pytest
 
 from bot.cluster import IDENTIFY_PACE
 from fakes.discord_api import FakeDiscord, running_fake
@@ -29,6 +30,7 @@ async def worker(fake: FakeDiscord, pg_url: str, name: str) -> asyncio.subproces
     return await asyncio.create_subprocess_exec(sys.executable, "-m", "app.cli", "run", env=env)
 
 
+@pytest.mark.slow(27)
 async def test_worker_processes_share_the_shards_and_take_a_killed_ones_over(pg_url: str) -> None:
     both = [(0, 2), (1, 2)]
     async with running_fake() as fake:

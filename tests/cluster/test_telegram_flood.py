@@ -22,6 +22,7 @@ from fakes.flood_workers import run
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
 
+@pytest.mark.slow(16)
 async def test_three_workers_sharing_the_budgets_get_no_429(pg_url: str) -> None:
     result = await run(pg_url, workers=3, shared=True)
     assert result.rejected_429 == 0, result

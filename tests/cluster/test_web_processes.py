@@ -79,6 +79,7 @@ def seen_tricks(raw: list[str]) -> list[Any]:
     return out
 
 
+@pytest.mark.slow(10)
 async def test_pages_on_any_worker_through_sigterm_and_sigkill(room: Room) -> None:
     w1 = await room.add_worker("w1", TTL)
     t = await room.open_table(w1, "g1")

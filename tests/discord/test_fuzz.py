@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from fakes.discord_api import FakeInteraction, FakeMessage, FakeUser
 from tests.discord.rig import PEOPLE, Rig, leaks, open_table, play_until
 
@@ -37,6 +39,7 @@ def _garble(rng: random.Random, real: str) -> str:
     return "s:0:" + real[2:]  # a button's token dressed as a select
 
 
+@pytest.mark.slow(58)
 async def test_ten_thousand_hostile_interactions_change_nothing(rig: Rig) -> None:
     fake = rig.fake
     await open_table(rig)

@@ -4,6 +4,10 @@ The adapter retries each call a bounded number of times with backoff; the
 match log never loses or doubles an action (the host persists before it
 speaks); and once Telegram is healthy again, the group's table message and
 the player's private hand show the current state.
+
+A timeout is the client's own (httpx's, on the real clock), so these tests keep real time: the client
+waits `TIMEOUT` seconds, and a call the fake holds back waits longer than that. Both are far above
+what a loaded machine takes to answer (0.2 s once failed a healthy call at boot beside other work).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ SETTINGS = TableSettings(deal=0, declare=1, bury=1, turn=0, next=0, lobby=0, awa
 GROUP, ANN = -3001, 201
 # Backoff shortened so a test need not wait out real seconds (the defaults are 0.25 s doubling to 4 s).
 FAST_RETRY = FloodLimits(scale=RIG_SCALE, retry_base=0.01, retry_cap=0.05)
+TIMEOUT = 1.0
 
 
 async def open_table(rig: Rig, clock: FakeClock) -> Table:
@@ -75,10 +80,11 @@ def consistent(rig: Rig, table: Table) -> None:
     assert all(card_text(c) in hand for c in table.match.view(s)["hand"])
 
 
+@pytest.mark.slow(14)
 async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
     clock = FakeClock()
     async with booted(str(tmp_path / "faults.sqlite3"), clock=clock, settings=SETTINGS, limits=FAST_RETRY,
-                      request_timeout=0.2) as rig:
+                      request_timeout=TIMEOUT) as rig:
         fake = rig.fake
         table = await open_table(rig, clock)
         rng = random.Random(9)
@@ -90,7 +96,7 @@ async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
             # 1-3 faults in a row: those of a method that had no call since (sends are rare now that
             # an accepted typed play gets no "✓") must not pile up into a longer outage
             fake.clear_faults()
-            fake.inject(kind, method=method, count=count, delay=0.3)
+            fake.inject(kind, method=method, count=count, delay=TIMEOUT * 1.3)
             injected += count
             await ann_plays(rig, clock, table)
             if table.status != "active":
@@ -110,7 +116,7 @@ async def test_faults_are_retried_and_nothing_is_lost(tmp_path: Path) -> None:
 async def test_a_long_outage_ends_with_a_consistent_table(tmp_path: Path) -> None:
     clock = FakeClock()
     async with booted(str(tmp_path / "outage.sqlite3"), clock=clock, settings=SETTINGS, limits=FAST_RETRY,
-                      request_timeout=0.2) as rig:
+                      request_timeout=TIMEOUT) as rig:
         fake = rig.fake
         table = await open_table(rig, clock)
         await ann_plays(rig, clock, table)
@@ -137,7 +143,7 @@ async def test_a_new_hands_table_message_appears_after_an_outage(tmp_path: Path,
     monkeypatch.setattr("bot.table.render.RENDER_RETRY", 0.05)
     clock = FakeClock()
     async with booted(str(tmp_path / "send-outage.sqlite3"), clock=clock, settings=SETTINGS,
-                      limits=FAST_RETRY, request_timeout=0.2) as rig:
+                      limits=FAST_RETRY, request_timeout=TIMEOUT) as rig:
         fake = rig.fake
         table = await open_table(rig, clock)
         s = table.seat_of(str(ANN))

@@ -88,6 +88,7 @@ async def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterato
         yield w
 
 
+@pytest.mark.slow(62)
 async def test_real_time_a_whole_hand_keeps_telegrams_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The one Telegram test at real speed: a whole hand through the real client against the fake
     with Telegram's limits on the real clock (a chat's second, a group's minute, the bot's 30 a
@@ -114,6 +115,7 @@ async def test_real_time_a_whole_hand_keeps_telegrams_limits(tmp_path: Path, mon
         assert len(fake.calls_of("answerCallbackQuery")) == len(presses)
 
 
+@pytest.mark.slow(43)
 async def test_a_short_match_played_only_through_telegram_updates(world: World) -> None:
     fake, sim = world.fake, world.sim
     await sim.open_table("classic target=3")
@@ -151,6 +153,7 @@ async def test_a_short_match_played_only_through_telegram_updates(world: World) 
     assert photos and photos[0].params["photo"]["data"].startswith(b"\x89PNG")
 
 
+@pytest.mark.slow(8)
 async def test_restart_mid_hand_resumes_on_the_same_messages(world: World) -> None:
     fake, sim = world.fake, world.sim
     await sim.open_table("classic target=3")

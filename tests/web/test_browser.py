@@ -384,7 +384,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.slow
+@pytest.mark.slow(85)
 async def test_a_whole_hand_in_four_browser_pages() -> None:
     rig = await make_web_rig(settings=SETTINGS, seed=SEED)
     sent: dict[int | None, list[str]] = {}
