@@ -24,6 +24,7 @@ Several workers of one bot each have a gate, and Telegram counts them all: with
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import deque
 from collections.abc import Callable
@@ -34,6 +35,8 @@ from adapters.telegram.config import FloodLimits
 from adapters.telegram.shared_flood import Place, SharedBudget
 
 _EPSILON = 0.001
+_QUEUE_POLL = 0.01  # (Telegram seconds) how soon an edit behind another in line looks again
+_LAST = 1 << 62
 
 
 @dataclass
@@ -79,6 +82,9 @@ class FloodGate:
         self._held: dict[int, float] = {}
         self.shared: SharedBudget | None = None
         self.stats = GateStats()
+        # chats whose edit waits for the bot's second: (its place in line, waiting for nothing else)
+        self._queue: dict[int, tuple[int, bool]] = {}
+        self._tickets = itertools.count()
 
     def delay(self, chat_id: int, *, edit: bool = False, lazy: bool = False) -> float:
         """How long to wait before a message to `chat_id` fits every limit (0: now).
@@ -111,8 +117,20 @@ class FloodGate:
         if len(self._overall) >= cap:
             waits.append((_nth_latest(self._overall, cap).at + second - now,
                           "bot" if len(self._overall) >= lim.global_per_second else "bot lazy" if lazy else "bot edits"))
+        if edit and not lazy and self._behind(chat_id):
+            # edits take the bot's second in the order they began to wait for it: the group's table,
+            # whose share is smaller, is not passed for good by a stream of private hands
+            nxt = self._overall[0].at + second - now if self._overall else 0.0
+            waits.append((max(nxt, _QUEUE_POLL * second), "bot edits"))
         wait, reason = max(waits)
         return (wait + _EPSILON, reason) if wait > 0 else (0.0, reason)
+
+    def _behind(self, chat_id: int) -> bool:
+        """Whether an edit of another chat began waiting for the bot's second before this chat's did
+        (and waits for nothing else now)."""
+        mine = self._queue.get(chat_id)
+        return any(ticket < (mine[0] if mine is not None else _LAST) and for_bot
+                   for chat, (ticket, for_bot) in self._queue.items() if chat != chat_id)
 
     def take(self, chat_id: int) -> Stamp:
         """Count one message to `chat_id` as sent now."""
@@ -153,16 +171,27 @@ class FloodGate:
         """Wait until a message to `chat_id` fits (this worker's limits, then every worker's), then
         count it. `kind`, when given, says each time it is asked whether what would go now is an edit
         and a lazy one (what a chat's outbox holds changes while it waits)."""
-        while True:
-            if kind is not None:
-                edit, lazy = kind()
-            else:
-                lazy = False
-            wait, reason = self._delay(chat_id, edit, lazy)
-            if wait <= 0:
-                break
-            self.stats.add(reason, wait)
-            await asyncio.sleep(wait)
+        try:
+            while True:
+                if kind is not None:
+                    edit, lazy = kind()
+                else:
+                    lazy = False
+                wait, reason = self._delay(chat_id, edit, lazy)
+                if wait <= 0:
+                    break
+                queued = self._queue.get(chat_id)
+                if edit and not lazy and reason in ("bot edits", "bot"):
+                    if queued is None:
+                        self._queue[chat_id] = (next(self._tickets), True)
+                    elif not queued[1]:
+                        self._queue[chat_id] = (queued[0], True)
+                elif queued is not None and queued[1]:
+                    self._queue[chat_id] = (queued[0], False)  # held by something else now: not ahead
+                self.stats.add(reason, wait)
+                await asyncio.sleep(wait)
+        finally:
+            self._queue.pop(chat_id, None)
         if self.shared is not None:
             asked = self.clock()
             place: Place | None = await self.shared.place(chat_id)
