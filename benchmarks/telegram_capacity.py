@@ -24,7 +24,10 @@ for the same Telegram traffic (the measure is the token's limits, not this share
 the bot's own CPU time then counts half in Telegram seconds). Figures are in Telegram seconds.
 
 Measured over the window: plays, turn lag (from the update of the play before reaching Telegram to
-the next player's notice reaching Telegram; p50, p99, max), API calls a second and a play by kind,
+the next player's notice reaching Telegram; p50, p99, max; a turn not told within 30 s counts as
+30 s), plays refused and made again (a person whose hand still shows cards played before plays
+from the group instead), what the lag is made of (the event loop's lateness, a notice's time in
+its outbox, the flood gate's waits by the limit), API calls a second and a play by kind,
 the counted messages a second (sends and edits) and the busiest second, and 429s.
 """
 
@@ -56,6 +59,7 @@ from fakes.typed import typed_text
 
 NOTICE = "🔔"
 COUNTED = ("sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument")
+UNTOLD = 30.0  # Telegram seconds a person waits to be told before playing anyway (an untold turn)
 THINK = (3.0, 6.0)  # Telegram seconds from being told to playing
 TAP = 0.3  # between two taps on the private hand's buttons
 
@@ -67,7 +71,8 @@ class Capacity:
     seconds: float = 0.0  # the measured window, Telegram seconds
     plays: int = 0
     lags: list[float] = field(default_factory=list)
-    untold: int = 0  # turns whose notice did not come within 30 Telegram seconds
+    untold: int = 0  # turns whose notice did not come within 30 Telegram seconds (in the lags as 30 s)
+    refused: int = 0  # plays that did not go through and were made again
     calls: dict[str, int] = field(default_factory=dict)
     counted_peak: int = 0  # counted messages in the busiest Telegram second
     rejected_429: int = 0
@@ -76,6 +81,16 @@ class Capacity:
     cpu: float = 0.0
     real_seconds: float = 0.0
     load: str = ""
+    # What the turn lag is made of: how late the event loop ran a timer (the process short of CPU),
+    # how long a turn notice waited in its chat's outbox (the flood gate, or the chat's message in
+    # flight), and the flood gate's waits over the window by the limit that held them
+    loop_lags: list[float] = field(default_factory=list)
+    notice_queue: list[float] = field(default_factory=list)
+    gate_seconds: dict[str, float] = field(default_factory=dict)
+    # turns of people who play with the private hand's buttons, and of those the turns at which
+    # their hand message did not yet show their cards (its redraw after their last play still waited)
+    button_turns: int = 0
+    stale_hands: int = 0
 
     def counted(self) -> int:
         return sum(n for kind, n in self.calls.items() if kind.split()[-1] in COUNTED)
@@ -87,16 +102,29 @@ class Capacity:
         def p(q: float) -> float:
             return lags[min(len(lags) - 1, int(q * len(lags)))] if lags else float("nan")
 
+        loop, queue = sorted(self.loop_lags), sorted(self.notice_queue)
+
+        def q(xs: list[float], at: float) -> float:
+            return xs[min(len(xs) - 1, int(at * len(xs)))] if xs else float("nan")
+
         lines = [
             f"== {self.tables} tables, 1 Telegram s = {self.scale} s, window {self.seconds:.0f} Telegram s "
-            f"({self.real_seconds:.0f} s real, CPU {self.cpu:.0f} s, load {self.load})",
+            f"({self.real_seconds:.0f} s real, CPU {self.cpu:.0f} s = {self.cpu / max(self.real_seconds, 1e-9):.0%}"
+            f" of a core, load {self.load})",
             f"   plays {self.plays} ({self.plays / w:.1f} a second, {self.plays / w / max(1, self.tables):.3f} a table)",
             f"   turn lag: p50 {statistics.median(lags) if lags else float('nan'):.2f} s, p99 {p(0.99):.2f} s, "
-            f"max {lags[-1] if lags else float('nan'):.2f} s over {len(lags)} turns; not told within 30 s: {self.untold}",
+            f"max {lags[-1] if lags else float('nan'):.2f} s over {len(lags)} turns; not told within 30 s: {self.untold}"
+            f" (counted as 30 s); plays refused and made again: {self.refused}",
             f"   API calls {sum(self.calls.values()) / w:.1f} a second, {sum(self.calls.values()) / max(1, self.plays):.2f}"
             f" a play; counted (sends and edits) {self.counted() / w:.1f} a second (busiest second {self.counted_peak}),"
             f" {self.counted() / max(1, self.plays):.2f} a play",
-            f"   429s: {self.rejected_429} {self.rejected_by}; handler errors: {self.errors}",
+            f"   429s: {self.rejected_429} {self.rejected_by}; handler errors: {self.errors}; hand message not"
+            f" showing the cards as its turn came: {self.stale_hands} of {self.button_turns} button players' turns",
+            f"   event loop late (Telegram s): p50 {q(loop, 0.5):.2f}, p99 {q(loop, 0.99):.2f}, max {q(loop, 1):.2f};"
+            f" a turn notice queued in its outbox: p50 {q(queue, 0.5):.2f}, p99 {q(queue, 0.99):.2f},"
+            f" max {q(queue, 1):.2f} s over {len(queue)}",
+            "   flood gate waits (Telegram s, summed over chats): "
+            + (", ".join(f"{k} {v:.0f}" for k, v in sorted(self.gate_seconds.items())) or "none"),
         ]
         for kind, n in sorted(self.calls.items()):
             lines.append(f"     {kind}: {n / max(1, self.plays):.2f} a play")
@@ -159,9 +187,12 @@ class Person:
     scale: float
     lags: list[tuple[float, float]] = field(default_factory=list)  # (previous play at, lag)
     plays: list[float] = field(default_factory=list)  # when each play reached Telegram
-    untold: int = 0
+    untold: list[float] = field(default_factory=list)  # when the play before each untold turn was made
     last_play_at: float = 0.0
     n: int = 0
+    button_turns: list[tuple[float, bool]] = field(default_factory=list)  # (told at, hand out of date)
+    counted: int = -1  # the version whose turn lag was counted
+    refused: int = 0  # plays that did not go through (tried again)
 
     async def wait(self, telegram_seconds: float) -> None:
         await asyncio.sleep(telegram_seconds * self.scale)
@@ -188,11 +219,14 @@ class Person:
                 await self.until_moved(m, version, 10)
                 continue
             told = await self.told(uid)
-            if m.phase == "playing":
+            if m.phase == "playing" and self.counted != version:
+                self.counted = version  # (a play that did not go through is tried again: one turn)
                 if told is None:
-                    self.untold += 1
+                    self.untold.append(self.last_play_at)
                 else:
                     self.lags.append((self.last_play_at, told - self.last_play_at))
+                    if (self.index * 4 + seat) % 3 == 2:
+                        self.button_turns.append((told, not self.hand_shown(table, seat, uid, m)))
             await self.wait(self.rng.uniform(*THINK))
             if m.version != version:
                 continue
@@ -207,14 +241,23 @@ class Person:
                 pushed = await self.inline(uid, list(action.cards))
             if pushed is None:
                 continue
+            phase = m.phase
+            await self.until_moved(m, version, 30)
+            if m.version == version:  # refused (a button drawn for an earlier turn, say): try again
+                self.refused += 1
+                continue
             self.n += 1
             self.last_play_at = pushed
-            if m.phase == "playing":
+            if phase == "playing":
                 self.plays.append(pushed)
-            await self.until_moved(m, version, 30)
+
+    def hand_shown(self, table: Any, seat: int, uid: int, m: Match) -> bool:
+        """Whether the private hand message shows the seat's cards as they are now (by their count)."""
+        msg = self.fake.messages.get((uid, int(table.messages.get(f"hand{seat}", 0))))
+        return msg is not None and f" {len(m.view(seat).get('hand') or ())} card" in msg.text
 
     async def told(self, uid: int) -> float | None:
-        give_up = self.fake.clock() + 30 * self.scale
+        give_up = self.fake.clock() + UNTOLD * self.scale
         while self.fake.clock() < give_up:
             at = self.notices.told(uid, self.last_play_at)
             if at is not None:
@@ -244,8 +287,12 @@ class Person:
         return self.fake.pushed_at[self.fake.choose_inline(uid, qid, chosen["id"], self.group)]
 
     async def buttons(self, table: Any, seat: int, uid: int, cards: list[str]) -> float | None:
-        """A tap on each card of the private hand, then *Play* (↻ first if the hand was folded)."""
+        """A tap on each card of the private hand, then *Play* (↻ first if the hand was folded). A hand
+        that still shows cards played before (its redraw waits) is out of date: the person plays
+        from the group instead."""
         mid = int(table.messages[f"hand{seat}"])
+        if _with(self.fake, uid, mid, Toggle) and not self.hand_shown(table, seat, uid, table.match):
+            return await self.inline(uid, cards)
         if not _with(self.fake, uid, mid, Toggle):
             refresh = _with(self.fake, uid, mid, Page)
             if not refresh:
@@ -354,16 +401,44 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
             notices.scan()
             await asyncio.sleep(0.02 * scale)
 
+    loop_lags: list[tuple[float, float]] = []  # (fake clock, how late a 20 ms timer ran, real s)
+
+    async def ticking() -> None:
+        while not stop.is_set():
+            asked = time.perf_counter()
+            await asyncio.sleep(0.02)
+            loop_lags.append((fake.clock(), time.perf_counter() - asked - 0.02))
+
+    notice_queue: list[tuple[float, float]] = []  # (fake clock sent, real s from queued to in the chat)
+    outboxes = runner.platform.outboxes
+    send = outboxes.send
+
+    async def timed_send(chat_id: int, out: Any) -> int:
+        queued = time.perf_counter()
+        mid = await send(chat_id, out)
+        if chat_id > 0 and out.text.startswith(NOTICE):
+            notice_queue.append((fake.clock(), time.perf_counter() - queued))
+        return int(mid)
+
+    outboxes.send = timed_send
+    gate = outboxes.gate
+
     errors = _Errors()
     logging.getLogger().addHandler(errors)
-    tasks = [asyncio.create_task(scanning())] + [asyncio.create_task(p.run(stop)) for p in people]
+    tasks = [asyncio.create_task(scanning()), asyncio.create_task(ticking())] + [asyncio.create_task(p.run(stop)) for p in people]
     try:
         await asyncio.sleep(warmup * scale)
         start, cpu0, real0 = fake.clock(), time.process_time(), time.perf_counter()
+        gate0 = dict(gate.stats.seconds)
         first_call = len(fake.calls)
         await asyncio.sleep(seconds * scale)
         end = fake.clock()
         out.cpu, out.real_seconds = time.process_time() - cpu0, time.perf_counter() - real0
+        out.load += f"-{os.getloadavg()[0]:.1f}"
+        out.gate_seconds = {k: (v - gate0.get(k, 0.0)) / scale for k, v in gate.stats.seconds.items()
+                            if v > gate0.get(k, 0.0)}
+        out.loop_lags = [late / scale for at, late in loop_lags if start <= at < end]
+        out.notice_queue = [took / scale for at, took in notice_queue if start <= at < end]
         out.seconds = (end - start) / scale
         calls = [c for c in fake.calls[first_call:] if c.at < end and c.method != "getChatAdministrators"]
         for c in calls:
@@ -375,7 +450,12 @@ async def measure(tables: int, *, scale: float, seconds: float, warmup: float, s
         for p in people:
             out.plays += sum(1 for at in p.plays if start <= at < end)
             out.lags += [lag / scale for at, lag in p.lags if start <= at < end]
-            out.untold += p.untold
+            out.untold += sum(1 for at in p.untold if start <= at < end)
+            out.refused += p.refused
+            turns = [stale for at, stale in p.button_turns if start <= at < end]
+            out.button_turns += len(turns)
+            out.stale_hands += sum(turns)
+        out.lags += [UNTOLD] * out.untold  # in the percentiles as if told after 30 s (at least)
         out.errors = errors.count
     finally:
         stop.set()

@@ -85,7 +85,11 @@ class View:
     channel's rate limit).
     `urgent`: someone learns that they must act only from this message (the bot cannot reach them
     privately): a door that rations a group's messages lets it go first, within the group's whole
-    budget rather than the share its table edits may use (Telegram's 20 a minute)."""
+    budget rather than the share its table edits may use (Telegram's 20 a minute).
+    `lazy`: an edit that tells its reader nothing they were not told otherwise or need at once (the
+    cards a tap picked, which the tap's answer named; a hand redrawn as cards are dealt, with the
+    same buttons): a door that rations messages may hold it back briefly, and drop it unsent when a
+    newer edit of the same message replaces it."""
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
@@ -95,6 +99,7 @@ class View:
     still: str | None = None  # the text less what changes by itself (the seconds left): what decides an edit
     said: bool = field(default=False, compare=False)
     urgent: bool = field(default=False, compare=False)
+    lazy: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -110,20 +110,23 @@ class Rig:
 
 async def boot(fake: FakeTelegram, db: str, *, clock: Any = None, settings: TableSettings | None = None,
                limits: FloodLimits | None = None, synchronous: str | None = "NORMAL",
-               request_timeout: float = 10.0, answer_deadline: float = 0.5, ai_threads: bool = False) -> Rig:
+               request_timeout: float = 10.0, answer_deadline: float = 0.5, ai_threads: bool = False,
+               gate_clock: Callable[[], float] | None = None) -> Rig:
     """The start-up sequence of `tractor-host run`: open the store, connect, resume matches, listen.
 
     `fake` needs only `token` and `api_root` (the load benchmark passes a server in another process).
     ai_threads=False: AI seats make the engine's quick move (deterministic tests); True: as `run`
     does (engine.ai, quick levels on the loop, slow ones in worker threads). Without `limits` the
-    adapter keeps to the fake's own limits (on its clock), or to none when the fake has them off."""
+    adapter keeps to the fake's own limits (on its clock), or to none when the fake has them off.
+    `gate_clock`: the adapter's flood gate's clock (real time unless given)."""
     if limits is None:
         fake_limits = getattr(fake, "limits", None)
         limits = FloodLimits(scale=fake_limits.scale) if fake_limits is not None else NO_LIMITS
     store = await open_store(db, synchronous=synchronous)
     host = build_host(store, clock=clock, defaults=settings, use_ai_threads=ai_threads)
     config = TelegramConfig(token=fake.token, api_base_url=fake.api_root, poll_timeout=1, limits=limits)
-    runner = TelegramRunner(config, host, request_timeout=request_timeout, order=HandledOrder())
+    runner = TelegramRunner(config, host, request_timeout=request_timeout, order=HandledOrder(),
+                            **({"clock": gate_clock} if gate_clock is not None else {}))
     runner.inbound.answer_deadline = answer_deadline
     host.register(runner.platform)
     await runner.connect()
@@ -147,7 +150,8 @@ async def stop_fake(fake: FakeTelegram) -> None:
 
 @contextlib.asynccontextmanager
 async def booted(db: str, *, settings: TableSettings | None = None, clock: Any = None,
-                 limits: FloodLimits | None = None, request_timeout: float = 10.0) -> AsyncIterator[Rig]:
+                 limits: FloodLimits | None = None, request_timeout: float = 10.0,
+                 gate_clock: Callable[[], float] | None = None) -> AsyncIterator[Rig]:
     """A strict fake server (`start_fake()`) and the bot booted on it, both stopped when the block ends.
 
     Most Telegram tests run one bot on one fake from start to end; this keeps their start and
@@ -155,7 +159,8 @@ async def booted(db: str, *, settings: TableSettings | None = None, clock: Any =
     """
     fake = await start_fake()
     try:
-        rig = await boot(fake, db, clock=clock, settings=settings, limits=limits, request_timeout=request_timeout)
+        rig = await boot(fake, db, clock=clock, settings=settings, limits=limits, request_timeout=request_timeout,
+                         gate_clock=gate_clock)
         try:
             yield rig
         finally:

@@ -34,6 +34,11 @@ class FloodLimits:
     # so that a player's own hand goes before the group's table.
     global_edits_per_second: int = 20
     global_group_edits_per_second: int = 18
+    # And edits that tell nothing new (`Outgoing.lazy`: the cards a tap picked, which its answer
+    # named; a hand redrawn as cards are dealt, its buttons unchanged) only this many, for at most
+    # `lazy_within` Telegram seconds: under pressure they wait, and a newer edit replaces them unsent.
+    global_lazy_edits_per_second: int = 12
+    lazy_within: float = 2.0
     max_retries: int = 5
     # Network trouble (timeouts, 5xx, dropped connections): wait retry_base, doubling up to
     # retry_cap real seconds, between the attempts of one call.

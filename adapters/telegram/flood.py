@@ -24,16 +24,19 @@ Several workers of one bot each have a gate, and Telegram counts them all: with
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.telegram.config import FloodLimits
 from adapters.telegram.shared_flood import Place, SharedBudget
 
 _EPSILON = 0.001
+_QUEUE_POLL = 0.01  # (Telegram seconds) how soon an edit behind another in line looks again
+_LAST = 1 << 62
 
 
 @dataclass
@@ -53,6 +56,20 @@ class Stamp:
         self.place = place  # in the workers' shared budgets
 
 
+@dataclass
+class GateStats:
+    """How long messages waited at the gate, by the limit that held them (benchmarks, operators):
+    "chat" (the chat's one a second), "group" (its minute), "bot" (the bot's second: new messages),
+    "bot edits" (the share edits may use of it), "bot lazy" (lazy edits' share), "held" (a retry_after), "shared" (other workers)."""
+
+    waits: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, reason: str, seconds: float) -> None:
+        self.waits[reason] = self.waits.get(reason, 0) + 1
+        self.seconds[reason] = self.seconds.get(reason, 0.0) + seconds
+
+
 class FloodGate:
     """Shared by every chat's outbox; all times here are real seconds."""
 
@@ -64,32 +81,56 @@ class FloodGate:
         self._overall: deque[Stamp] = deque()
         self._held: dict[int, float] = {}
         self.shared: SharedBudget | None = None
+        self.stats = GateStats()
+        # chats whose edit waits for the bot's second: (its place in line, waiting for nothing else)
+        self._queue: dict[int, tuple[int, bool]] = {}
+        self._tickets = itertools.count()
 
-    def delay(self, chat_id: int, *, edit: bool = False) -> float:
+    def delay(self, chat_id: int, *, edit: bool = False, lazy: bool = False) -> float:
         """How long to wait before a message to `chat_id` fits every limit (0: now).
 
-        An edit of a group message must also leave room for announcements.
+        An edit of a group message must also leave room for announcements; an edit must leave room
+        in the bot's second for new messages, and a lazy one (`Outgoing.lazy`) for the other edits.
         """
+        return self._delay(chat_id, edit, lazy)[0]
+
+    def _delay(self, chat_id: int, edit: bool, lazy: bool = False) -> tuple[float, str]:
+        """The wait, and the limit that sets it."""
         lim, now = self.limits, self.clock()
         second = lim.scale
         bucket = self._bucket(chat_id, now)
-        waits = [self._held.get(chat_id, 0.0) - now]
+        waits = [(self._held.get(chat_id, 0.0) - now, "held")]
         if bucket.tokens < 1.0:
-            waits.append((1.0 - bucket.tokens) / lim.chat_per_second * second)
+            waits.append(((1.0 - bucket.tokens) / lim.chat_per_second * second, "chat"))
         if chat_id < 0:
             window = self._groups.setdefault(chat_id, deque())
             _prune(window, now - 60.0 * second)
             cap = lim.group_edits_per_minute if edit else lim.group_per_minute
             if len(window) >= cap:
-                waits.append(_nth_latest(window, cap).at + 60.0 * second - now)
+                waits.append((_nth_latest(window, cap).at + 60.0 * second - now, "group"))
         _prune(self._overall, now - second)
         cap = lim.global_per_second
         if edit:
             cap = lim.global_group_edits_per_second if chat_id < 0 else lim.global_edits_per_second
+            if lazy:
+                cap = min(cap, lim.global_lazy_edits_per_second)
         if len(self._overall) >= cap:
-            waits.append(_nth_latest(self._overall, cap).at + second - now)
-        wait = max(waits)
-        return wait + _EPSILON if wait > 0 else 0.0
+            waits.append((_nth_latest(self._overall, cap).at + second - now,
+                          "bot" if len(self._overall) >= lim.global_per_second else "bot lazy" if lazy else "bot edits"))
+        if edit and not lazy and self._behind(chat_id):
+            # edits take the bot's second in the order they began to wait for it: the group's table,
+            # whose share is smaller, is not passed for good by a stream of private hands
+            nxt = self._overall[0].at + second - now if self._overall else 0.0
+            waits.append((max(nxt, _QUEUE_POLL * second), "bot edits"))
+        wait, reason = max(waits)
+        return (wait + _EPSILON, reason) if wait > 0 else (0.0, reason)
+
+    def _behind(self, chat_id: int) -> bool:
+        """Whether an edit of another chat began waiting for the bot's second before this chat's did
+        (and waits for nothing else now)."""
+        mine = self._queue.get(chat_id)
+        return any(ticket < (mine[0] if mine is not None else _LAST) and for_bot
+                   for chat, (ticket, for_bot) in self._queue.items() if chat != chat_id)
 
     def take(self, chat_id: int) -> Stamp:
         """Count one message to `chat_id` as sent now."""
@@ -125,12 +166,39 @@ class FloodGate:
         until = self.clock() + telegram_seconds * self.limits.scale
         self._held[chat_id] = max(self._held.get(chat_id, 0.0), until)
 
-    async def acquire(self, chat_id: int, *, edit: bool = False) -> Stamp:
+    async def acquire(self, chat_id: int, *, edit: bool = False,
+                      kind: Callable[[], tuple[bool, bool]] | None = None) -> Stamp:
         """Wait until a message to `chat_id` fits (this worker's limits, then every worker's), then
-        count it."""
-        while (wait := self.delay(chat_id, edit=edit)) > 0:
-            await asyncio.sleep(wait)
-        place = await self.shared.place(chat_id) if self.shared is not None else None
+        count it. `kind`, when given, says each time it is asked whether what would go now is an edit
+        and a lazy one (what a chat's outbox holds changes while it waits)."""
+        try:
+            while True:
+                if kind is not None:
+                    edit, lazy = kind()
+                else:
+                    lazy = False
+                wait, reason = self._delay(chat_id, edit, lazy)
+                if wait <= 0:
+                    break
+                queued = self._queue.get(chat_id)
+                if edit and not lazy and reason in ("bot edits", "bot"):
+                    if queued is None:
+                        self._queue[chat_id] = (next(self._tickets), True)
+                    elif not queued[1]:
+                        self._queue[chat_id] = (queued[0], True)
+                elif queued is not None and queued[1]:
+                    self._queue[chat_id] = (queued[0], False)  # held by something else now: not ahead
+                self.stats.add(reason, wait)
+                await asyncio.sleep(wait)
+        finally:
+            self._queue.pop(chat_id, None)
+        if self.shared is not None:
+            asked = self.clock()
+            place: Place | None = await self.shared.place(chat_id)
+            if (waited := self.clock() - asked) > 0:
+                self.stats.add("shared", waited)
+        else:
+            place = None
         stamp = self.take(chat_id)
         stamp.place = place
         return stamp

@@ -68,6 +68,10 @@ class Outgoing:
     # someone learns their turn only from this edit (`View.urgent`): it goes before the chat's queued
     # sends, within the group's whole minute rather than the share ordinary edits may use
     urgent: bool = False
+    # nothing in it is news to its reader (`View.lazy`): it may wait, within `FloodLimits.lazy_within`
+    # of being queued, while the bot's second is busy, so that a newer edit replaces it unsent
+    lazy: bool = False
+    queued_at: float = 0.0  # (gate clock) when the message's oldest pending edit was queued
 
     @property
     def content_key(self) -> tuple[str, Buttons]:
@@ -122,6 +126,17 @@ class _ChatOutbox:
         """The message whose queued edit is urgent (`Outgoing.urgent`), if one is."""
         return next((mid for mid, out in self.edits.items() if out.urgent), None)
 
+    def next_edit(self) -> int:
+        """The edit to send next: one with news first (a lazy one may yet be replaced)."""
+        return next((mid for mid, out in self.edits.items() if not out.lazy), next(iter(self.edits)))
+
+    def kind(self, now: float, lazy_for: float) -> tuple[bool, bool]:
+        """What would go next, for the flood gate: (an edit, a lazy edit still within its wait)."""
+        if self.sends or self.urgent() is not None or not self.edits:
+            return False, False
+        lazy = all(out.lazy and now - out.queued_at < lazy_for for out in self.edits.values())
+        return True, lazy
+
 
 class Outboxes:
     """Every chat's outbox, sharing one flood gate and one bot."""
@@ -150,8 +165,10 @@ class Outboxes:
     def edit(self, chat_id: int, message_id: int, out: Outgoing) -> None:
         """Queue an edit; a newer edit of the same message replaces it."""
         box = self._chat(chat_id)
-        if message_id in box.edits:
+        out.queued_at = self.gate.clock()
+        if (pending := box.edits.get(message_id)) is not None:
             self.stats.edits_coalesced += 1
+            out.queued_at = pending.queued_at
         elif self.shown.exact(str(chat_id), str(message_id)) == out.content_key:
             self.stats.edits_skipped += 1
             return
@@ -199,9 +216,9 @@ class Outboxes:
             box.worker = asyncio.get_running_loop().create_task(self._work(box))
 
     async def _work(self, box: _ChatOutbox) -> None:
+        lazy_for = self.gate.limits.lazy_within * self.gate.limits.scale
         while box.busy:
-            urgent = box.urgent() is not None
-            box.stamp = await self.gate.acquire(box.chat_id, edit=not box.sends and not urgent)
+            box.stamp = await self.gate.acquire(box.chat_id, kind=lambda: box.kind(self.gate.clock(), lazy_for))
             if (mid := box.urgent()) is not None:
                 await self._edit_next(box, mid)
             elif box.sends:
@@ -248,7 +265,7 @@ class Outboxes:
 
     async def _edit_next(self, box: _ChatOutbox, message_id: int | None = None) -> None:
         if message_id is None:
-            message_id = next(iter(box.edits))
+            message_id = box.next_edit()
         out = box.edits.pop(message_id)
         if self.shown.exact(str(box.chat_id), str(message_id)) == out.content_key:
             self.stats.edits_skipped += 1

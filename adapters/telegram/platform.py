@@ -118,7 +118,7 @@ class TelegramPlatform:
 
     def _outgoing(self, view: View, *, mergeable: bool = False) -> Outgoing:
         return Outgoing(fit_text(view.text), view.buttons, mergeable=mergeable, keyboard=self._keyboard,
-                        shows=signature(view), urgent=view.urgent)
+                        shows=signature(view), urgent=view.urgent, lazy=view.lazy)
 
     def _keyboard(self, buttons: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
         return to_markup(View("", buttons), self.aliases)

@@ -83,6 +83,11 @@ class DrawnHands:
             return hand.version
         return now
 
+    def same(self, s: int, phase: str, cards: tuple[str, ...]) -> bool:
+        """Whether seat s's hand was last drawn in this phase with these very cards."""
+        hand = self.hands.get(s)
+        return hand is not None and hand.phase == phase and hand.cards == cards
+
     def draw(self, s: int, version: int, phase: str, cards: tuple[str, ...]) -> None:
         """Seat s's buttons are (about to be) drawn at `version` for these cards."""
         hand = self.hands.get(s)

@@ -115,6 +115,7 @@ async def _act(table: TableOps, ev: Incoming, s: int, act: it.HandAct) -> None:
             await table.answer(ev, tr(lang, "err.stale"))
             return
         sel.symmetric_difference_update({act.index})
+        screen.picks_only.add(s)
         await screen.save_drawn()
         await table.answer(ev, cards_text([hand[j] for j in sorted(sel)]) or "–")
     elif isinstance(act, it.ClearSelection):
@@ -122,6 +123,7 @@ async def _act(table: TableOps, ev: Incoming, s: int, act: it.HandAct) -> None:
             await table.answer(ev, tr(lang, "err.nothing_chosen"))
             return
         sel.clear()
+        screen.picks_only.add(s)
         await screen.save_drawn()
         await table.answer(ev, "✓")
     elif isinstance(act, it.Page):

@@ -69,6 +69,8 @@ class Screen:
         # Seats that play from the group (inline mode): while the hand is being played, their
         # private hand is redrawn lazily (see send_hand), not after each of their plays.
         self.plays_inline: set[int] = set()
+        # Seats whose picks (only) changed since their hand was drawn: a tap, or Clear (see send_hand).
+        self.picks_only: set[int] = set()
         self.hand_phase: dict[int, str] = {}  # the phase each private hand was last drawn in
         self.rerender: asyncio.TimerHandle | None = None
         self.burst_since: float | None = None  # host clock time the current run of AI moves began
@@ -406,9 +408,15 @@ class Screen:
         shown = self.shown(slot)
         if not force_new and shown == sig:
             return  # same content: the buttons already shown (older version) stay valid
-        if (not force_new and m.phase == "dealing" and shown is not None and self.dealt_buttons.get(s) == sig[1]
-                and len(key[1]) % DEAL_REDRAW_EVERY):
+        same_buttons = m.phase == "dealing" and shown is not None and self.dealt_buttons.get(s) == sig[1]
+        if not force_new and same_buttons and len(key[1]) % DEAL_REDRAW_EVERY:
             return  # cards arriving: every few cards, or at once when what may be declared changes
+        picks_only = s in self.picks_only and self.drawn_hands.same(s, *key)
+        self.picks_only.discard(s)
+        if not force_new and shown is not None and (same_buttons or picks_only):
+            # nothing to act on: the cards a tap picked (its answer named them), or cards arriving
+            # with the same buttons; it may wait while the bot's messages are busy, and merge
+            v = replace(v, lazy=True)
         self.dealt_buttons[s] = sig[1]
         self.hand_phase[s] = str(m.phase)
         self.drawn_hands.draw(s, version, *key)
