@@ -149,3 +149,16 @@ async def open_table(rig: Rig, humans: list[str], bots: int = 0, *, new: tuple[s
     table = rig.host.by_chat[(rig.platform.name, "g1")]
     assert table.status == "active"
     return table
+
+
+async def seat_pages(rig: WebRig, match_id: int, people: list[str]) -> dict[int | None, Client]:
+    """Each person's page opened on the table as a Telegram Mini App, by seat, once it shows the table."""
+    table = rig.host.tables[match_id]
+    pages: dict[int | None, Client] = {}
+    for uid in people:
+        c = rig.client()
+        await c.connect({"tg": init_data(uid, start=f"m{match_id}")})
+        pages[table.seat_of(uid)] = c
+    for c in pages.values():
+        await c.until(lambda st: st.get("version", 0) > 0)
+    return pages

@@ -16,7 +16,7 @@ from bot.live import WEB_GRACE
 from bot.platform import Where
 from tests.host.fakes import Sent
 from tests.web.client import Client
-from tests.web.conftest import WebRig, init_data, make_web_rig, open_table
+from tests.web.conftest import WebRig, make_web_rig, open_table, seat_pages
 
 PEOPLE = ["1", "2", "3", "4"]
 
@@ -60,20 +60,13 @@ class Chats:
         return self.at.setdefault(i, self.rig.clock.now())
 
 
-async def seat_pages(rig: WebRig, match_id: int) -> dict[int, Client]:
-    table = rig.host.tables[match_id]
-    pages = {}
-    for uid in PEOPLE:
-        c = rig.client()
-        await c.connect({"tg": init_data(uid, start=f"m{match_id}")})
-        pages[table.seat_of(uid)] = c
-    for c in pages.values():
-        await c.until(lambda s: s.get("version", 0) > 0)
+async def pages_settled(rig: WebRig, match_id: int) -> dict[int | None, Client]:
+    pages = await seat_pages(rig, match_id, PEOPLE)
     await rig.host.settle()
     return pages
 
 
-async def play_one(rig: WebRig, match_id: int, pages: dict[int, Client]) -> str:
+async def play_one(rig: WebRig, match_id: int, pages: dict[int | None, Client]) -> str:
     """The seat to act plays the engine's quick move from its page; what it was."""
     table = rig.host.tables[match_id]
     m = table.match
@@ -92,7 +85,7 @@ async def test_a_page_shown_keeps_the_chat_quiet_and_a_page_asleep_hands_it_back
     table = await open_table(rig, PEOPLE)
     match_id = table.id
     chats = Chats(rig)
-    pages = await seat_pages(rig, match_id)
+    pages = await pages_settled(rig, match_id)
     await play_one(rig, match_id, pages)
     chats.since()  # the switch to the web: each private hand folded once
     plays = 0
@@ -139,7 +132,7 @@ async def test_a_page_shown_keeps_the_chat_quiet_and_a_page_asleep_hands_it_back
 async def test_a_page_gone_hands_the_chat_back_after_the_grace(rig: WebRig) -> None:
     table = await open_table(rig, PEOPLE)
     chats = Chats(rig)
-    pages = await seat_pages(rig, table.id)
+    pages = await pages_settled(rig, table.id)
     while table.match.phase != "playing":
         await play_one(rig, table.id, pages)
     s = table.match.to_act()[0]

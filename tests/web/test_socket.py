@@ -15,23 +15,18 @@ from bot.scene.text import result_lines
 from bot.scene.types import Result, Stopped
 from tests.host.helpers import send
 from tests.web.client import Client
-from tests.web.conftest import TOKEN, WebRig, init_data, leaks, open_table
+from tests.web.conftest import TOKEN, WebRig, init_data, leaks, open_table, seat_pages
 
 PEOPLE = ["1", "2", "3", "4"]
 
 
 async def seated(rig: WebRig) -> tuple[int, dict[int | None, Client]]:
     table = await open_table(rig, PEOPLE, 0)
-    clients: dict[int | None, Client] = {}
-    for uid in PEOPLE:
-        c = rig.client()
-        await c.connect({"tg": init_data(uid, start=f"m{table.id}")})
-        clients[table.seat_of(uid)] = c
+    clients = await seat_pages(rig, table.id, PEOPLE)
     onlooker = rig.client()
     await onlooker.connect({"link": rig.link(table.id, None)})
+    await onlooker.until(lambda s: s.get("version", 0) > 0)
     clients[None] = onlooker
-    for c in clients.values():
-        await c.until(lambda s: s.get("version", 0) > 0)
     return table.id, clients
 
 
@@ -326,13 +321,7 @@ async def test_a_match_counted_in_the_league_ends_on_every_page_with_its_line(we
     is tested on its own: its limits are raised here.)"""
     web_rig.web.limits = Limits(socket_burst=10_000, person_burst=10_000)
     table = await open_table(web_rig, PEOPLE, 0, new=("target=3",))
-    clients: dict[int | None, Client] = {}
-    for uid in PEOPLE:
-        c = web_rig.client()
-        await c.connect({"tg": init_data(uid, start=f"m{table.id}")})
-        clients[table.seat_of(uid)] = c
-    for c in clients.values():
-        await c.until(lambda s: s.get("version", 0) > 0)
+    clients = await seat_pages(web_rig, table.id, PEOPLE)
     for _ in range(20):
         if table.status != "active":
             break
