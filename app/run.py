@@ -1,4 +1,9 @@
-"""`tractor-host run`: one host, one store, and every platform that has a token."""
+"""`tractor-host run`: one host, one store, and every platform that has a token.
+
+A platform's client library is imported only when it has a token: a worker for one platform does not
+pay for the other's (python-telegram-bot or discord.py, about half a second of CPU each at every start
+and restart; worker processes that only need `drain` import this module too).
+"""
 
 from __future__ import annotations
 
@@ -9,16 +14,13 @@ import os
 import random
 import signal
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from aiohttp import web
 
 from adapters.discord.config import DiscordConfig
-from adapters.discord.run import DiscordRunner
 from adapters.telegram.config import TelegramConfig
-from adapters.telegram.run import TelegramRunner
 from adapters.web.config import WebConfig
-from adapters.web.server import WebTable
 from app import collector
 from app.features import build_host
 from app.store import open_store
@@ -28,6 +30,9 @@ from bot.platform import PlatformDown
 from bot.shards import ShardKeeper
 from persistence.postgres import PostgresStore
 from persistence.sql_store import SqlStore
+
+if TYPE_CHECKING:
+    from adapters.telegram.run import TelegramRunner
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +74,8 @@ async def run_bots(db: str | None) -> int:
     keepers: list[ShardKeeper] = []
     try:
         if web_config is not None:  # the web table: links in the chats only with a public address
+            from adapters.web.server import WebTable
+
             web_table = WebTable(host, web_config)
             if web_config.public_url:
                 host.live.links = web_table
@@ -78,11 +85,15 @@ async def run_bots(db: str | None) -> int:
         # several workers on one database share Telegram's flood budgets through it
         ledger = store.flood_ledger() if isinstance(store, PostgresStore) else None
         if telegram_config is not None:
+            from adapters.telegram.run import TelegramRunner
+
             telegram = TelegramRunner(telegram_config, host, ledger=ledger)
             figures.update(telegram_figures(telegram))
             host.register(telegram.platform)
         discord_runner = None
         if discord_config is not None:
+            from adapters.discord.run import DiscordRunner
+
             # several workers: each runs the shards it holds, identifies paced across all of them
             discord_runner = DiscordRunner(host, discord_config,
                                            identify_gate=cluster.identify_gate if cluster else None)

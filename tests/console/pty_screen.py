@@ -45,6 +45,7 @@ class Terminal:
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.keys = 0  # keystrokes sent (a key, an arrow, Enter: one each)
+        self._text: str | None = None  # the screen's text, read again only after new output
         self.child = pexpect.spawn(str(EXE), args, env=clean, dimensions=(rows, cols), cwd=ROOT,
                                    preexec_fn=at_a_terminal)
         self.child.delaybeforesend = None
@@ -54,18 +55,26 @@ class Terminal:
     @property
     def text(self) -> str:
         """The screen as a person reads it: its lines, trailing blanks cut."""
-        return "\n".join(line.rstrip() for line in self.screen.display).rstrip()
+        if self._text is None:
+            self._text = "\n".join(line.rstrip() for line in self.screen.display).rstrip()
+        return self._text
 
     def _pump(self, deadline: float) -> bool:
-        """Reads what the program wrote (waiting at most until `deadline`); False at its exit."""
-        try:
-            data = self.child.read_nonblocking(65536, timeout=max(0.0, deadline - time.monotonic()))
-        except pexpect.TIMEOUT:
-            return True
-        except pexpect.EOF:
-            return False
-        self.stream.feed(data)
-        return True
+        """Reads what the program wrote (waiting at most until `deadline`), and what follows it at once,
+        so the screen is read again once a burst rather than once a write; False at its exit."""
+        timeout = max(0.0, deadline - time.monotonic())
+        while True:
+            try:
+                data = self.child.read_nonblocking(65536, timeout=timeout)
+            except pexpect.TIMEOUT:
+                return True
+            except pexpect.EOF:
+                return False
+            self.stream.feed(data)
+            self._text = None
+            if time.monotonic() >= deadline:
+                return True
+            timeout = 0
 
     def wait(self, what: str | Callable[[str], bool], timeout: float = 30.0) -> str:
         """Waits until the screen shows `what` (a regular expression, or a test of the text); the text.

@@ -144,7 +144,9 @@ def chrome() -> Any:
 
 
 class Pages:
-    """Four tabs of one browser, one per seat; every Selenium call runs off the event loop."""
+    """Four windows of one browser, one per seat, each shown as a person's own phone shows its page
+    (tabs would hide three, and a hidden page's timers are slowed and each switch redraws it); every
+    Selenium call runs off the event loop."""
 
     def __init__(self, driver: Any) -> None:
         self.d = driver
@@ -156,7 +158,7 @@ class Pages:
     async def open(self, seat: int, url: str) -> None:
         def go() -> None:
             if self.tabs:
-                self.d.switch_to.new_window("tab")
+                self.d.switch_to.new_window("window")
             self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_WATCH})
             self.d.get(url)
             self.tabs[seat] = self.d.current_window_handle
