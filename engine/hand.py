@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Any
 
 from .cards import (
@@ -31,7 +32,7 @@ from .order import Order, order_for
 from .play import Lead, beater, check_follow, check_lead, holds, trick_winner
 from .rules import Rules
 from .scoring import Outcome, kitty_multiplier, knockback, outcome, throw_penalty
-from .shown import ShownTrick, plays_view, shown_trick, tricks_view
+from .shown import ShownTrick, hand_names, plays_view, shown_trick, tricks_view
 from .views import HandEnd, HandPublic, HandSummary, Phase, TrumpName
 
 DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = (
@@ -132,6 +133,7 @@ class Hand:
         self.tricks_played = 0
         self.tricks: list[tuple[list[tuple[int, tuple[int, ...]]], int, int]] = []
         self._named_tricks: list[ShownTrick] = []  # the views' names for the tricks so far (shown_tricks)
+        self._named_hands: list[tuple[Order | None, list[int], tuple[str, ...]] | None] = [None] * 4  # named_hand
         self.defender_points = 0
         self.penalties = 0
         self.played: set[int] = set()
@@ -481,7 +483,7 @@ class Hand:
 
     # ----- revolution -----
     def hand_points(self, seat: int) -> int:
-        return sum(POINTS[f] * n for f, n in enumerate(self.hands[seat]))
+        return sum(map(mul, POINTS, self.hands[seat]))
 
     def can_revolt(self, seat: int) -> bool:
         return (
@@ -650,6 +652,18 @@ class Hand:
         self.phase = OVER
 
     # ----- views -----
+    def named_hand(self, seat: int) -> tuple[str, ...]:
+        """The seat's cards in display order (``shown.hand_names``), named again only when they changed:
+        after an event the host draws every seat, and three of the four hands are as they were."""
+        counts = self.hands[seat]
+        order = self.order
+        got = self._named_hands[seat]
+        if got is not None and got[0] is order and got[1] == counts:
+            return got[2]
+        names = tuple(hand_names(counts, order))
+        self._named_hands[seat] = (order, list(counts), names)
+        return names
+
     def shown_tricks(self) -> list[ShownTrick]:
         """The finished tricks with their cards named, each named once (finished tricks never change)."""
         shown = self._named_tricks

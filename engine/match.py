@@ -59,7 +59,6 @@ from .hand import (
 )
 from .play import Lead, auto_follow, iter_follows, lead_options
 from .rules import Rules
-from .shown import hand_names
 from .views import HandPublic, HandSummary, MatchResult, Phase, PublicView, SeatView
 
 MATCH_OVER = Phase.MATCH_OVER
@@ -461,7 +460,7 @@ class Match:
         h = self.hand
         if self.result is not None or h.phase != BURYING or seat != h.burier:
             return None
-        return BuryChoice(seat, tuple(hand_names(h.hands[seat], h.order)), KITTY_SIZE)
+        return BuryChoice(seat, h.named_hand(seat), KITTY_SIZE)
 
     def can_declare(self, seat: int) -> bool:
         """Whether `seat` holds a legal declaration now: what a host asks after every deal step,
@@ -584,7 +583,7 @@ class Match:
             raise IllegalAction(IllegalCode.BAD_ACTION)
         h = self.hand
         pub = public if public is not None else self.public_view()
-        v: dict[str, Any] = {**pub, "seat": seat, "hand": hand_names(h.hands[seat], h.order),
+        v: dict[str, Any] = {**pub, "seat": seat, "hand": list(h.named_hand(seat)),
                              "can_revolt": h.can_revolt(seat)}
         if seat == h.burier:
             if h.phase == BURYING:

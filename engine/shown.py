@@ -3,10 +3,11 @@
 The host draws every seat's view on every event, and a late trick's public
 view names up to a hundred played cards, so what never changes is worked out
 once: the display order of the 54 faces per ``Order`` (kept on the order,
-which is built once per level, trump and rules), and the names of each
-finished trick (kept by the hand, whose finished tricks never change). The
-views themselves are built fresh from these immutable pieces every time:
-a caller may change the lists it is handed without touching anyone else's.
+which is built once per level, trump and rules), a seat's named cards until
+they change (``Hand.named_hand``), and the names of each finished trick
+(kept by the hand, whose finished tricks never change). The views
+themselves are built fresh from these immutable pieces every time: a caller
+may change the lists it is handed without touching anyone else's.
 """
 
 from __future__ import annotations
