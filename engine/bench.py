@@ -8,7 +8,8 @@ throw is corrected and penalised as the rules say) and the score. The
 random player's own choices are part of the time. ``--path checked``
 plays the same hands through ``Match.apply`` with value types (what a
 host does: every action validated, events built); the default
-``--path trusted`` uses the trusted path playouts use.
+``--path trusted`` uses the trusted path playouts use. Then the median
+time to validate one play and to draw one state's views.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ from .cards import cards_str
 from .hand import BURYING, CHAO, DEALING, DECLARING, PLAYING
 from .match import Match
 from .play import Lead, check_follow, check_lead
-from .randplay import DECLARE_SHARE, THROW_SHARE, declare_options, random_bury, random_follow, random_lead
+from .randplay import (
+    DECLARE_SHARE,
+    THROW_SHARE,
+    declare_options,
+    random_action,
+    random_bury,
+    random_follow,
+    random_lead,
+)
 from .rules import preset
 
 PRESETS = ("classic", "competition", "chaodipi", "super")
@@ -242,6 +251,30 @@ def bench_validation(samples: int, seed: int) -> dict[str, float]:
     return {k: statistics.median(v) / REPEAT * 1e6 for k, v in times.items()}
 
 
+def bench_views(samples: int, seed: int) -> dict[str, float]:
+    """Median CPU time in microseconds to draw one state's views once, right after its action, as the
+    host does after every event (``all``: the public view, then each seat's view built on it), and a
+    public view alone, over the states of random classic hands (``randplay.random_action``)."""
+    rng = random.Random(seed)
+    times: dict[str, list[float]] = {"all": [], "public": []}
+    clock = time.process_time
+    m = Match.new(preset("classic"), seed)
+    while len(times["all"]) < samples:
+        if m.phase == "match_over":
+            m = Match.new(preset("classic"), rng.randrange(10**9))
+        m.apply(random_action(m, rng, 0.3))
+        t0 = clock()
+        pub = m.public_view()
+        for seat in range(4):
+            m.view(seat, pub)
+        t1 = clock()
+        m.public_view()
+        t2 = clock()
+        times["all"].append(t1 - t0)
+        times["public"].append(t2 - t1)
+    return {k: statistics.median(v) * 1e6 for k, v in times.items()}
+
+
 def to_first_lead(m: Match, rng: random.Random, tally: Tally) -> None:
     """Deal, declare and bury at random until the first lead."""
     h = m.hand
@@ -271,6 +304,7 @@ def main() -> None:
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--path", choices=("trusted", "checked"), default="trusted")
     ap.add_argument("--samples", type=int, default=20000, help="plays timed for the validation median")
+    ap.add_argument("--view-samples", type=int, default=5000, help="states timed for the views' median")
     args = ap.parse_args()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; CPU time, one core; --path {args.path}")
     for name in args.presets.split(","):
@@ -281,6 +315,9 @@ def main() -> None:
         f"validate one play, median: {v['rules']:.2f} µs (rules: check_lead / check_follow), "
         f"{v['hand']:.2f} µs (Hand.check_play), {v['match']:.2f} µs (Match.validate of a Play with card names)"
     )
+    w = bench_views(args.view_samples, args.seed)
+    print(f"draw one state's views, median: {w['all']:.1f} µs (public view and four seat views on it), "
+          f"{w['public']:.1f} µs (the public view alone)")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,8 @@ def card_str(face: int) -> str:
 _NAMES = tuple([RANKS[f % 13] + SUITS[f // 13] for f in range(52)] + ["SJ", "BJ"])
 _INDEX = {name: f for f, name in enumerate(_NAMES)}
 CARD_INDEX: dict[str, int] = _INDEX
+#: Every face's name, by face.
+CARD_NAMES: tuple[str, ...] = _NAMES
 
 
 def parse_cards(texts: Iterable[str]) -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import mul
 from typing import Any
 
 from .cards import (
@@ -31,6 +32,7 @@ from .order import Order, order_for
 from .play import Lead, beater, check_follow, check_lead, holds, trick_winner
 from .rules import Rules
 from .scoring import Outcome, kitty_multiplier, knockback, outcome, throw_penalty
+from .shown import ShownTrick, hand_names, plays_view, shown_trick, tricks_view
 from .views import HandEnd, HandPublic, HandSummary, Phase, TrumpName
 
 DEALING, DECLARING, BURYING, CHAO, PLAYING, OVER = (
@@ -130,6 +132,8 @@ class Hand:
         self.last_trick_winner: int | None = None
         self.tricks_played = 0
         self.tricks: list[tuple[list[tuple[int, tuple[int, ...]]], int, int]] = []
+        self._named_tricks: list[ShownTrick] = []  # the views' names for the tricks so far (shown_tricks)
+        self._named_hands: list[tuple[Order | None, list[int], tuple[str, ...]] | None] = [None] * 4  # named_hand
         self.defender_points = 0
         self.penalties = 0
         self.played: set[int] = set()
@@ -196,7 +200,7 @@ class Hand:
         return self.dealer is not None and team_of(seat) != team_of(self.dealer)
 
     def cards_left(self) -> list[int]:
-        return [sum(h) for h in self.hands]
+        return list(map(sum, self.hands))
 
     def to_act(self) -> list[int]:
         if self.phase == DEALING:
@@ -479,7 +483,7 @@ class Hand:
 
     # ----- revolution -----
     def hand_points(self, seat: int) -> int:
-        return sum(POINTS[f] * n for f, n in enumerate(self.hands[seat]))
+        return sum(map(mul, POINTS, self.hands[seat]))
 
     def can_revolt(self, seat: int) -> bool:
         return (
@@ -648,9 +652,30 @@ class Hand:
         self.phase = OVER
 
     # ----- views -----
+    def named_hand(self, seat: int) -> tuple[str, ...]:
+        """The seat's cards in display order (``shown.hand_names``), named again only when they changed:
+        after an event the host draws every seat, and three of the four hands are as they were."""
+        counts = self.hands[seat]
+        order = self.order
+        got = self._named_hands[seat]
+        if got is not None and got[0] is order and got[1] == counts:
+            return got[2]
+        names = tuple(hand_names(counts, order))
+        self._named_hands[seat] = (order, list(counts), names)
+        return names
+
+    def shown_tricks(self) -> list[ShownTrick]:
+        """The finished tricks with their cards named, each named once (finished tricks never change)."""
+        shown = self._named_tricks
+        tricks = self.tricks
+        for i in range(len(shown), len(tricks)):
+            shown.append(shown_trick(*tricks[i]))
+        return shown
+
     def public(self) -> HandPublic:
         d = self.declaration
         lr = self.last_trick
+        shown = self.shown_tricks()
         return {
             "phase": self.phase,
             "dealer": self.dealer,
@@ -661,14 +686,13 @@ class Hand:
             "trick": [(s, cards_str(p)) for s, p in self.trick],
             "leader": self.leader,
             "turn": self.turn,
-            "last_trick": [(s, cards_str(p)) for s, p in lr],
+            "last_trick": (
+                plays_view(shown[-1][0]) if shown and lr is self.tricks[-1][0] else [(s, cards_str(p)) for s, p in lr]
+            ),
             "last_trick_winner": self.last_trick_winner,
             "defender_points": self.defender_points,
             "tricks_played": self.tricks_played,
-            "tricks": [
-                {"plays": [(s, cards_str(p)) for s, p in t], "winner": w, "points": pts}
-                for t, w, pts in self.tricks
-            ],
+            "tricks": tricks_view(shown),
             "lead_shape": self.lead_units_shape(),
             "hand_counts": self.cards_left(),
             "cards_dealt": self.drawn,
@@ -689,17 +713,6 @@ def trump_name(trump: int | None) -> TrumpName | None:
 
 
 _TRUMP_NAMES: dict[str, TrumpName] = {"S": "S", "H": "H", "D": "D", "C": "C", "NT": "NT"}
-
-
-def sort_key(order: Order | None, face: int) -> tuple[int, int, int]:
-    """Hand display order: trumps first (strongest first), then suits S H C D."""
-    if order is None:
-        if face >= SMALL_JOKER:
-            return (0, -face, face)
-        return (1 + (0, 1, 3, 2)[face // 13], -(face % 13), face)
-    suit = order.suit[face]
-    group = 0 if suit == 4 else 1 + (0, 1, 3, 2)[suit]
-    return (group, -order.rank[face], face)
 
 
 __all__ = ["BURYING", "CHAO", "DEALING", "DECLARING", "OVER", "PLAYING", "Hand", "HandResult", "decompose"]

@@ -54,7 +54,6 @@ from .hand import (
     OVER,
     PLAYING,
     Hand,
-    sort_key,
     team_of,
     trump_name,
 )
@@ -461,9 +460,7 @@ class Match:
         h = self.hand
         if self.result is not None or h.phase != BURYING or seat != h.burier:
             return None
-        faces = [f for f in range(NUM_FACES) for _ in range(h.hands[seat][f])]
-        faces.sort(key=lambda f: sort_key(h.order, f))
-        return BuryChoice(seat, tuple(cards_str(faces)), KITTY_SIZE)
+        return BuryChoice(seat, h.named_hand(seat), KITTY_SIZE)
 
     def can_declare(self, seat: int) -> bool:
         """Whether `seat` holds a legal declaration now: what a host asks after every deal step,
@@ -576,7 +573,7 @@ class Match:
             "time_up": self.time_up,
         }
         if self.result is not None:
-            v = {**v, "to_act": []}
+            v["to_act"] = []  # type: ignore[typeddict-readonly-mutated]  # a new dict, not yet handed out
         return v
 
     def view(self, seat: int, public: PublicView | None = None) -> SeatView:
@@ -586,14 +583,14 @@ class Match:
             raise IllegalAction(IllegalCode.BAD_ACTION)
         h = self.hand
         pub = public if public is not None else self.public_view()
-        faces = [f for f in range(NUM_FACES) for _ in range(h.hands[seat][f])]
-        faces.sort(key=lambda f: sort_key(h.order, f))
-        v = cast(SeatView, {**pub, "seat": seat, "hand": cards_str(faces), "can_revolt": h.can_revolt(seat)})
-        if h.phase == BURYING and seat == h.burier:
-            v = {**v, "kitty": cards_str(h.picked_kitty)}
-        elif h.phase in (CHAO, PLAYING) and seat == h.burier:
-            v = {**v, "buried": cards_str(h.kitty)}  # the seat put these there itself
-        return v
+        v: dict[str, Any] = {**pub, "seat": seat, "hand": list(h.named_hand(seat)),
+                             "can_revolt": h.can_revolt(seat)}
+        if seat == h.burier:
+            if h.phase == BURYING:
+                v["kitty"] = cards_str(h.picked_kitty)
+            elif h.phase in (CHAO, PLAYING):
+                v["buried"] = cards_str(h.kitty)  # the seat put these there itself
+        return cast(SeatView, v)
 
 
 #: A trusted action as the log keeps it until read: (kind, seat or deal count, faces).

@@ -310,3 +310,26 @@ def test_rules_to_dict_is_worked_out_once_and_each_caller_gets_its_own_copy() ->
     again = r.to_dict()
     assert again == expected
     assert Rules.from_dict(again) == r
+
+
+def test_views_named_once_still_give_each_caller_its_own_lists() -> None:
+    """A finished trick's card names are kept by the hand (engine/shown.py); a view changed by the
+    caller it was handed to changes no later view, public or seat."""
+    import copy
+
+    m = Match.new(preset("classic"), 3)
+    rng = random.Random(3)
+    while m.phase != "playing" or len(m.hand.tricks) < 3 or m.hand.trick:
+        m.apply(random_action(m, rng, 0.3))
+    pub, seat = m.public_view(), m.view(0)
+    want_pub, want_seat = copy.deepcopy(pub), copy.deepcopy(seat)
+    for v in (pub, seat):
+        for t in v["tricks"]:
+            t["plays"][0][1].append("BJ")
+            t["plays"].clear()
+        v["last_trick"][0][1].clear()
+        v["hand_counts"][0] = 99
+    seat["hand"].clear()
+    assert m.public_view() == want_pub
+    assert m.view(0) == want_seat
+    assert m.view(0, m.public_view()) == want_seat

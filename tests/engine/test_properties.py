@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
+from operator import mul
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Match, preset
-from engine.cards import FULL_DECK, POINTS, card_str, cards_str
+from engine.cards import CARD_INDEX, FULL_DECK, NUM_FACES, POINTS, cards_str, counts_of
 from engine.hand import BURYING, DEALING, Hand
 from engine.randplay import random_action
 
@@ -27,22 +28,28 @@ PRESETS = ("classic", "competition", "chaodipi", "super")
 CHUNKS = 4
 
 
-def all_cards(h: Hand) -> Counter[int]:
-    """Every card of the hand wherever it is: hands, kitty, tricks, undealt deck."""
-    c: Counter[int] = Counter()
-    for seat in range(4):
-        for f, n in enumerate(h.hands[seat]):
-            c[f] += n
+#: Each face twice: what ``all_cards`` finds at every step.
+FULL = counts_of(FULL_DECK)
+
+
+def all_cards(h: Hand) -> list[int]:
+    """Every card of the hand wherever it is (hands, kitty, tricks, undealt deck), as 54 counts."""
+    loose: list[int] = []
     if h.phase == DEALING:
-        c.update(h.deck[h.drawn : 100])
+        loose += h.deck[h.drawn : 100]
     if h.phase != BURYING:
-        c.update(h.kitty)
+        loose += h.kitty
     for trick, _, _ in h.tricks:
         for _, p in trick:
-            c.update(p)
+            loose += p
     for _, p in h.trick:
-        c.update(p)
-    return c
+        loose += p
+    assert min(loose, default=0) >= 0, loose  # a negative face would wrap round as a list index
+    a, b, c, d = h.hands
+    counts = [w + x + y + z for w, x, y, z in zip(a, b, c, d, strict=True)]
+    for f in loose:
+        counts[f] += 1
+    return counts
 
 
 def check_views(m: Match) -> None:
@@ -54,8 +61,10 @@ def check_views(m: Match) -> None:
     for seat, v in enumerate(views):
         assert m.view(seat, public) == v  # a host builds seat views on its cached public view
         assert m.can_declare(seat) == any(a.t == "declare" for a in m.legal_actions(seat))
-        own = Counter(card_str(f) for f in range(54) for _ in range(h.hands[seat][f]))
-        assert Counter(v["hand"]) == own
+        shown = [0] * NUM_FACES  # the cards the view names, counted by face
+        for card in v["hand"]:
+            shown[CARD_INDEX[card]] += 1
+        assert shown == h.hands[seat], (v["hand"], h.hands[seat])
         if "kitty" in v:
             assert h.phase == BURYING and h.burier == seat
         for key, value in v.items():
@@ -67,7 +76,7 @@ def check_views(m: Match) -> None:
 
 def play_one_hand(m: Match, rng: random.Random, declare_rate: float, stats: Counter[str]) -> None:
     start = m.hand
-    assert all_cards(start) == Counter(FULL_DECK)
+    assert all_cards(start) == FULL
     steps = 0
     while m.phase not in ("hand_over", "match_over"):
         action = random_action(m, rng, declare_rate)
@@ -83,11 +92,12 @@ def play_one_hand(m: Match, rng: random.Random, declare_rate: float, stats: Coun
                 assert len(h.tricks[-1][0]) == 4
         steps += 1
         if steps % 17 == 0:
-            assert all_cards(h) == Counter(FULL_DECK)
+            assert all_cards(h) == FULL
             check_views(m)
     h = m.hand
-    assert all_cards(h) == Counter(FULL_DECK)
-    assert sum(POINTS[f] * n for f, n in all_cards(h).items()) == 200
+    cards = all_cards(h)
+    assert cards == FULL
+    assert sum(map(mul, POINTS, cards)) == 200
     r = h.result
     assert r is not None
     stats[r.reason] += 1
