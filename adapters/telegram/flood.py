@@ -24,7 +24,6 @@ Several workers of one bot each have a gate, and Telegram counts them all: with
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from collections import deque
 from collections.abc import Callable
@@ -36,7 +35,6 @@ from adapters.telegram.shared_flood import Place, SharedBudget
 
 _EPSILON = 0.001
 _QUEUE_POLL = 0.01  # (Telegram seconds) how soon an edit behind another in line looks again
-_LAST = 1 << 62
 
 
 @dataclass
@@ -82,9 +80,9 @@ class FloodGate:
         self._held: dict[int, float] = {}
         self.shared: SharedBudget | None = None
         self.stats = GateStats()
-        # chats whose edit waits for the bot's second: (its place in line, waiting for nothing else)
-        self._queue: dict[int, tuple[int, bool]] = {}
-        self._tickets = itertools.count()
+        # chats whose edit waits for the bot's second, in the order they began to wait (a dict keeps
+        # it: a chat is added when it starts waiting and removed when it goes): waiting for nothing else
+        self._queue: dict[int, bool] = {}
 
     def delay(self, chat_id: int, *, edit: bool = False, lazy: bool = False) -> float:
         """How long to wait before a message to `chat_id` fits every limit (0: now).
@@ -128,9 +126,12 @@ class FloodGate:
     def _behind(self, chat_id: int) -> bool:
         """Whether an edit of another chat began waiting for the bot's second before this chat's did
         (and waits for nothing else now)."""
-        mine = self._queue.get(chat_id)
-        return any(ticket < (mine[0] if mine is not None else _LAST) and for_bot
-                   for chat, (ticket, for_bot) in self._queue.items() if chat != chat_id)
+        for chat, for_bot in self._queue.items():  # the oldest first: stops at the first that decides
+            if chat == chat_id:
+                return False
+            if for_bot:
+                return True
+        return False
 
     def take(self, chat_id: int) -> Stamp:
         """Count one message to `chat_id` as sent now."""
@@ -180,14 +181,10 @@ class FloodGate:
                 wait, reason = self._delay(chat_id, edit, lazy)
                 if wait <= 0:
                     break
-                queued = self._queue.get(chat_id)
                 if edit and not lazy and reason in ("bot edits", "bot"):
-                    if queued is None:
-                        self._queue[chat_id] = (next(self._tickets), True)
-                    elif not queued[1]:
-                        self._queue[chat_id] = (queued[0], True)
-                elif queued is not None and queued[1]:
-                    self._queue[chat_id] = (queued[0], False)  # held by something else now: not ahead
+                    self._queue[chat_id] = True  # a chat already in line keeps its place
+                elif chat_id in self._queue:
+                    self._queue[chat_id] = False  # held by something else now: not ahead
                 self.stats.add(reason, wait)
                 await asyncio.sleep(wait)
         finally:
