@@ -383,10 +383,13 @@
 
   function tick() {
     const el = $("clock");
-    if (deadlineAt === null || !st || T().status === "paused") { el.textContent = ""; return; }
-    const left = Math.max(0, Math.ceil(deadlineAt - performance.now() / 1000)), o = can();
-    const mine = o.play || o.bury || (o.chao || []).length || o.can_pass;
-    el.textContent = (mine ? w("web.your_turn") + " " : "") + `${left}s`;
+    let text = "";
+    if (deadlineAt !== null && st && T().status !== "paused") {
+      const left = Math.max(0, Math.ceil(deadlineAt - performance.now() / 1000)), o = can();
+      const mine = o.play || o.bury || (o.chao || []).length || o.can_pass;
+      text = (mine ? w("web.your_turn") + " " : "") + `${left}s`;
+    }
+    if (el.textContent !== text) el.textContent = text; // a phone redraws only when the clock changes
   }
 
   // ----- replays -----
