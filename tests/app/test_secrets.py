@@ -187,7 +187,7 @@ async def _web_table_session(port: int, group_messages: Iterable[Any]) -> list[s
     return texts
 
 
-@pytest.mark.slow(8)
+@pytest.mark.slow(10)
 async def test_a_discord_session_at_debug_shows_no_secret(pg_url: str) -> None:
     fake = FakeDiscord()
     fake.token = DC_TOKEN

@@ -66,6 +66,7 @@ async def test_a_wrong_discord_token_is_one_line_and_exit_status_2(tmp_path: Pat
     assert line.startswith("tractor-host: discord: ") and "DISCORD_BOT_TOKEN" in line and "Reset Token" in line
 
 
+@pytest.mark.slow(5)
 async def test_telegram_out_of_reach_is_retried_while_discord_and_the_terminal_serve(tmp_path: Path) -> None:
     closed = free_port()  # nothing listens there: connection refused, as with no network
     async with FakeDiscord() as fake:

@@ -28,6 +28,7 @@ async def test_a_rolling_restart_of_three_workers_under_load(pg_url: str) -> Non
     assert report.errors == []
 
 
+@pytest.mark.slow(15)
 async def test_five_database_restarts_under_load_lose_no_press(pg_server: object) -> None:
     server = start_pg()  # its own server: the restarts must not reach other tests' databases
     try:

@@ -31,7 +31,7 @@ from tests.discord.rig import leaks
 __all__ = ["db_clock", "pg_server", "pg_url", "shop"]
 
 
-@pytest.mark.slow(22)
+@pytest.mark.slow(15)
 async def test_two_workers_share_the_shards_and_a_killed_ones_are_taken_over(shop: Shop) -> None:
     fake = shop.fake
     w1 = await shop.start("w1")  # alone: runs both shards

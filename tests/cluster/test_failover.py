@@ -15,7 +15,7 @@ import pytest
 from fakes.failover import run_failover
 
 
-@pytest.mark.slow(31)
+@pytest.mark.slow(25)
 async def test_three_workers_survive_ten_kills(pg_url: str) -> None:
     report = await run_failover(pg_url, workers=3, tables=4, kills=10, seed=3, up=(0.8, 2.0), acks_between=4)
     print(report.text())

@@ -30,6 +30,7 @@ async def test_three_workers_sharing_the_budgets_get_no_429(pg_url: str) -> None
     assert result.peak <= 30, result
 
 
+@pytest.mark.slow(10)
 async def test_without_sharing_the_same_run_is_refused(pg_url: str) -> None:
     result = await run(pg_url, workers=3, shared=False)
     assert result.rejected_429 > 0, result

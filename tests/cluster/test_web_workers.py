@@ -142,7 +142,7 @@ async def play(room: Room, match_id: int, pages: dict[int | None, Client], *, un
     raise AssertionError("the hand did not end")
 
 
-@pytest.mark.slow(10)
+@pytest.mark.slow(5)
 async def test_a_web_table_plays_from_any_worker_and_survives_its_owner_going(room: Room) -> None:
     a = await room.serve("wa", ttl=30.0)
     match_id = await open_table(room, a)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from app.console import play_console
 from bot.i18n import tr
 from persistence.memory import MemoryStore
 
 
+@pytest.mark.slow(4)
 async def test_hints_name_kept_cards_and_expectations_in_traditional_chinese() -> None:
     out = io.StringIO()
     inp = io.StringIO("pass\n" + "hint\nauto\n" * 7 + "quit\n")

@@ -53,7 +53,7 @@ def _statuses(db: Path) -> list[str]:
         return [r[0] for r in conn.execute("SELECT status FROM matches ORDER BY id")]
 
 
-@pytest.mark.slow(14)
+@pytest.mark.slow(9)
 def test_a_newcomer_plays_a_whole_match_in_a_terminal_with_a_resume(tmp_path: Path) -> None:
     if not EXE.exists():
         pytest.skip("the tractor-host script is not installed next to this Python")

@@ -267,6 +267,7 @@ def test_the_arrows_walk_over_your_hand_and_space_picks_a_card_to_play(tmp_path:
 
 
 @pytest.mark.slow
+@pytest.mark.slow(4)
 def test_the_end_of_the_match_stays_with_its_result_until_you_go_on(tmp_path: Path) -> None:
     term = Terminal(["run", "--db", str(tmp_path / "t.sqlite3"), "start_level=3", "target=3", "deal=0.002",
                      "ai_declare=0.01", "next=0.01"],
@@ -294,6 +295,7 @@ def test_the_end_of_the_match_stays_with_its_result_until_you_go_on(tmp_path: Pa
 
 
 @pytest.mark.slow
+@pytest.mark.slow(6)
 def test_a_line_typed_while_the_cards_arrive_is_kept_whole(tmp_path: Path) -> None:
     """`lang zht` is typed in bits as the screen is drawn anew for the next cards (no bit waits for a
     prompt): none is lost, and the line switches the table to 繁體中文."""

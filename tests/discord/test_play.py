@@ -7,7 +7,7 @@ import pytest
 from tests.discord.rig import Rig, hand_over, leaks, open_table, play_until
 
 
-@pytest.mark.slow(15)
+@pytest.mark.slow(20)
 async def test_real_time_whole_hand_four_people_on_discord(real_time_rig: Rig) -> None:
     """A whole hand against the fake at Discord's own speed: every rate-limit window, `retry_after`
     and identify window in real seconds (the other Discord tests run them on a clock twenty times

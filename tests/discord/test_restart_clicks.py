@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from adapters.discord.texts import text
 from fakes.discord_api import FakeDiscord, handled
 from persistence.store import SqliteStore
@@ -63,6 +65,7 @@ def _told_to_press(fake: FakeDiscord) -> list[str]:
             for version in m.history if any(w in version for w in words)]
 
 
+@pytest.mark.slow(5)
 async def test_restarts_and_dead_tokens_cost_no_click(fake_discord: FakeDiscord, tmp_path: Path,
                                                      new_rig: NewRig) -> None:
     fake = fake_discord

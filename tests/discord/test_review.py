@@ -8,6 +8,7 @@ import bot.review
 from tests.discord.rig import ALICE, BOB, Rig, hand_over, open_table, play_until
 
 
+@pytest.mark.slow(4)
 async def test_a_review_is_shown_to_its_person_only(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bot.review, "BUDGET_S", 0.01)  # a few playouts a decision: the judging is tested in tests/ai
     fake = rig.fake

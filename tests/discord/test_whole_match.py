@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from fakes.discord_api import FakeDiscord
 from persistence.store import SqliteStore
 from tests.discord.rig import ALICE, BOB, CAROL, DAVE, PEOPLE, NewRig, Rig, leaks, play_until
@@ -15,6 +17,7 @@ def _hands_done(rig: Rig) -> int:
     return 0 if m is None else int(m.public_view().get("hand_no", 1)) - 1
 
 
+@pytest.mark.slow(6)
 async def test_a_whole_match_with_restarts_expiry_and_a_second_channel(fake_discord: FakeDiscord,
                                                                         tmp_path: Path, new_rig: NewRig) -> None:
     fake = fake_discord

@@ -13,7 +13,7 @@ from tests.host.conftest import FAST, make_rig
 from tests.host.helpers import play_out, send
 
 
-@pytest.mark.slow(14)
+@pytest.mark.slow(7)
 async def test_the_other_rooms_play_of_the_board_comes_beside_the_review(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bot.review, "BUDGET_S", 0.01)  # a few playouts a decision: the judging is tested in tests/ai
     rig = await make_rig(FAST)

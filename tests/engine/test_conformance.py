@@ -13,7 +13,7 @@ CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases"
 CHECKER = Path(__file__).resolve().parents[1] / "conformance" / "check.py"
 
 
-@pytest.mark.slow(8)
+@pytest.mark.slow(6)
 def test_checker_passes_every_public_case() -> None:
     proc = subprocess.run(
         [sys.executable, str(CHECKER), "--cmd", f"{sys.executable} -m engine.conformance", str(CASES)],

@@ -130,7 +130,7 @@ def run_matches(name: str, hands: int, seed: int, declare_rate: float = 0.3) -> 
     return stats
 
 
-@pytest.mark.slow(10)
+@pytest.mark.slow(4)
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 @pytest.mark.parametrize("name", PRESETS)
 def test_random_hands_keep_every_invariant(name: str, chunk: int) -> None:

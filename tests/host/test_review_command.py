@@ -21,6 +21,7 @@ def _quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bot.review, "BUDGET_S", 0.01)
 
 
+@pytest.mark.slow(4)
 async def test_a_review_goes_to_the_person_privately(rig: Rig) -> None:
     table = await open_table(rig, ["u1"], 3)
     assert await send(rig, rig.d.command("u1", "review")) == [tr("en", "review.no_hand", match=table.id)]

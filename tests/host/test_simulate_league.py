@@ -9,7 +9,7 @@ import pytest
 from app.simulate import simulate_league
 
 
-@pytest.mark.slow(8)
+@pytest.mark.slow(7)
 async def test_a_league_in_one_chat(tmp_path: Path) -> None:
     got = await simulate_league(matches=3, people=6, db=str(tmp_path / "league.sqlite3"), seed=3)
     assert got.finished == 3 and not got.errors, got.errors

@@ -6,6 +6,8 @@ a team not seated within 15 minutes forfeits, results move the bracket on by the
 
 from __future__ import annotations
 
+import pytest
+
 from bot.league.tournament import BOTH, Tournament
 from persistence.league_store import LeagueStore
 from persistence.tournament_store import TournamentStore
@@ -21,6 +23,7 @@ async def tour_now(rig: Rig) -> Tournament:
     return Tournament.from_dict(row.state)
 
 
+@pytest.mark.slow(4)
 async def test_eight_team_knockout_to_its_final(rig: Rig) -> None:
     d = rig.d
     await send(rig, d.command("u1", "tournament", "new", "knockout", "seeded", "classic", "target=3", **ADMIN))

@@ -21,6 +21,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fakes.child import start_module
 from persistence import SqliteStore
 from persistence.replay import replay_all
@@ -95,6 +97,7 @@ def _check_file(db: Path, reported: list[tuple[int, int]]) -> int:
         conn.close()
 
 
+@pytest.mark.slow(8)
 async def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path: Path) -> None:
     rng = random.Random(20261129)
     db = tmp_path / "crash-0.sqlite3"

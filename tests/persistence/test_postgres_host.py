@@ -14,6 +14,7 @@ from tests.host.conftest import PACED, make_rig
 from tests.host.helpers import restart_mid_hand
 
 
+@pytest.mark.slow(4)
 async def test_a_match_on_postgres_survives_a_restart_mid_hand(pg_url: str) -> None:
     rig = await make_rig(PACED, store=await PostgresStore.open(pg_url, synchronous="OFF"))
     # another host (another worker, say) on the same database: replays, same messages, same timers

@@ -9,6 +9,7 @@ from benchmarks.host_throughput import run
 
 
 @pytest.mark.parametrize("mode", ["inline", "typed"])
+@pytest.mark.slow(12)
 async def test_people_play_against_a_fake_in_its_own_process(mode: str) -> None:
     result = await run(3, seconds=4.0, paced=None, scale=1.0, limits=True, mode=mode, warmup=2.0,
                        fake_process=True, fake_cores=None)

@@ -17,6 +17,7 @@ from fakes.crash import run_crash
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
 
+@pytest.mark.slow(9)
 async def test_sigkill_and_restart_keeps_every_acknowledged_action(tmp_path: Path) -> None:
     """Real processes killed with SIGKILL, so real time. The last run ends as soon as every table has
     moved on; its 90 s only tell a stuck table from a bot still starting on a loaded machine (at a

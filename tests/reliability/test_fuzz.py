@@ -330,7 +330,7 @@ def leaks_in(calls: list[Any], snaps: dict[int, Snapshot], seated: dict[int, int
     return found
 
 
-@pytest.mark.slow(86)
+@pytest.mark.slow(55)
 async def test_thousands_of_hostile_updates_change_nothing(tmp_path: Path) -> None:
     # Telegram's limits on, on a fast clock (a Telegram minute is 60 ms): the fuzz is about hostile
     # input, and at people's pace 10,000 answers would take hours; a 429 would still fail it.

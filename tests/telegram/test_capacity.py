@@ -328,6 +328,7 @@ async def test_a_deal_redraws_each_hand_every_few_cards_not_for_every_card(tmp_p
         assert not rig.errors
 
 
+@pytest.mark.slow(4)
 async def test_the_capacity_run_measures_tables_per_token() -> None:
     """`benchmarks.telegram_capacity` (docs/telegram.md, tables per token) still runs: three tables on
     a fast Telegram clock (a second lasts 0.1 s), half a Telegram minute of play measured, about 3 s

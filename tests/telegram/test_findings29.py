@@ -92,6 +92,7 @@ def _spent(fake: FakeTelegram) -> int:
                 if c.ok and c.at > minute and int(c.params["chat_id"]) == GROUP])
 
 
+@pytest.mark.slow(4)
 async def test_an_unreachable_players_turn_shows_in_the_group_within_2_telegram_seconds_of_a_busy_minute(
         tmp_path: Path) -> None:
     """Item 2: a player the bot cannot reach privately sees their turn within 2 s, with the group's 20
@@ -150,6 +151,7 @@ def tricks_seen(text: str, lang: str, last_tricks: dict[str, int]) -> dict[int, 
     return seen
 
 
+@pytest.mark.slow(4)
 async def test_every_trick_is_seen_in_the_group_however_busy_its_minute(tmp_path: Path) -> None:
     """Finding 5: with the group's minute spent, table edits waited and replaced one another, and the
     group never saw who won some tricks. The table lists every earlier trick of the hand (winner, and

@@ -115,7 +115,7 @@ async def test_real_time_a_whole_hand_keeps_telegrams_limits(tmp_path: Path, mon
         assert len(fake.calls_of("answerCallbackQuery")) == len(presses)
 
 
-@pytest.mark.slow(43)
+@pytest.mark.slow(26)
 async def test_a_short_match_played_only_through_telegram_updates(world: World) -> None:
     fake, sim = world.fake, world.sim
     await sim.open_table("classic target=3")
@@ -191,6 +191,7 @@ async def test_restart_mid_hand_resumes_on_the_same_messages(world: World) -> No
     assert sim.runner.inbound.errors == []
 
 
+@pytest.mark.slow(7)
 async def test_stale_forged_strangers_and_repeats_change_nothing(world: World) -> None:
     fake, sim = world.fake, world.sim
     await sim.open_table("classic target=3")

@@ -152,6 +152,7 @@ async def test_reconnect_catches_up(web_rig: WebRig) -> None:
     assert await leaks(web_rig, match_id, clients) == []
 
 
+@pytest.mark.slow(6)
 async def test_forged_and_expired_credentials_are_refused(web_rig: WebRig) -> None:
     table = await open_table(web_rig, PEOPLE, 0)
     bad = [
@@ -241,6 +242,7 @@ async def test_a_buttons_link_changes_once_an_hour_not_at_every_redraw(web_rig: 
     assert web_rig.web.seat_link("telegram", 5, "1") != first
 
 
+@pytest.mark.slow(6)
 async def test_a_match_forfeited_ends_on_every_page_with_its_result(web_rig: WebRig) -> None:
     """A team concedes (both its people say `forfeit`): the table closes, and every open page is
     sent the match's end, the forfeit and the levels as they stood, as the group is told it."""
