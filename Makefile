@@ -1,5 +1,10 @@
 # Two commands: `make run` plays (a terminal table when no token is set; ARGS="--new" or ARGS="target=5"), `make test` checks everything.
-PY ?= python3
+# The venv's Python: the distribution's /usr/bin/python3 when it is 3.11 or newer and can make a venv
+# (Debian's is built with profile-guided and link-time optimisation; a plain source build, such as
+# pyenv's default, runs the bot and the suite about a tenth slower: docs/testing.md), else python3.
+# PY=... chooses another; an existing .venv is kept (`make clean` to remake it).
+PY ?= $(shell /usr/bin/python3 -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+	&& echo /usr/bin/python3 || echo python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
