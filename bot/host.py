@@ -240,6 +240,9 @@ class Host:
         table.abandon()
         self._follow(table.id)
         if isinstance(message, Event) and self.router is not None:
+            # not served here after all: should this worker drive the table again and take the
+            # update from the inbox, it is new there, not a delivery still being served
+            self.forget_key(message.event.key)
             task = asyncio.ensure_future(self._handle_again(message.event))
             self._rerouted.add(task)
             task.add_done_callback(self._rerouted.discard)

@@ -153,13 +153,15 @@ class Table:
             self.task = asyncio.create_task(self._run(), name=f"table-{self.id}")
 
     def submit(self, message: Message) -> None:
-        receipt = message.event.receipt if isinstance(message, Event) else None
+        event = message.event if isinstance(message, Event) else None
+        receipt = event.receipt if event is not None else None
         if not self.closed:
             self.queue.put_nowait(message)
             if receipt is not None:
                 receipt.handed = True  # settled by the actor, once it served the event
-        elif receipt is not None:
-            receipt.failed()  # the table is stopping: the update is not taken here
+        elif event is not None and receipt is not None:  # the table is stopping: not taken here
+            self.host.forget_key(event.key)  # (its next delivery is new, not one being served)
+            receipt.failed()
 
     def refuse_new_work(self) -> None:
         """From now on the actor takes no message and starts no step (the host is stopping)."""

@@ -122,6 +122,39 @@ async def test_a_write_after_the_lease_ran_out_is_refused_and_the_update_goes_to
         await other.close()
 
 
+async def test_an_update_gone_on_from_a_lost_table_is_served_when_the_same_worker_takes_it_back(
+        workers: Workers) -> None:
+    """A press the table was serving when its lease ran out goes on to the table's next owner through
+    the inbox. When that owner is the same worker again (two workers after a database restart: one
+    in two), the press must be served there, not taken for a delivery still being served (found by
+    tests/cluster/test_deploys.py: a press taken, never applied, never answered)."""
+    w1 = await workers.start("w1", ttl=60.0)
+    for i, (name, args) in enumerate([("new", ()), ("addbot", ()), ("addbot", ()), ("addbot", ()), ("start", ())]):
+        ev, _ = event(workers, "command", "u1", "g0", f"c{i}", name=name, args=args)
+        await w1.host.handle(ev)
+        await w1.host.settle()
+    other = await PostgresStore.open(workers.url, worker="w9")
+    try:  # w1 stalls past its lease, w9 takes the table and goes away before serving anything
+        await expire_leases(workers.url)
+        assert await other.acquire_lease(1, ttl=30)
+        ev, rec = event(workers, "text", "u1", "g0", "late-pass", text="pass")
+        await w1.host.handle(ev, forwarded=True)  # as if w1 still thought it drove the table
+        await until(lambda: 1 not in w1.host.tables)
+        await other.release_lease(1)
+    finally:
+        await other.close()
+    await w1.cluster.beat()  # w1 drives the table again, and serves what waits for it in the inbox
+    assert 1 in w1.host.tables
+    await until(lambda: bool(rec.texts))
+    await w1.host.settle()
+    assert len(rec.texts) == 1, rec.texts
+    conn = await asyncpg.connect(workers.url)
+    try:
+        assert await conn.fetchval("SELECT count(*) FROM inbox WHERE match_id = 1") == 0
+    finally:
+        await conn.close()
+
+
 async def expire_leases(url: str) -> None:
     """Every lease runs out now, as after a stall longer than the lease."""
     conn = await asyncpg.connect(url)
