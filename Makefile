@@ -55,9 +55,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy engine persistence bot adapters app
 
-# In TEST_WORKERS processes (default: one a core and two more, for the tests that wait on real
-# processes and real platforms' pace: with one more the cores stood idle an eighth of the run), taking one test at a time, the long ones (marked slow) first,
-# the rest in a new order every run (TEST_SEED=N repeats one),
+# In TEST_WORKERS processes (default: one a core and two more, to fill the time the tests that wait
+# on real processes and real platforms' pace leave idle), taking one test at a time, the long ones
+# (marked slow) first, the rest in a new order every run (TEST_SEED=N repeats one),
 # naming the 15 slowest tests at the end. docs/testing.md says how the suite is laid out.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 2 )))
 # Bytecode is written and compiled once before the workers start (PYTHONDONTWRITEBYTECODE, set on

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Match, preset
-from engine.cards import CARD_INDEX, FULL_DECK, NUM_FACES, POINTS, cards_str, counts_of
+from engine.cards import CARD_INDEX, FULL_DECK, POINTS, cards_str, counts_of
 from engine.hand import BURYING, DEALING, Hand
 from engine.randplay import random_action
 
@@ -46,10 +46,7 @@ def all_cards(h: Hand) -> list[int]:
         loose += p
     assert min(loose, default=0) >= 0, loose  # a negative face would wrap round as a list index
     a, b, c, d = h.hands
-    counts = [w + x + y + z for w, x, y, z in zip(a, b, c, d, strict=True)]
-    for f in loose:
-        counts[f] += 1
-    return counts
+    return [w + x + y + z + n for w, x, y, z, n in zip(a, b, c, d, counts_of(loose), strict=True)]
 
 
 def check_views(m: Match) -> None:
@@ -61,9 +58,7 @@ def check_views(m: Match) -> None:
     for seat, v in enumerate(views):
         assert m.view(seat, public) == v  # a host builds seat views on its cached public view
         assert m.can_declare(seat) == any(a.t == "declare" for a in m.legal_actions(seat))
-        shown = [0] * NUM_FACES  # the cards the view names, counted by face
-        for card in v["hand"]:
-            shown[CARD_INDEX[card]] += 1
+        shown = counts_of(CARD_INDEX[card] for card in v["hand"])  # the cards the view names, by face
         assert shown == h.hands[seat], (v["hand"], h.hands[seat])
         if "kitty" in v:
             assert h.phase == BURYING and h.burier == seat
