@@ -6,8 +6,8 @@ a JSON object with its time, level, logger, message and the worker's name, so th
 several workers can be gathered in one place and searched by field.
 
 Why redaction sits here, on the finished line. The secrets reach log lines from places the bot
-does not write: httpx logs every Bot API URL (the Telegram token is part of the path), PTB logs
-the URL it was given and puts the token in its `InvalidToken` message, a traceback shows the
+does not write: PTB logs the Bot API URL it was given (the Telegram token is part of the path) and
+puts the token in its `InvalidToken` message, a traceback shows the
 arguments a library formatted into its message, an asyncpg error may quote a DSN. Scrubbing each
 call site would miss the next library's. Every handler's formatter is wrapped instead
 (`Redacting`), so whatever a record became (text, JSON, a traceback, a warning routed through
@@ -156,13 +156,9 @@ def configure(argv: Iterable[str] = ()) -> None:
 
 
 def quiet_libraries(level: str) -> None:
-    """httpx says "HTTP Request: POST ..." at INFO for every Bot API call (dozens a second on a busy
-    bot): the bot's own INFO lines (leases, listening) would drown in them. Shown at DEBUG only.
-    asyncpg's pool warns with a traceback at every attempt to reconnect while the database
+    """asyncpg's pool warns with a traceback at every attempt to reconnect while the database
     restarts; the store's own one-line warning and its "reachable again" say the same."""
     if logging.getLevelName(level) != logging.DEBUG:
-        for name in ("httpx", "httpcore"):
-            logging.getLogger(name).setLevel(logging.WARNING)
         logging.getLogger("asyncpg.pool").setLevel(logging.ERROR)
 
 

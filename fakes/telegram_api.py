@@ -793,13 +793,25 @@ class FakeTelegram:
         self._check_markup(markup)
         return self._new_message(chat_id, text, markup, thread=self._thread(chat_id, params))
 
+    @staticmethod
+    def _check_file(params: dict[str, Any], field: str) -> None:
+        """A file part (sent as multipart) or a file_id/URL string, as the Bot API wants it."""
+        value = params.get(field)
+        if isinstance(value, dict):
+            if not value.get("data"):
+                raise _ApiError(400, "Bad Request: file must be non-empty")
+        elif not (isinstance(value, str) and value.strip()):
+            raise _ApiError(400, f"Bad Request: there is no {field} in the request")
+
     async def _api_sendPhoto(self, params: dict[str, Any]) -> Any:
         chat_id = self._target_chat(params)
+        self._check_file(params, "photo")
         return self._new_message(chat_id, str(params.get("caption", "")), params.get("reply_markup"), "photo",
                                  self._thread(chat_id, params))
 
     async def _api_sendDocument(self, params: dict[str, Any]) -> Any:
         chat_id = self._target_chat(params)
+        self._check_file(params, "document")
         return self._new_message(chat_id, str(params.get("caption", "")), params.get("reply_markup"), "document",
                                  self._thread(chat_id, params))
 

@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import logging
-import socket
-import sys
 import time
 from collections.abc import Callable
 
@@ -32,7 +29,7 @@ from adapters.telegram.inbound import HostPort, Inbound, PerChatOrder
 from adapters.telegram.intake import Intake
 from adapters.telegram.menu import set_menus
 from adapters.telegram.platform import PLATFORM, TelegramPlatform
-from adapters.telegram.request import BoundedHTTPXRequest, PollingRequest
+from adapters.telegram.request import BotApiRequest, PollingRequest
 from adapters.telegram.shared_flood import Ledger, SharedBudget
 from bot.commands import Registry
 from bot.platform import CredentialsRefused, PlatformDown
@@ -44,23 +41,9 @@ DRAIN_ON_STOP = 10.0
 # a crash loses at most this much of them, within the one message of headroom the limits keep.
 JOURNAL_EVERY = 0.2
 JOURNAL = "flood"
-# Small requests go out at once instead of waiting on Nagle's algorithm for the last ACK.
-NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 # Bot API connections kept open. Telegram takes about 30 messages a second from a bot and answers
-# in well under a second, so 16 calls in flight is room to spare; httpcore looks at every pooled
-# connection (a system call each) twice per request, so each extra connection costs on every call.
+# in well under a second, so 16 calls in flight is room to spare.
 CONNECTIONS = 16
-
-
-def _remember_missing_sniffio() -> None:
-    """httpcore runs `import sniffio` on every request; when sniffio is not installed, each failed
-    import searches sys.path again (about 2 ms, most of a request's cost against a local server).
-    Recording the absence once makes the import fail at once; httpcore then assumes asyncio."""
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
-
-
-_remember_missing_sniffio()
 
 
 class TelegramRunner:
@@ -72,8 +55,10 @@ class TelegramRunner:
         """`ledger`: the flood budgets shared with the other workers of this bot (PostgreSQL)."""
         self.config = config
         self.order = order if order is not None else PerChatOrder()
-        polling = PollingRequest(read_timeout=config.poll_timeout + 10.0, socket_options=NO_DELAY)
-        self.app: Application = self._build(config, request_timeout, self.order, polling)  # type: ignore[type-arg]
+        polling = PollingRequest(read_timeout=config.poll_timeout + 10.0)
+        calls = BotApiRequest(CONNECTIONS, read_timeout=request_timeout, write_timeout=request_timeout,
+                              connect_timeout=request_timeout)
+        self.app: Application = self._build(config, self.order, calls, polling)  # type: ignore[type-arg]
         gate = FloodGate(config.limits, clock)
         if ledger is not None:
             gate.shared = SharedBudget(ledger, config.limits, clock)
@@ -89,16 +74,14 @@ class TelegramRunner:
         self._journal_task: asyncio.Task[None] | None = None
 
     @staticmethod
-    def _build(config: TelegramConfig, request_timeout: float,
-               order: PerChatOrder, polling: PollingRequest) -> Application:  # type: ignore[type-arg]
+    def _build(config: TelegramConfig, order: PerChatOrder, calls: BotApiRequest,
+               polling: PollingRequest) -> Application:  # type: ignore[type-arg]
         builder = (
             ApplicationBuilder()
             .token(config.token)
             .base_url(config.base_url)
             .base_file_url(config.base_file_url)
-            .request(BoundedHTTPXRequest(connection_pool_size=CONNECTIONS, read_timeout=request_timeout,
-                                  write_timeout=request_timeout, connect_timeout=request_timeout,
-                                  socket_options=NO_DELAY))
+            .request(calls)
             .get_updates_request(polling)
             .concurrent_updates(order)
         )
@@ -113,14 +96,21 @@ class TelegramRunner:
         try:
             await self.app.initialize()
         except InvalidToken:  # its message quotes the token: it goes no further
+            await self._close_clients()
             raise CredentialsRefused(PLATFORM, "the Bot API refused the token in TELEGRAM_BOT_TOKEN (wrong or"
                                      " revoked); copy the current one from @BotFather (/mybots, your bot,"
                                      " API Token) and start again") from None
         except NetworkError as exc:  # no network, DNS, a time-out, a 5xx
+            await self._close_clients()
             raise PlatformDown(PLATFORM, f"{type(exc).__name__}: {exc}") from None
         gate = self.platform.outboxes.gate
         gate.restore(await self.host.load_journal(PLATFORM, JOURNAL), time.time())
         self._journal_task = asyncio.get_running_loop().create_task(self._keep_journal())
+
+    async def _close_clients(self) -> None:
+        """PTB leaves its HTTP clients open when getMe fails; an open aiohttp session at exit is
+        reported as an error. The next attempt opens them again."""
+        await self.app.bot.shutdown()
 
     async def _keep_journal(self) -> None:
         """Write the flood gate's counts to the store whenever they changed, a few times a second."""

@@ -161,7 +161,8 @@ async def test_a_token_revoked_while_polling_ends_the_process_with_status_2(tmp_
 
 
 @pytest.mark.parametrize("failure", [
-    NetworkError("httpx.ConnectError: [Errno -2] Name or service not known"),  # DNS
+    NetworkError("aiohttp.ClientConnectorDNSError: Cannot connect to host api.telegram.org:443 ssl:default"
+                 " [Name or service not known]"),  # DNS
     TimedOut("Timed out"),
     NetworkError("Bad Gateway"),
 ])

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -73,8 +74,39 @@ async def workers(pg_url: str, db_clock: DbClock) -> AsyncIterator[Workers]:
     ws = Workers(pg_url, RecordingPlatform(), FakeClock(), db_clock, [])
     yield ws
     for w in ws.started:
-        if w.host.router is not None:
-            await w.stop()
-        else:
-            await w.host.stop()
-            await w.store.close()
+        await stop_or_show_what_waits(_stop(w), f"stopping worker {w.name}")
+
+
+async def _stop(w: Worker) -> None:
+    if w.host.router is not None:
+        await w.stop()
+    else:
+        await w.host.stop()
+        await w.store.close()
+
+
+async def stop_or_show_what_waits(stop: Coroutine[Any, Any, None], what: str, seconds: float = 60.0) -> None:
+    """A stop that hangs fails in `seconds` (a guard only: a stop takes well under one) with every
+    task's stack, the stop's included, which says what it waits for; pytest-timeout's dump shows
+    threads only."""
+    task = asyncio.ensure_future(stop)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if done:
+        return task.result()
+    stacks = "\n".join(_awaiting(t) for t in asyncio.all_tasks())
+    task.cancel()
+    raise AssertionError(f"{what} hung for {seconds:.0f} s; the tasks:\n{stacks}")
+
+
+def _awaiting(task: asyncio.Task[Any]) -> str:
+    """A task's chain of awaits down to what it waits on (Task.print_stack shows its outermost frame)."""
+    lines = [repr(task)]
+    step: Any = task.get_coro()
+    while step is not None:
+        frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None) or getattr(step, "ag_frame", None)
+        if frame is None:
+            lines.append(f"  waits on {step!r}")
+            break
+        lines.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
+        step = getattr(step, "cr_await", None) or getattr(step, "gi_yieldfrom", None) or getattr(step, "ag_await", None)
+    return "\n".join(lines)

@@ -5,7 +5,7 @@ match log never loses or doubles an action (the host persists before it
 speaks); and once Telegram is healthy again, the group's table message and
 the player's private hand show the current state.
 
-A timeout is the client's own (httpx's, on the real clock), so these tests keep real time: the client
+A timeout is the client's own (aiohttp's, on the real clock), so these tests keep real time: the client
 waits `TIMEOUT` seconds, and a call the fake holds back waits longer than that. Both are far above
 what a loaded machine takes to answer (0.2 s once failed a healthy call at boot beside other work).
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -28,6 +29,7 @@ from telegram.ext import (
     filters,
 )
 from telegram.request import HTTPXRequest
+from telegram.warnings import PTBUserWarning
 
 from fakes.telegram_api import BOT_USERNAME, CANT_INITIATE, FakeTelegram, Limits
 
@@ -202,6 +204,16 @@ async def test_photo_and_document(harness: Harness) -> None:
     assert photo.params["photo"]["data"] == b"\x89PNG fake"
     assert doc.params["document"]["filename"] == "league.csv"
     assert [m.kind for m in harness.fake.chat_messages(GROUP)] == ["photo", "document"]
+    # as Telegram: a photo or a document must come with the call (a file, a file_id or a URL)
+    with warnings.catch_warnings():  # PTB's advice to call send_photo, which always sends a file
+        warnings.simplefilter("ignore", PTBUserWarning)
+        with pytest.raises(BadRequest, match=r"(?i)there is no photo in the request"):
+            await bot.do_api_request("sendPhoto", {"chat_id": GROUP, "caption": "no file"})
+        with pytest.raises(BadRequest, match=r"(?i)there is no document in the request"):
+            await bot.do_api_request("sendDocument", {"chat_id": GROUP})
+    with pytest.raises(BadRequest, match=r"(?i)file must be non-empty"):
+        await bot.send_photo(GROUP, b"", filename="empty.png")
+    assert len(harness.fake.chat_messages(GROUP)) == 2
 
 
 async def test_redelivered_update_arrives_again(harness: Harness) -> None:
