@@ -11,6 +11,7 @@ import re
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,6 +49,18 @@ class _Sink:
         return
 
 
+def _expect(child: Any, log: list[str], pattern: Any) -> int:
+    """`child.expect(pattern)`; when the program ends instead, a failure that says how it ended (exit
+    status or signal) and what it showed last, which pexpect's own error (100 characters) does not."""
+    try:
+        return int(child.expect(pattern))
+    except pexpect.EOF:
+        child.close()
+        tail = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", "".join(log))[-1500:]
+        pytest.fail(f"the program ended (exit status {child.exitstatus}, signal {child.signalstatus}) while"
+                    f" the test waited for {pattern!r}; its last output:\n{tail}")
+
+
 def _statuses(db: Path) -> list[str]:
     with sqlite3.connect(db) as conn:
         return [r[0] for r in conn.execute("SELECT status FROM matches ORDER BY id")]
@@ -63,7 +76,7 @@ def test_a_newcomer_plays_a_whole_match_in_a_terminal_with_a_resume(tmp_path: Pa
                    first)  # hints think 0.05 s a turn, not 0.3 s
     child.expect("Your hand")
     for _ in range(3000):  # a few tricks into the first hand (prompts also come back while cards arrive)
-        child.expect(PROMPT)
+        _expect(child, first, PROMPT)
         if "Trick 3:" in "".join(first):
             break
         child.send("auto\r")
@@ -83,7 +96,7 @@ def test_a_newcomer_plays_a_whole_match_in_a_terminal_with_a_resume(tmp_path: Pa
     child = _spawn(["run", "--db", str(db)], second)
     child.expect("Going on with your unfinished match #1")
     for _ in range(3000):
-        if child.expect([PROMPT, OVER]) == 1:
+        if _expect(child, second, [PROMPT, OVER]) == 1:
             break
         child.send("auto\r")
     else:
