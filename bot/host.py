@@ -517,8 +517,7 @@ class Host:
         try:
             await self._handle(event, forwarded)
         except StoreDown as exc:
-            receipt.failed()
-            self.forget_key(event.key)
+            self.not_taken(event)
             log.warning("update %s not taken: %s", event.key, exc)
             if not receipt.redelivers:  # nobody sends it again: the person is told
                 await self.answer(event, tr(self._lang_for(event), "err.internal"))
@@ -544,6 +543,13 @@ class Host:
     def forget_key(self, key: str) -> None:
         """An update whose handling failed before it was stored: its next delivery is new again."""
         self._recent.pop(key, None)
+
+    def not_taken(self, event: Incoming) -> None:
+        """An update not taken here (nothing of it stored): its platform is told so (the receipt
+        fails, a redelivering one sends it again) and that next delivery is new."""
+        self.forget_key(event.key)
+        if event.receipt is not None:
+            event.receipt.failed()
 
     async def _handle(self, event: Incoming, forwarded: bool) -> None:
         if self.router is not None and not forwarded and await self.router.route(event):

@@ -154,14 +154,12 @@ class Table:
 
     def submit(self, message: Message) -> None:
         event = message.event if isinstance(message, Event) else None
-        receipt = event.receipt if event is not None else None
         if not self.closed:
             self.queue.put_nowait(message)
-            if receipt is not None:
-                receipt.handed = True  # settled by the actor, once it served the event
-        elif event is not None and receipt is not None:  # the table is stopping: not taken here
-            self.host.forget_key(event.key)  # (its next delivery is new, not one being served)
-            receipt.failed()
+            if event is not None and event.receipt is not None:
+                event.receipt.handed = True  # settled by the actor, once it served the event
+        elif event is not None:  # the table is stopping: the update is not taken here
+            self.host.not_taken(event)
 
     def refuse_new_work(self) -> None:
         """From now on the actor takes no message and starts no step (the host is stopping)."""
@@ -218,9 +216,7 @@ class Table:
                     # for it again, so the table tries to move on by itself a moment later
                     asyncio.get_running_loop().call_later(AGAIN_AFTER_STORE_DOWN, self.submit, Redraw())
                     if isinstance(message, Event) and not (receipt is not None and receipt.settled):
-                        self.host.forget_key(message.event.key)
-                        if receipt is not None:
-                            receipt.failed()
+                        self.host.not_taken(message.event)
                         if receipt is None or not receipt.redelivers:  # else the next delivery is answered
                             await self.answer(message.event, tr(self.lang, "err.internal"))
                 except Exception:
