@@ -31,6 +31,7 @@ class Server:
         self.handler: Handler = self.ok
         self.inside = 0
         self.most = 0
+        self.arrived = asyncio.Event()  # set at each call's arrival
         self.seen: list[web.Request] = []
         self.bodies: list[Any] = []
         self.port = 0
@@ -43,6 +44,7 @@ class Server:
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         self.inside += 1
         self.most = max(self.most, self.inside)
+        self.arrived.set()
         try:
             self.seen.append(request)
             form = await request.post()
@@ -98,7 +100,8 @@ async def test_calls_beyond_the_connections_wait_for_a_free_one(server: Server) 
     try:
         calls = [asyncio.ensure_future(req.do_request(server.url(), "POST")) for _ in range(12)]
         while server.inside < 3:
-            await asyncio.sleep(0.01)
+            server.arrived.clear()
+            await server.arrived.wait()
         assert req.waited == 9  # the other nine wait here, not in a queue of the connection pool
         turns.set()
         results = await asyncio.gather(*calls)
