@@ -147,10 +147,17 @@ CSP_WATCH = ("window.__csp = []; document.addEventListener('securitypolicyviolat
              "(e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));")
 
 
+#: Chromium's own background work off: a window preloads the address bar's popup as a page of its
+#: own (a renderer drawing nothing the test looks at, about a fifth of the browser's CPU), and the
+#: browser fetches components and updates nobody here uses.
+QUIET = ("--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,PreloadTopChromeWebUI",
+         "--disable-background-networking", "--disable-component-update")
+
+
 def chrome() -> Any:
     o = webdriver.ChromeOptions()
     o.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en"):
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en", *QUIET):
         o.add_argument(a)
     o.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 360, "height": 740, "pixelRatio": 2}})
     return webdriver.Chrome(service=Service(DRIVER), options=o)
@@ -164,6 +171,13 @@ class Pages:
     def __init__(self, driver: Any) -> None:
         self.d = driver
         self.tabs: dict[int, str] = {}
+        self.at: str | None = None  # the window the driver is in: every switch goes through `to`
+
+    def to(self, seat: int) -> None:
+        """Into seat's window, from a worker thread (asking the driver where it is costs a call each time)."""
+        if self.at != self.tabs[seat]:
+            self.d.switch_to.window(self.tabs[seat])
+            self.at = self.tabs[seat]
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.to_thread(fn, *args)
@@ -174,13 +188,12 @@ class Pages:
                 self.d.switch_to.new_window("window")
             self.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CSP_WATCH})
             self.d.get(url)
-            self.tabs[seat] = self.d.current_window_handle
+            self.tabs[seat] = self.at = self.d.current_window_handle
         await self.run(go)
 
     async def js(self, seat: int, script: str, *args: Any) -> Any:
         def go() -> Any:
-            if self.d.current_window_handle != self.tabs[seat]:
-                self.d.switch_to.window(self.tabs[seat])
+            self.to(seat)
             return self.d.execute_script(script, *args)
         return await self.run(go)
 
@@ -209,8 +222,7 @@ class Pages:
         person would, and one that another element covers, or that is not shown, fails the test.
         (ChromeDriver's own click, a mouse's under emulation, cost Chromium several times more.)"""
         def go() -> None:
-            if self.d.current_window_handle != self.tabs[seat]:
-                self.d.switch_to.window(self.tabs[seat])
+            self.to(seat)
             where = self.d.execute_script(TAP_POINT, css)
             assert isinstance(where, list), f"seat {seat} cannot tap {css}: {where}"
             for kind, points in (("touchStart", [{"x": where[0], "y": where[1]}]), ("touchEnd", [])):
@@ -264,7 +276,7 @@ async def hostile(rig: WebRig, pages: Pages, match_id: int, uid: str) -> dict[st
     group = rig.web.signer.sign("telegram", match_id, None)
 
     def go() -> Any:
-        pages.d.switch_to.window(pages.tabs[3])
+        pages.to(3)
         return pages.d.execute_async_script(HOSTILE, link, group, match_id)
     got = await pages.run(go)
     limits = rig.web.limits
@@ -355,7 +367,7 @@ async def match_end(pages: Pages, port: int) -> None:
         pages.d.switch_to.new_window("tab")
         pages.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_SOCKET % json.dumps(frames)})
         pages.d.get(f"http://127.0.0.1:{port}/static/table.css")  # the origin, for its storage
-        pages.tabs[4] = pages.d.current_window_handle
+        pages.tabs[4] = pages.at = pages.d.current_window_handle
     await pages.run(go)
     for f, x in enumerate(scenes):
         await pages.js(4, "localStorage.setItem('tractor.lang', 'en');")
