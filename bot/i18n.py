@@ -148,7 +148,7 @@ def tr(lang: str | None, key: str, **params: object) -> str:
     trans = _translations(lang if lang in LANGS else DEFAULT_LANG)
     counter = PLURALS.get(key)
     text = trans.ngettext(key, key, _count(params.get(counter))) if counter else trans.gettext(key)
-    return string.Formatter().vformat(text, (), _Lenient(params))
+    return text.format_map(_Lenient(params))
 
 
 def placeholders(text: str) -> set[str]:
