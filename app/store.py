@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-
-import asyncpg
+from typing import TYPE_CHECKING
 
 from persistence.migrate import MigrationError
 from persistence.paths import database_target
-from persistence.postgres import PostgresStore, redact
 from persistence.store import SqliteStore, Synchronous
+
+if TYPE_CHECKING:
+    from persistence.postgres import PostgresStore
 
 
 class StoreUnavailable(Exception):
@@ -36,15 +37,25 @@ async def open_store(
         target = Path(":memory:") if str(path) == ":memory:" else database_target(path)
     except ValueError as exc:
         raise StoreUnavailable(str(exc)) from None
+    if isinstance(target, str):
+        return await _open_postgres(target, synchronous, worker)
     try:
-        if isinstance(target, str):
-            if synchronous is not None:
-                return await PostgresStore.open(target, synchronous=synchronous, worker=worker)
-            return await PostgresStore.open(target, worker=worker)
         if synchronous is not None:
             return await SqliteStore.open(target, synchronous=synchronous)
         return await SqliteStore.open(target)
-    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, sqlite3.Error,
-            MigrationError) as exc:
-        where = redact(target) if isinstance(target, str) else str(target)
-        raise StoreUnavailable(f"cannot open the database {where}: {type(exc).__name__}: {exc}") from None
+    except (OSError, TimeoutError, sqlite3.Error, MigrationError) as exc:
+        raise StoreUnavailable(f"cannot open the database {target}: {type(exc).__name__}: {exc}") from None
+
+
+async def _open_postgres(url: str, synchronous: Synchronous | None, worker: str | None) -> PostgresStore:
+    """asyncpg is loaded here, when a URL asks for it: the terminal table and the SQLite tools start without it."""
+    import asyncpg
+
+    from persistence.postgres import PostgresStore, redact
+
+    try:
+        if synchronous is not None:
+            return await PostgresStore.open(url, synchronous=synchronous, worker=worker)
+        return await PostgresStore.open(url, worker=worker)
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, MigrationError) as exc:
+        raise StoreUnavailable(f"cannot open the database {redact(url)}: {type(exc).__name__}: {exc}") from None

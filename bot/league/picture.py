@@ -7,6 +7,10 @@ font lacks is drawn from the first installed fallback that has it (Noto
 Color Emoji from Debian's fonts-noto-color-emoji, in colour; Symbola;
 DejaVu Sans), and a character no font has is left out rather than drawn as
 an empty box (a name of nothing but such characters shows as "?").
+
+Pillow is loaded by the functions that draw, not with the module: most of a process's life (the
+terminal table, a worker that never draws standings) has no use for it, and it is a tenth of a
+start's imports.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ import io
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-
-from PIL import Image, ImageDraw, ImageFont
+from typing import TYPE_CHECKING
 
 from bot.league.tables import Table
+
+if TYPE_CHECKING:
+    from PIL import ImageDraw, ImageFont
 
 FONT_PATH = Path(__file__).with_name("fonts") / "wqy-microhei.ttc"
 # (path, size its glyphs exist at (colour bitmap fonts have one), colour): tried in order.
@@ -50,6 +56,8 @@ DOWN = (190, 40, 40)
 @lru_cache(maxsize=4)
 def font(size: int = FONT_SIZE) -> ImageFont.FreeTypeFont:
     """The bundled CJK font at `size` (face 0 of the collection: Micro Hei)."""
+    from PIL import ImageFont
+
     return ImageFont.truetype(str(FONT_PATH), size=size, index=0)
 
 
@@ -63,6 +71,8 @@ class _Fallback:
 @lru_cache(maxsize=1)
 def fallbacks(paths: tuple[tuple[str, int | None, bool], ...] = FALLBACKS) -> tuple[_Fallback, ...]:
     """The fallback fonts installed on this machine, at the size their glyphs are drawn."""
+    from PIL import ImageFont
+
     out = []
     for path, size, colour in paths:
         if Path(path).is_file():
@@ -149,6 +159,8 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, f: 
 def _paste_fallback(draw: ImageDraw.ImageDraw, xy: tuple[float, float], run: str, src: _Fallback,
                     f: ImageFont.FreeTypeFont, fill: tuple[int, int, int], anchor: str) -> None:
     """A run of the fallback font, drawn at its own size and scaled to the line's."""
+    from PIL import Image, ImageDraw
+
     _, _, right, bottom = src.face.getbbox(run)
     tile = Image.new("RGBA", (max(1, int(right)), max(1, int(bottom))), (0, 0, 0, 0))
     ImageDraw.Draw(tile).text((0, 0), run, font=src.face, fill=(*fill, 255), embedded_color=src.colour)
@@ -175,6 +187,8 @@ def _fit(draw: ImageDraw.ImageDraw, text: str, f: ImageFont.FreeTypeFont, limit:
 
 def render_table(table: Table) -> bytes:
     """The table as PNG bytes: a title, a dark header row, striped rows, notes below."""
+    from PIL import Image, ImageDraw
+
     body, title_font, small = font(FONT_SIZE), font(TITLE_SIZE), font(FONT_SIZE - 4)
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     name_col = 2

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 
-from PIL import Image, ImageDraw
-
 from bot.league.picture import (
     FG,
     HEADER_BG,
@@ -134,6 +132,8 @@ def tournament_png(tour: Tournament, lang: str) -> bytes | None:
 
 
 def _bracket_png(tour: Tournament, lang: str) -> bytes:
+    from PIL import Image, ImageDraw  # loaded when drawn (bot/league/picture.py says why)
+
     body, small, big = font(18), font(14), font(24)
     first = sorted((p for p in tour.pairings if p.round == 1), key=lambda p: p.slot)
     rows = len(first)
