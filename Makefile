@@ -60,13 +60,15 @@ typecheck: $(STAMP)
 # (marked slow) first, the rest in a new order every run (TEST_SEED=N repeats one),
 # naming the 15 slowest tests at the end. docs/testing.md says how the suite is laid out.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 2 )))
-# Bytecode is written and compiled once before the workers start (PYTHONDONTWRITEBYTECODE, set on
-# some machines, would make every worker and every process a test starts compile it all again).
+# Bytecode is written and compiled once before the workers start, the test modules' as pytest rewrites
+# them too (PYTHONDONTWRITEBYTECODE, set on some machines, would make every worker and every process a
+# test starts compile it all again).
 pytest: $(STAMP) $(MO)
 	@seed=$${TEST_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
 	echo "test order: TEST_SEED=$$seed make pytest runs this order again"; \
 	export PYTHONDONTWRITEBYTECODE=; \
-	$(BIN)/python -m compileall -q -j 0 engine bot adapters persistence app fakes benchmarks > /dev/null; \
+	$(BIN)/python -m compileall -q -j 0 engine bot adapters persistence app fakes benchmarks tests > /dev/null; \
+	$(BIN)/python tests/rewrite_ahead.py; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist load --maxschedchunk 1 \
 		-p randomly --randomly-seed=$$seed --durations=15
 
