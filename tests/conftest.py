@@ -2,8 +2,8 @@
 the long tests start first, so that the parallel run ends together; the garbage collector runs less often.
 
 A test process lives for hundreds of tests that each build a host, clients and fakes, and at Python's
-default thresholds the collector's full passes over that heap cost a tenth of the CPU of the busiest
-tests (docs/testing.md). Here it runs after 10,000 new objects instead of 700, and the modules and
+default thresholds the collector's passes over that heap took 7-9 % of the CPU of the busiest tests
+(docs/testing.md). Here it runs after 10,000 new objects instead of 700, and the modules and
 functions loaded before the first test are left out of its passes (`gc.freeze`). Cycles are still
 collected and finalizers still run, only less often; the bot's own processes keep the defaults.
 """

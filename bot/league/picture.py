@@ -9,8 +9,8 @@ DejaVu Sans), and a character no font has is left out rather than drawn as
 an empty box (a name of nothing but such characters shows as "?").
 
 Pillow is loaded by the functions that draw, not with the module: most of a process's life (the
-terminal table, a worker that never draws standings) has no use for it, and it is a tenth of a
-start's imports.
+terminal table, a worker that never draws standings) has no use for it, and it took about 40 ms of
+the terminal table's 0.58 s of imports.
 """
 
 from __future__ import annotations
