@@ -20,11 +20,12 @@ from prompt_toolkit.completion import Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input.typeahead import get_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 WAKE = "\x00wake"  # what a prompt that was interrupted by a change of the table returns
-INTERRUPT = "\x00interrupt"
-KEY = "\x00key:"  # an arrow or space on an empty line, read as "\x00key:left" (right, pick)  # Ctrl-C at the prompt: the loop raises KeyboardInterrupt in its own task
+INTERRUPT = "\x00interrupt"  # Ctrl-C at the prompt: `read` raises KeyboardInterrupt in the loop's own task
+KEY = "\x00key:"  # an arrow or space on an empty line, read as "\x00key:left" (right, pick)
 BLIND_ENTER = "\x00blind-enter"  # an Enter on an empty line, typed while no prompt was shown
 
 
@@ -100,9 +101,8 @@ class TerminalLines:
         keys.add("right", filter=empty)(_key("right"))
         keys.add("space", filter=empty)(_key("pick"))
 
-        # "<sigint>": a Ctrl-C that came as a signal (the terminal still cooked as a prompt starts or
-        # ends); without it prompt_toolkit's own handler may find the prompt already leaving and drop it
-        @keys.add("<sigint>")
+        # a Ctrl-C typed while a prompt reads is this key (the terminal is raw); one typed while no
+        # prompt reads (the table drawn anew) is a signal, left to asyncio.run: see `read`
         @keys.add("c-c")
         def _interrupt(event: KeyPressEvent) -> None:
             self.interrupted = True  # kept: the prompt may be leaving already (the table changed)
@@ -124,8 +124,12 @@ class TerminalLines:
             line = self._typed_while_redrawn()
             if line is not None:
                 return line
+        # A Ctrl-C signal cancels this task (asyncio.run's handler). prompt_toolkit's own handler is
+        # off: it is removed as each prompt ends, and a signal that came just before was dropped with it.
+        # The prompt is shielded: cancelled while leaving, it may finish anyway and the cancel be lost.
         prompt = asyncio.ensure_future(self.session.prompt_async("> ", default=self.partial,
-                                                                 bottom_toolbar=self.toolbar))
+                                                                 bottom_toolbar=self.toolbar,
+                                                                 handle_sigint=False))
         waker = asyncio.ensure_future(wake.wait())
         try:
             done, _ = await asyncio.wait({prompt, waker}, return_when=asyncio.FIRST_COMPLETED)
@@ -134,9 +138,12 @@ class TerminalLines:
             if prompt not in done and self.session.app.is_running and not self.session.app.is_done:
                 self.session.app.exit(result=WAKE)
             try:
-                line = await prompt
+                line = await asyncio.shield(prompt)
             except EOFError:
                 return ""
+        except asyncio.CancelledError:
+            await self._leave(prompt)
+            raise
         finally:
             waker.cancel()
         if line == INTERRUPT or self.interrupted:
@@ -152,6 +159,19 @@ class TerminalLines:
             return line
         self.partial = ""
         return line + "\n"
+
+    async def _leave(self, prompt: asyncio.Future[str]) -> None:
+        """Ends the prompt (Ctrl-C came as a signal) and waits until it has given the terminal back,
+        so what is written next ("Saved") is not written to a raw terminal."""
+        app = self.session.app
+        if app.is_running:
+            if not app.is_done:
+                app.exit(result=INTERRUPT)
+        elif not prompt.done():
+            prompt.cancel()  # not started yet, or past giving the terminal back
+        await asyncio.wait({prompt})
+        if not prompt.cancelled():
+            prompt.exception()  # retrieved: whatever it ended with, Ctrl-C is what goes on
 
     def _typed_while_redrawn(self) -> str | None:
         """The keys typed while the screen was drawn anew (no prompt was reading): their characters
@@ -174,21 +194,23 @@ class TerminalLines:
 
     def typed_ahead(self) -> str:
         """What was typed while nobody asked (the others were playing): taken out, so it is not played blind."""
-        return self._pending().decode("utf-8", "replace").strip()
+        return _keys_text(self._pending()).strip()
 
     def _pending(self) -> bytes:
-        """The bytes waiting at the terminal, taken out; a Ctrl-C among them still interrupts."""
-        if self.fd is None:
-            return b""
-        got = b""
-        try:
-            while select.select([self.fd], [], [], 0)[0]:
-                chunk = os.read(self.fd, 4096)
-                if not chunk:
-                    break
-                got += chunk
-        except OSError:
-            return b""
+        """The keys typed and not acted on, taken out, in the order typed: first those the last prompt
+        read as it was leaving (prompt_toolkit keeps them for the next prompt), then those waiting at
+        the terminal. Taking only the terminal's split `过` from its Enter: the Enter came back blind,
+        and the next prompt showed `过` with no Enter. A Ctrl-C among them still interrupts."""
+        got = "".join(key.data for key in get_typeahead(self.session.input)).encode()
+        if self.fd is not None:
+            try:
+                while select.select([self.fd], [], [], 0)[0]:
+                    chunk = os.read(self.fd, 4096)
+                    if not chunk:
+                        break
+                    got += chunk
+            except OSError:
+                pass
         if b"\x03" in got:  # a Ctrl-C that came while the terminal was not cooked is still a Ctrl-C
             raise KeyboardInterrupt
         return got

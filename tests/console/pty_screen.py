@@ -29,20 +29,39 @@ TAB = "\t"
 UP, DOWN, RIGHT, LEFT = "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D"
 
 
+def _shown(screen: pyte.Screen) -> str:
+    return "\n".join(line.rstrip() for line in screen.display).rstrip()
+
+
+class FrameScreen(pyte.Screen):  # type: ignore[misc]
+    """A screen that keeps each whole screen the program drew, as it clears it for the next one:
+    what a person saw, however seldom the test itself gets to read the terminal on a loaded machine."""
+
+    def __init__(self, columns: int, lines: int) -> None:
+        super().__init__(columns, lines)
+        self.frames: list[str] = []
+
+    def erase_in_display(self, how: int = 0, *args: object, **kwargs: object) -> None:
+        if how == 2:  # the whole screen: the program draws the next one
+            self.frames.append(_shown(self))
+        super().erase_in_display(how, *args, **kwargs)
+
+
 class Terminal:
     """One `tractor-host` process at a terminal of `cols`×`rows`, with the screen it shows."""
 
     def __init__(self, args: list[str], *, lang: str = "C.UTF-8", rows: int = 24, cols: int = 80,
-                 env: dict[str, str] | None = None, cpr: bool = False) -> None:
+                 env: dict[str, str] | None = None, cpr: bool = False, frames: bool = False) -> None:
         """`cpr`: answer the program's cursor position requests, as a real terminal does; prompt_toolkit
-        draws the line under the prompt (its bottom toolbar) only then. Off, it is told not to ask."""
+        draws the line under the prompt (its bottom toolbar) only then. Off, it is told not to ask.
+        `frames`: keep every screen drawn before the next (`frames`), at a cost of CPU a screen."""
         if not EXE.exists():
             pytest.skip("the tractor-host script is not installed next to this Python")
         clean = {k: v for k, v in os.environ.items()
                  if k not in ("TELEGRAM_BOT_TOKEN", "DISCORD_BOT_TOKEN", "LC_ALL", "LC_MESSAGES", "LANGUAGE",
                               "TRACTOR_LANG", "MAKELEVEL")}
         clean.update(LANG=lang, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="0" if cpr else "1", **(env or {}))
-        self.screen = pyte.Screen(cols, rows)
+        self.screen = FrameScreen(cols, rows) if frames else pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.keys = 0  # keystrokes sent (a key, an arrow, Enter: one each)
         self._text: str | None = None  # the screen's text, read again only after new output
@@ -56,8 +75,13 @@ class Terminal:
     def text(self) -> str:
         """The screen as a person reads it: its lines, trailing blanks cut."""
         if self._text is None:
-            self._text = "\n".join(line.rstrip() for line in self.screen.display).rstrip()
+            self._text = _shown(self.screen)
         return self._text
+
+    @property
+    def frames(self) -> list[str]:
+        """Each whole screen drawn so far (with `frames=True`), the one showing now not among them."""
+        return list(getattr(self.screen, "frames", []))
 
     def _pump(self, deadline: float) -> bool:
         """Reads what the program wrote (waiting at most until `deadline`), and what follows it at once,
