@@ -102,10 +102,10 @@ class TerminalLines:
         keys.add("space", filter=empty)(_key("pick"))
 
         # a Ctrl-C typed while a prompt reads is this key (the terminal is raw); one typed while no
-        # prompt reads (the table drawn anew) is a signal, left to asyncio.run: see `read`
+        # prompt reads (the table drawn anew) is a signal, left to asyncio.run: see `read`. A prompt
+        # already leaving handles no key: it keeps it for the next one, and `_pending` finds it there.
         @keys.add("c-c")
         def _interrupt(event: KeyPressEvent) -> None:
-            self.interrupted = True  # kept: the prompt may be leaving already (the table changed)
             if event.app.is_running and not event.app.is_done:
                 event.app.exit(result=INTERRUPT)  # not an exception thrown out of prompt_toolkit's task
 
@@ -115,7 +115,6 @@ class TerminalLines:
         self.toolbar = toolbar
         self.partial = ""
         self.fd = fd
-        self.interrupted = False
         self.woke = False  # the last read left its prompt because the table changed
 
     async def read(self, wake: asyncio.Event) -> str | None:
@@ -146,8 +145,7 @@ class TerminalLines:
             raise
         finally:
             waker.cancel()
-        if line == INTERRUPT or self.interrupted:
-            self.interrupted = False
+        if line == INTERRUPT:
             raise KeyboardInterrupt
         if line == WAKE:
             # taken once the prompt is gone: a key it still handled on its way out is in the line
