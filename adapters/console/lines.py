@@ -197,8 +197,8 @@ class TerminalLines:
     def _pending(self) -> bytes:
         """The keys typed and not acted on, taken out, in the order typed: first those the last prompt
         read as it was leaving (prompt_toolkit keeps them for the next prompt), then those waiting at
-        the terminal. Taking only the terminal's split `过` from its Enter: the Enter came back blind,
-        and the next prompt showed `过` with no Enter. A Ctrl-C among them still interrupts."""
+        the terminal. Both, or a line typed across the two (`过`, then Enter) loses its Enter.
+        A Ctrl-C among them still interrupts."""
         got = "".join(key.data for key in get_typeahead(self.session.input)).encode()
         if self.fd is not None:
             try:

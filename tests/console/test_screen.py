@@ -191,11 +191,10 @@ async def test_a_line_accepted_as_the_table_changes_is_read_and_the_program_goes
 def test_a_ctrl_c_that_comes_as_a_signal_while_the_table_is_drawn_anew_ends_the_program() -> None:
     """Between two prompts the terminal is not raw, and Ctrl-C comes as a signal. prompt_toolkit's
     own handler for it was removed as each prompt ended, and a signal that came just before was
-    dropped with it: the program went on as if no key had been pressed (one Ctrl-C in about 150 at a
-    loaded machine, in a test that typed it as an AI declared). Here the table changes without a
-    pause, so the prompt is always starting or leaving, and Ctrl-C comes at a random moment (before
-    the fix, about one in ten was lost). Each must end `asyncio.run` with KeyboardInterrupt, as
-    `tractor-host` does, at most a few reads after the signal."""
+    dropped with it: the program went on as if no key had been pressed. Here the table changes
+    without a pause, so the prompt is always starting or leaving, and Ctrl-C comes at a random
+    moment, 60 times (docs/testing.md: how often the old code lost it). Each must end `asyncio.run`
+    with KeyboardInterrupt, as `tractor-host` does, at most a few reads after the signal."""
     import asyncio
     import pty
     import random
